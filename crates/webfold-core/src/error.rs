@@ -1,0 +1,31 @@
+//! Errors a view can return. Each says what went wrong and what to do next.
+
+use crate::NodeId;
+
+#[derive(Debug, thiserror::Error, Clone, PartialEq)]
+pub enum Error {
+    #[error("invalid selector '{selector}' at position {position}: {reason}")]
+    InvalidSelector { selector: String, position: usize, reason: String },
+
+    #[error("Element not found: {selector}{}", suggest(.suggestions))]
+    ElementNotFound { selector: String, suggestions: Vec<String> },
+
+    #[error("unknown node id {0}: ids come from an outline, CNT or --json output of this page version")]
+    UnknownNodeId(NodeId),
+
+    #[error("unknown ref '{0}': take a fresh snapshot and use a ref from it")]
+    UnknownRef(String),
+
+    #[error("{0}")]
+    InvalidOption(String),
+}
+
+fn suggest(s: &[String]) -> String {
+    if s.is_empty() {
+        String::new()
+    } else {
+        format!(" (did you mean: {}?)", s.join(", "))
+    }
+}
+
+pub type Result<T, E = Error> = std::result::Result<T, E>;

@@ -1,0 +1,469 @@
+//! Building a [`Page`] with html5ever's spec-compliant tree builder.
+//!
+//! html5ever drives a `TreeSink`; ours fills a flat arena of linked nodes. When
+//! parsing ends we renumber the arena in preorder (iteratively: pages nest
+//! 100,000 deep in fuzzers) so ids follow document order and subtrees are ranges.
+
+use std::borrow::Cow;
+use std::cell::{Cell, RefCell};
+use std::collections::HashMap;
+use std::rc::Rc;
+
+use html5ever::interface::tree_builder::{ElementFlags, NodeOrText, QuirksMode, TreeSink};
+use html5ever::tendril::StrTendril;
+use html5ever::tokenizer::{
+    BufferQueue, EndTag, StartTag, Tag, TagToken, Token, TokenSink, TokenSinkResult, Tokenizer,
+    TokenizerOpts,
+};
+use html5ever::tree_builder::{TreeBuilder, TreeBuilderOpts};
+use html5ever::{Attribute, ExpandedName, QualName};
+use markup5ever::interface::TokenizerResult;
+use markup5ever::{LocalName, local_name, ns};
+
+use super::{Attr, ElementData, Node, NodeData, NodeId, Page};
+
+type Idx = usize;
+
+enum BData {
+    Document,
+    Fragment,
+    Doctype(String),
+    Element { data: Box<ElementData>, template_contents: Option<Idx> },
+    Text(String),
+    Comment(String),
+    Pi { target: String, data: String },
+}
+
+struct BNode {
+    parent: Option<Idx>,
+    first_child: Option<Idx>,
+    last_child: Option<Idx>,
+    prev: Option<Idx>,
+    next: Option<Idx>,
+    /// Depth when last attached (descendants of a moved subtree keep theirs:
+    /// only the depth guard reads it, and an estimate serves it).
+    depth: u32,
+    data: BData,
+}
+
+impl BNode {
+    fn new(data: BData) -> Self {
+        BNode { parent: None, first_child: None, last_child: None, prev: None, next: None, depth: 0, data }
+    }
+}
+
+struct Sink {
+    nodes: RefCell<Vec<BNode>>,
+    quirks: Cell<bool>,
+    /// Tree depth of the element inserted last: how the depth guard knows the
+    /// page is nesting past the limit.
+    last_element_depth: Cell<u32>,
+}
+
+/// html5ever asks for element names constantly (every scope check walks the
+/// stack of open elements), so a handle carries its element's name and
+/// answers without touching the arena.
+pub struct Handle {
+    idx: Idx,
+    name: QualName,
+}
+
+fn handle(idx: Idx, name: QualName) -> Rc<Handle> {
+    Rc::new(Handle { idx, name })
+}
+
+fn no_name() -> QualName {
+    QualName::new(None, ns!(), local_name!(""))
+}
+
+impl Sink {
+    fn push(&self, data: BData) -> Idx {
+        let mut nodes = self.nodes.borrow_mut();
+        nodes.push(BNode::new(data));
+        nodes.len() - 1
+    }
+
+    fn detach(nodes: &mut [BNode], n: Idx) {
+        let (parent, prev, next) = {
+            let node = &mut nodes[n];
+            (node.parent.take(), node.prev.take(), node.next.take())
+        };
+        match next {
+            Some(nx) => nodes[nx].prev = prev,
+            None => {
+                if let Some(p) = parent {
+                    nodes[p].last_child = prev;
+                }
+            }
+        }
+        match prev {
+            Some(pv) => nodes[pv].next = next,
+            None => {
+                if let Some(p) = parent {
+                    nodes[p].first_child = next;
+                }
+            }
+        }
+    }
+
+    fn append_child(nodes: &mut [BNode], parent: Idx, child: Idx) {
+        Self::detach(nodes, child);
+        let last = nodes[parent].last_child;
+        nodes[child].depth = nodes[parent].depth + 1;
+        nodes[child].parent = Some(parent);
+        nodes[child].prev = last;
+        match last {
+            Some(l) => nodes[l].next = Some(child),
+            None => nodes[parent].first_child = Some(child),
+        }
+        nodes[parent].last_child = Some(child);
+    }
+
+    fn insert_before(nodes: &mut [BNode], sibling: Idx, child: Idx) {
+        Self::detach(nodes, child);
+        let parent = nodes[sibling].parent;
+        let prev = nodes[sibling].prev;
+        nodes[child].depth = nodes[sibling].depth;
+        nodes[child].parent = parent;
+        nodes[child].prev = prev;
+        nodes[child].next = Some(sibling);
+        nodes[sibling].prev = Some(child);
+        match prev {
+            Some(p) => nodes[p].next = Some(child),
+            None => {
+                if let Some(par) = parent {
+                    nodes[par].first_child = Some(child);
+                }
+            }
+        }
+    }
+}
+
+fn convert_attrs(attrs: Vec<Attribute>) -> Vec<Attr> {
+    attrs
+        .into_iter()
+        .map(|a| Attr { name: a.name, value: String::from(&*a.value) })
+        .collect()
+}
+
+impl TreeSink for Sink {
+    type Handle = Rc<Handle>;
+    type Output = Page;
+    type ElemName<'a> = &'a QualName;
+
+    fn finish(self) -> Page {
+        finalize(self.nodes.into_inner(), self.quirks.get())
+    }
+
+    fn parse_error(&self, _msg: Cow<'static, str>) {}
+
+    fn get_document(&self) -> Rc<Handle> {
+        handle(0, no_name())
+    }
+
+    fn elem_name<'a>(&'a self, target: &'a Rc<Handle>) -> &'a QualName {
+        &target.name
+    }
+
+    fn create_element(&self, name: QualName, attrs: Vec<Attribute>, flags: ElementFlags) -> Rc<Handle> {
+        let template_contents = flags.template.then(|| self.push(BData::Fragment));
+        let is_template = template_contents.is_some();
+        let data = Box::new(ElementData { name: name.clone(), attrs: convert_attrs(attrs), is_template });
+        handle(self.push(BData::Element { data, template_contents }), name)
+    }
+
+    fn create_comment(&self, text: StrTendril) -> Rc<Handle> {
+        handle(self.push(BData::Comment(String::from(&*text))), no_name())
+    }
+
+    fn create_pi(&self, target: StrTendril, data: StrTendril) -> Rc<Handle> {
+        let pi = BData::Pi { target: String::from(&*target), data: String::from(&*data) };
+        handle(self.push(pi), no_name())
+    }
+
+    fn append(&self, parent: &Rc<Handle>, child: NodeOrText<Rc<Handle>>) {
+        let parent = &parent.idx;
+        let mut nodes = self.nodes.borrow_mut();
+        match child {
+            NodeOrText::AppendNode(n) => {
+                Self::append_child(&mut nodes, *parent, n.idx);
+                if matches!(nodes[n.idx].data, BData::Element { .. }) {
+                    self.last_element_depth.set(nodes[n.idx].depth);
+                }
+            }
+            NodeOrText::AppendText(text) => {
+                if let Some(last) = nodes[*parent].last_child
+                    && let BData::Text(t) = &mut nodes[last].data
+                {
+                    t.push_str(&text);
+                    return;
+                }
+                nodes.push(BNode::new(BData::Text(String::from(&*text))));
+                let n = nodes.len() - 1;
+                Self::append_child(&mut nodes, *parent, n);
+            }
+        }
+    }
+
+    fn append_based_on_parent_node(
+        &self,
+        element: &Rc<Handle>,
+        prev_element: &Rc<Handle>,
+        child: NodeOrText<Rc<Handle>>,
+    ) {
+        let has_parent = self.nodes.borrow()[element.idx].parent.is_some();
+        if has_parent {
+            self.append_before_sibling(element, child);
+        } else {
+            self.append(prev_element, child);
+        }
+    }
+
+    fn append_doctype_to_document(&self, name: StrTendril, _public: StrTendril, _system: StrTendril) {
+        let n = self.push(BData::Doctype(String::from(&*name)));
+        Self::append_child(&mut self.nodes.borrow_mut(), 0, n);
+    }
+
+    fn get_template_contents(&self, target: &Rc<Handle>) -> Rc<Handle> {
+        match &self.nodes.borrow()[target.idx].data {
+            BData::Element { template_contents: Some(t), .. } => handle(*t, no_name()),
+            // The tree builder promises to ask only for templates.
+            _ => target.clone(),
+        }
+    }
+
+    fn same_node(&self, x: &Rc<Handle>, y: &Rc<Handle>) -> bool {
+        x.idx == y.idx
+    }
+
+    fn set_quirks_mode(&self, mode: QuirksMode) {
+        self.quirks.set(mode == QuirksMode::Quirks);
+    }
+
+    fn append_before_sibling(&self, sibling: &Rc<Handle>, new_node: NodeOrText<Rc<Handle>>) {
+        let sibling = &sibling.idx;
+        let mut nodes = self.nodes.borrow_mut();
+        match new_node {
+            NodeOrText::AppendNode(n) => Self::insert_before(&mut nodes, *sibling, n.idx),
+            NodeOrText::AppendText(text) => {
+                if let Some(prev) = nodes[*sibling].prev
+                    && let BData::Text(t) = &mut nodes[prev].data
+                {
+                    t.push_str(&text);
+                    return;
+                }
+                nodes.push(BNode::new(BData::Text(String::from(&*text))));
+                let n = nodes.len() - 1;
+                Self::insert_before(&mut nodes, *sibling, n);
+            }
+        }
+    }
+
+    fn add_attrs_if_missing(&self, target: &Rc<Handle>, attrs: Vec<Attribute>) {
+        let mut nodes = self.nodes.borrow_mut();
+        if let BData::Element { data, .. } = &mut nodes[target.idx].data {
+            for a in attrs {
+                if !data.attrs.iter().any(|e| e.name == a.name) {
+                    data.attrs.push(Attr { name: a.name, value: String::from(&*a.value) });
+                }
+            }
+        }
+    }
+
+    fn remove_from_parent(&self, target: &Rc<Handle>) {
+        Self::detach(&mut self.nodes.borrow_mut(), target.idx);
+    }
+
+    fn reparent_children(&self, node: &Rc<Handle>, new_parent: &Rc<Handle>) {
+        let mut nodes = self.nodes.borrow_mut();
+        while let Some(c) = nodes[node.idx].first_child {
+            Self::append_child(&mut nodes, new_parent.idx, c);
+        }
+    }
+
+    fn is_mathml_annotation_xml_integration_point(&self, handle: &Rc<Handle>) -> bool {
+        let nodes = self.nodes.borrow();
+        match &nodes[handle.idx].data {
+            BData::Element { data, .. } => {
+                data.name.expanded()
+                    == ExpandedName { ns: &ns!(mathml), local: &local_name!("annotation-xml") }
+                    && data.attrs.iter().any(|a| {
+                        &*a.name.local == "encoding"
+                            && (a.value.eq_ignore_ascii_case("text/html")
+                                || a.value.eq_ignore_ascii_case("application/xhtml+xml"))
+                    })
+            }
+            _ => false,
+        }
+    }
+}
+
+/// Renumber the builder arena in preorder, dropping detached nodes, and link it.
+fn finalize(mut b: Vec<BNode>, quirks: bool) -> Page {
+    // Preorder walk with an explicit stack. A template's contents follow its own
+    // (normally absent) children.
+    let mut order: Vec<(Idx, Option<u32>, bool)> = Vec::with_capacity(b.len());
+    let mut stack: Vec<(Idx, Option<u32>, bool)> = vec![(0, None, false)];
+    let mut kids: Vec<Idx> = Vec::new();
+    while let Some((n, parent, inert)) = stack.pop() {
+        let new_id = order.len() as u32;
+        order.push((n, parent, inert));
+        kids.clear();
+        let mut c = b[n].first_child;
+        while let Some(ci) = c {
+            kids.push(ci);
+            c = b[ci].next;
+        }
+        let mut content_start = kids.len();
+        if let BData::Element { template_contents: Some(t), .. } = b[n].data {
+            content_start = kids.len();
+            let mut c = b[t].first_child;
+            while let Some(ci) = c {
+                kids.push(ci);
+                c = b[ci].next;
+            }
+        }
+        for (i, &k) in kids.iter().enumerate().rev() {
+            stack.push((k, Some(new_id), inert || i >= content_start));
+        }
+    }
+
+    let mut nodes: Vec<Node> = Vec::with_capacity(order.len());
+    for (i, &(old, parent, inert)) in order.iter().enumerate() {
+        let data = match std::mem::replace(&mut b[old].data, BData::Fragment) {
+            BData::Document | BData::Fragment => NodeData::Document,
+            BData::Doctype(name) => NodeData::Doctype { name },
+            BData::Element { data, .. } => NodeData::Element(data),
+            BData::Text(t) => NodeData::Text(t),
+            BData::Comment(t) => NodeData::Comment(t),
+            BData::Pi { target, data } => NodeData::ProcessingInstruction { target, data },
+        };
+        let id = NodeId(i as u32);
+        let parent = parent.map(NodeId);
+        let depth = parent.map_or(0, |p| nodes[p.index()].depth + 1);
+        let mut node = Node {
+            parent,
+            first_child: None,
+            last_child: None,
+            prev_sibling: None,
+            next_sibling: None,
+            subtree_end: NodeId(id.0 + 1),
+            depth,
+            inert,
+            data,
+        };
+        if let Some(p) = parent {
+            let pn = &mut nodes[p.index()];
+            match pn.last_child {
+                Some(l) => {
+                    node.prev_sibling = Some(l);
+                    pn.last_child = Some(id);
+                    nodes[l.index()].next_sibling = Some(id);
+                }
+                None => {
+                    pn.first_child = Some(id);
+                    pn.last_child = Some(id);
+                }
+            }
+        }
+        nodes.push(node);
+    }
+    for i in (0..nodes.len()).rev() {
+        if let Some(l) = nodes[i].last_child {
+            nodes[i].subtree_end = nodes[l.index()].subtree_end;
+        }
+    }
+    Page::from_parts(nodes, quirks)
+}
+
+/// Blink stops nesting at this depth (deeper elements become siblings), and
+/// so do we: the tree builder's scope checks walk the stack of open
+/// elements, so unbounded nesting costs time quadratic in depth.
+pub const MAX_TREE_DEPTH: u32 = 512;
+
+/// Sits between the tokenizer and the tree builder and flattens nesting past
+/// [`MAX_TREE_DEPTH`]: a start tag that lands that deep is closed at once
+/// (the element keeps its attributes; its content follows it as siblings),
+/// and the end tag that would have closed it is dropped.
+struct DepthGuard {
+    tree: TreeBuilder<Rc<Handle>, Sink>,
+    flattened: RefCell<HashMap<LocalName, u32>>,
+}
+
+impl TokenSink for DepthGuard {
+    type Handle = Rc<Handle>;
+
+    fn process_token(&self, token: Token, line: u64) -> TokenSinkResult<Rc<Handle>> {
+        match token {
+            TagToken(Tag { kind: EndTag, ref name, .. }) => {
+                let mut flattened = self.flattened.borrow_mut();
+                if let Some(n) = flattened.get_mut(name)
+                    && *n > 0
+                {
+                    *n -= 1;
+                    return TokenSinkResult::Continue;
+                }
+                drop(flattened);
+                self.tree.process_token(token, line)
+            }
+            TagToken(Tag { kind: StartTag, ref name, self_closing, .. }) => {
+                let name = name.clone();
+                let before = self.tree.sink.nodes.borrow().len();
+                let result = self.tree.process_token(token, line);
+                let created = self.tree.sink.nodes.borrow().len() > before;
+                if created
+                    && matches!(result, TokenSinkResult::Continue)
+                    && !self_closing
+                    && !is_void(&name)
+                    && self.tree.sink.last_element_depth.get() >= MAX_TREE_DEPTH
+                {
+                    let end = Tag {
+                        kind: EndTag,
+                        name: name.clone(),
+                        self_closing: false,
+                        attrs: vec![],
+                        had_duplicate_attributes: false,
+                    };
+                    let _ = self.tree.process_token(TagToken(end), line);
+                    *self.flattened.borrow_mut().entry(name).or_insert(0) += 1;
+                }
+                result
+            }
+            other => self.tree.process_token(other, line),
+        }
+    }
+
+    fn end(&self) {
+        self.tree.end()
+    }
+
+    fn adjusted_current_node_present_but_not_in_html_namespace(&self) -> bool {
+        self.tree.adjusted_current_node_present_but_not_in_html_namespace()
+    }
+}
+
+fn is_void(name: &LocalName) -> bool {
+    matches!(
+        &**name,
+        "area" | "base" | "basefont" | "bgsound" | "br" | "col" | "embed" | "frame" | "hr" | "img"
+            | "input" | "keygen" | "link" | "meta" | "param" | "source" | "track" | "wbr"
+    )
+}
+
+pub(super) fn parse_document(html: &str) -> Page {
+    let sink = Sink {
+        nodes: RefCell::new(vec![BNode::new(BData::Document)]),
+        quirks: Cell::new(false),
+        last_element_depth: Cell::new(0),
+    };
+    let tree = TreeBuilder::new(sink, TreeBuilderOpts::default());
+    let guard = DepthGuard { tree, flattened: RefCell::new(HashMap::new()) };
+    let tokenizer = Tokenizer::new(guard, TokenizerOpts::default());
+    let input = BufferQueue::default();
+    input.push_back(StrTendril::from(html));
+    // Scripts are never run: a script pause just resumes.
+    while !matches!(tokenizer.feed(&input), TokenizerResult::Done) {}
+    tokenizer.end();
+    let DepthGuard { tree, .. } = tokenizer.sink;
+    tree.sink.finish()
+}

@@ -1,0 +1,154 @@
+//! What we know of how a page renders.
+//!
+//! Static HTML gets a best-effort answer from markup alone ([`StaticVisibility`]);
+//! a live browser capture fills a [`Layout`] per node with the real one. Views ask
+//! [`Page::is_rendered`](super::Page::is_rendered) and never care which it was.
+
+use super::{Node, NodeData};
+
+/// A layout box in CSS pixels, page coordinates.
+#[derive(Clone, Copy, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct LayoutBox {
+    pub x: f64,
+    pub y: f64,
+    pub width: f64,
+    pub height: f64,
+}
+
+/// Real layout of one node, from a live browser capture.
+#[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct Layout {
+    /// Has a box and is not `visibility: hidden`.
+    pub rendered: bool,
+    pub bounds: Option<LayoutBox>,
+    /// Intersects the viewport at capture time.
+    pub in_viewport: bool,
+    /// Computed `cursor` value, e.g. `pointer`.
+    pub cursor: Option<String>,
+    /// Computed `pointer-events` is not `none`.
+    pub receives_pointer_events: bool,
+    /// Computed `display`, e.g. `block`, `inline`, `contents`.
+    pub display: Option<String>,
+}
+
+/// Visibility as far as markup tells, inherited down the tree.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct StaticVisibility {
+    /// `display: none` here or on an ancestor: `hidden`, inline style, UA
+    /// stylesheet (`head`, `script`, `template`, closed `dialog`, …).
+    pub display_none: bool,
+    /// Computed `visibility: hidden` (inherited, but a descendant may set `visible`).
+    pub visibility_hidden: bool,
+    /// `aria-hidden="true"` here or on an ancestor: rendered, but not in the
+    /// accessibility tree.
+    pub aria_hidden: bool,
+    /// Inside `<template>` contents.
+    pub inert: bool,
+}
+
+impl StaticVisibility {
+    /// Not rendered at all (takes no part in what a person sees).
+    pub fn hidden(self) -> bool {
+        self.display_none || self.visibility_hidden || self.inert
+    }
+}
+
+/// Elements Chromium's UA stylesheet gives `display: none`.
+fn ua_display_none(tag: &str) -> bool {
+    matches!(
+        tag,
+        "head"
+            | "script"
+            | "style"
+            | "template"
+            | "title"
+            | "meta"
+            | "link"
+            | "base"
+            | "basefont"
+            | "noscript"
+            | "noembed"
+            | "noframes"
+            | "param"
+            | "rp"
+            | "datalist"
+            | "area"
+            | "source"
+            | "track"
+    )
+}
+
+/// The value of `prop` in an inline `style` attribute, lower-cased, without `!important`.
+pub fn inline_style_value(style: &str, prop: &str) -> Option<String> {
+    let mut found = None;
+    for decl in style.split(';') {
+        let Some((name, value)) = decl.split_once(':') else { continue };
+        if name.trim().eq_ignore_ascii_case(prop) {
+            let v = value.trim().to_ascii_lowercase();
+            let v = v.trim_end_matches("!important").trim().to_string();
+            // The last declaration wins, as in CSS.
+            found = Some(v);
+        }
+    }
+    found
+}
+
+pub(super) fn compute_static_visibility(nodes: &[Node]) -> Vec<StaticVisibility> {
+    let mut out = vec![StaticVisibility::default(); nodes.len()];
+    for (i, node) in nodes.iter().enumerate() {
+        let mut v = node.parent.map(|p| out[p.index()]).unwrap_or_default();
+        v.inert |= node.inert;
+        if let NodeData::Element(e) = &node.data {
+            let tag = e.local_name();
+            if e.is_html() {
+                if e.has_attr("hidden") && !matches!(e.attr("hidden"), Some(v) if v.eq_ignore_ascii_case("until-found"))
+                    || ua_display_none(tag)
+                    || (tag == "dialog" && !e.has_attr("open"))
+                    || (tag == "input" && e.attr("type").is_some_and(|t| t.eq_ignore_ascii_case("hidden")))
+                {
+                    v.display_none = true;
+                }
+                // Content of a closed <details> other than its first <summary>.
+                if let Some(p) = node.parent
+                    && let NodeData::Element(pe) = &nodes[p.index()].data
+                    && pe.is_html()
+                    && pe.local_name() == "details"
+                    && !pe.has_attr("open")
+                    && !(tag == "summary" && is_first_summary(nodes, i))
+                {
+                    v.display_none = true;
+                }
+            }
+            if let Some(style) = e.attr("style") {
+                if inline_style_value(style, "display").as_deref() == Some("none") {
+                    v.display_none = true;
+                }
+                match inline_style_value(style, "visibility").as_deref() {
+                    Some("hidden") | Some("collapse") => v.visibility_hidden = true,
+                    Some("visible") => v.visibility_hidden = false,
+                    _ => {}
+                }
+            }
+            if e.attr("aria-hidden").is_some_and(|a| a.trim().eq_ignore_ascii_case("true")) {
+                v.aria_hidden = true;
+            }
+        } else if let NodeData::Text(_) = node.data {
+            // Text inherits; nothing of its own.
+        }
+        out[i] = v;
+    }
+    out
+}
+
+fn is_first_summary(nodes: &[Node], i: usize) -> bool {
+    let mut prev = nodes[i].prev_sibling;
+    while let Some(p) = prev {
+        if let NodeData::Element(e) = &nodes[p.index()].data
+            && e.local_name() == "summary"
+        {
+            return false;
+        }
+        prev = nodes[p.index()].prev_sibling;
+    }
+    true
+}

@@ -1,0 +1,362 @@
+//! The page model: one parsed document as an arena of nodes in document order.
+//!
+//! Every view is a function of a [`Page`]. The arena is immutable once built and
+//! numbered in preorder, which buys three things the views lean on:
+//! - a [`NodeId`] is stable for a page version and orders nodes as the document does;
+//! - the subtree of `n` is the contiguous id range `n..subtree_end(n)`, so "every
+//!   descendant" is a slice walk, never a recursion;
+//! - a `Page` is `Send + Sync` and can be shared by a server behind an `Arc`.
+
+mod build;
+mod layout;
+mod serialize;
+
+pub use layout::{Layout, LayoutBox, StaticVisibility};
+pub use markup5ever::{LocalName, Namespace, QualName, local_name, ns};
+
+use std::fmt;
+
+/// A node's index in its [`Page`]: its position in document (pre)order.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize, serde::Deserialize)]
+#[serde(transparent)]
+pub struct NodeId(pub u32);
+
+impl NodeId {
+    /// The document node; every page has it.
+    pub const DOCUMENT: NodeId = NodeId(0);
+
+    pub fn index(self) -> usize {
+        self.0 as usize
+    }
+}
+
+impl fmt::Display for NodeId {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}", self.0)
+    }
+}
+
+/// An attribute with its (possibly namespaced) name, in source order.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Attr {
+    pub name: QualName,
+    pub value: String,
+}
+
+#[derive(Clone, Debug)]
+pub struct ElementData {
+    pub name: QualName,
+    pub attrs: Vec<Attr>,
+    /// Nodes under a `<template>` are its template contents. They are kept as
+    /// children so chunk/serialization see them, but they are inert: never
+    /// matched by selectors and never rendered.
+    pub is_template: bool,
+}
+
+impl ElementData {
+    /// Value of the attribute `name` in no namespace.
+    pub fn attr(&self, name: &str) -> Option<&str> {
+        self.attrs
+            .iter()
+            .find(|a| a.name.ns == ns!() && &*a.name.local == name)
+            .map(|a| a.value.as_str())
+    }
+
+    pub fn has_attr(&self, name: &str) -> bool {
+        self.attr(name).is_some()
+    }
+
+    pub fn local_name(&self) -> &str {
+        &self.name.local
+    }
+
+    pub fn is_html(&self) -> bool {
+        self.name.ns == ns!(html)
+    }
+
+    pub fn id(&self) -> Option<&str> {
+        self.attr("id").filter(|v| !v.is_empty())
+    }
+
+    /// The class list, split on ASCII whitespace as the DOM does.
+    pub fn classes(&self) -> impl Iterator<Item = &str> {
+        self.attr("class")
+            .unwrap_or("")
+            .split_ascii_whitespace()
+    }
+}
+
+#[derive(Clone, Debug)]
+pub enum NodeData {
+    Document,
+    Doctype { name: String },
+    Element(Box<ElementData>),
+    Text(String),
+    Comment(String),
+    ProcessingInstruction { target: String, data: String },
+}
+
+#[derive(Clone, Debug)]
+pub struct Node {
+    pub parent: Option<NodeId>,
+    pub first_child: Option<NodeId>,
+    pub last_child: Option<NodeId>,
+    pub prev_sibling: Option<NodeId>,
+    pub next_sibling: Option<NodeId>,
+    /// One past the last descendant: the subtree is `self_id..subtree_end`.
+    pub subtree_end: NodeId,
+    /// Distance from the document node (the document is 0, `<html>` is 1).
+    pub depth: u32,
+    /// Inside a `<template>`'s contents.
+    pub inert: bool,
+    pub data: NodeData,
+}
+
+/// A parsed page: the node arena plus what we know of its rendering.
+pub struct Page {
+    nodes: Vec<Node>,
+    /// Real layout from a live browser, one entry per node; `None` for static HTML.
+    layout: Option<Vec<Option<Layout>>>,
+    /// Static visibility computed from markup alone, one entry per node.
+    visibility: Vec<StaticVisibility>,
+    quirks: bool,
+}
+
+impl fmt::Debug for Page {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Page")
+            .field("nodes", &self.nodes.len())
+            .field("has_layout", &self.layout.is_some())
+            .finish()
+    }
+}
+
+impl Page {
+    /// Parse an HTML document. Never fails: the HTML5 tree builder recovers from
+    /// every error the way browsers do.
+    pub fn parse(html: &str) -> Page {
+        build::parse_document(html)
+    }
+
+    /// Decode bytes as a browser would (BOM, header charset, `<meta charset>`,
+    /// sniffing), then parse.
+    pub fn parse_bytes(bytes: &[u8], content_type: Option<&str>) -> Page {
+        let decoded = crate::decode::decode_html(bytes, content_type);
+        Page::parse(&decoded.text)
+    }
+
+    pub(crate) fn from_parts(nodes: Vec<Node>, quirks: bool) -> Page {
+        let visibility = layout::compute_static_visibility(&nodes);
+        Page { nodes, layout: None, visibility, quirks }
+    }
+
+    pub fn len(&self) -> usize {
+        self.nodes.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.nodes.len() <= 1
+    }
+
+    pub fn quirks_mode(&self) -> bool {
+        self.quirks
+    }
+
+    pub fn node(&self, id: NodeId) -> &Node {
+        &self.nodes[id.index()]
+    }
+
+    /// The node if `id` is in range: for ids that come from outside (requests, CLI).
+    pub fn get(&self, id: NodeId) -> Option<&Node> {
+        self.nodes.get(id.index())
+    }
+
+    pub fn nodes(&self) -> &[Node] {
+        &self.nodes
+    }
+
+    pub fn element(&self, id: NodeId) -> Option<&ElementData> {
+        match &self.nodes.get(id.index())?.data {
+            NodeData::Element(e) => Some(e),
+            _ => None,
+        }
+    }
+
+    pub fn is_element(&self, id: NodeId) -> bool {
+        self.element(id).is_some()
+    }
+
+    /// Local name of an element (`"div"`), `None` for other nodes.
+    pub fn tag(&self, id: NodeId) -> Option<&str> {
+        self.element(id).map(|e| e.local_name())
+    }
+
+    pub fn text(&self, id: NodeId) -> Option<&str> {
+        match &self.nodes.get(id.index())?.data {
+            NodeData::Text(t) => Some(t),
+            _ => None,
+        }
+    }
+
+    pub fn parent(&self, id: NodeId) -> Option<NodeId> {
+        self.node(id).parent
+    }
+
+    pub fn children(&self, id: NodeId) -> Children<'_> {
+        Children { page: self, next: self.node(id).first_child }
+    }
+
+    pub fn element_children(&self, id: NodeId) -> impl Iterator<Item = NodeId> + '_ {
+        self.children(id).filter(|&c| self.is_element(c))
+    }
+
+    /// Ancestors from the parent up to the document node.
+    pub fn ancestors(&self, id: NodeId) -> Ancestors<'_> {
+        Ancestors { page: self, next: self.node(id).parent }
+    }
+
+    /// The node and all its descendants, in document order (a slice walk).
+    pub fn subtree(&self, id: NodeId) -> impl Iterator<Item = NodeId> + use<> {
+        (id.0..self.node(id).subtree_end.0).map(NodeId)
+    }
+
+    /// Strict descendants in document order.
+    pub fn descendants(&self, id: NodeId) -> impl Iterator<Item = NodeId> + use<> {
+        (id.0 + 1..self.node(id).subtree_end.0).map(NodeId)
+    }
+
+    pub fn is_ancestor_of(&self, ancestor: NodeId, node: NodeId) -> bool {
+        ancestor < node && node < self.node(ancestor).subtree_end
+    }
+
+    /// The `<html>` element, if any.
+    pub fn document_element(&self) -> Option<NodeId> {
+        self.element_children(NodeId::DOCUMENT).next()
+    }
+
+    /// The `<body>` (or frameset) element, if any.
+    pub fn body(&self) -> Option<NodeId> {
+        let html = self.document_element()?;
+        self.element_children(html)
+            .find(|&c| matches!(self.tag(c), Some("body") | Some("frameset")))
+    }
+
+    pub fn head(&self) -> Option<NodeId> {
+        let html = self.document_element()?;
+        self.element_children(html).find(|&c| self.tag(c) == Some("head"))
+    }
+
+    /// `<title>` text, whitespace-collapsed.
+    pub fn title(&self) -> Option<String> {
+        let t = self
+            .descendants(NodeId::DOCUMENT)
+            .find(|&n| self.tag(n) == Some("title") && !self.node(n).inert)?;
+        let s = collapse_whitespace(&self.text_content(t));
+        (!s.is_empty()).then_some(s)
+    }
+
+    /// The `href` of the first `<base>` element with one.
+    pub fn base_href(&self) -> Option<&str> {
+        self.descendants(NodeId::DOCUMENT)
+            .filter(|&n| self.tag(n) == Some("base") && !self.node(n).inert)
+            .find_map(|n| self.element(n)?.attr("href"))
+    }
+
+    /// Concatenated text of all descendant text nodes (DOM `textContent`).
+    pub fn text_content(&self, id: NodeId) -> String {
+        let mut out = String::new();
+        for n in self.subtree(id) {
+            if let NodeData::Text(t) = &self.node(n).data {
+                out.push_str(t);
+            }
+        }
+        out
+    }
+
+    /// Number of element nodes in the page (not counting template contents).
+    pub fn element_count(&self) -> usize {
+        self.nodes
+            .iter()
+            .filter(|n| !n.inert && matches!(n.data, NodeData::Element(_)))
+            .count()
+    }
+
+    /// The real layout of a node when a live browser captured the page.
+    pub fn layout(&self, id: NodeId) -> Option<&Layout> {
+        self.layout.as_ref()?.get(id.index())?.as_ref()
+    }
+
+    pub fn has_layout(&self) -> bool {
+        self.layout.is_some()
+    }
+
+    /// Attach a browser capture's layout (one slot per node, in node order).
+    pub fn set_layout(&mut self, layout: Vec<Option<Layout>>) {
+        debug_assert_eq!(layout.len(), self.nodes.len());
+        self.layout = Some(layout);
+    }
+
+    /// What markup alone says about a node's visibility.
+    pub fn static_visibility(&self, id: NodeId) -> StaticVisibility {
+        self.visibility[id.index()]
+    }
+
+    /// Whether the node is rendered: from the real layout when there is one,
+    /// otherwise from markup.
+    pub fn is_rendered(&self, id: NodeId) -> bool {
+        match self.layout(id) {
+            Some(l) => l.rendered,
+            None if self.has_layout() => {
+                // Live capture without a box for this node: text nodes take
+                // their parent's word; elements without a box are not rendered.
+                match self.node(id).data {
+                    NodeData::Text(_) => self
+                        .parent(id)
+                        .is_some_and(|p| self.layout(p).is_some_and(|l| l.rendered)),
+                    _ => false,
+                }
+            }
+            None => !self.visibility[id.index()].hidden(),
+        }
+    }
+}
+
+pub struct Children<'a> {
+    page: &'a Page,
+    next: Option<NodeId>,
+}
+
+impl Iterator for Children<'_> {
+    type Item = NodeId;
+    fn next(&mut self) -> Option<NodeId> {
+        let cur = self.next?;
+        self.next = self.page.node(cur).next_sibling;
+        Some(cur)
+    }
+}
+
+pub struct Ancestors<'a> {
+    page: &'a Page,
+    next: Option<NodeId>,
+}
+
+impl Iterator for Ancestors<'_> {
+    type Item = NodeId;
+    fn next(&mut self) -> Option<NodeId> {
+        let cur = self.next?;
+        self.next = self.page.node(cur).parent;
+        Some(cur)
+    }
+}
+
+/// Collapse runs of ASCII whitespace to one space and trim: how text reads on screen.
+pub fn collapse_whitespace(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for word in s.split_ascii_whitespace() {
+        if !out.is_empty() {
+            out.push(' ');
+        }
+        out.push_str(word);
+    }
+    out
+}

@@ -1,0 +1,3 @@
+//! One module per subcommand: `Args` (clap) and `run`.
+
+pub mod tokens;

@@ -1,0 +1,51 @@
+//! The `webfold` binary: a thin adapter from the command line to the core.
+//!
+//! Each subcommand lives in `cmd/<name>.rs` with its `Args` and `run`. Exit
+//! codes follow the CLI contract: 0 success, 1 user error (one-line reason on
+//! stderr), 2 usage error (clap's own).
+
+mod cmd;
+mod input;
+
+use clap::{Parser, Subcommand};
+
+#[derive(Parser)]
+#[command(
+    name = "webfold",
+    version,
+    about = "Fold a web page into a small, token-budgeted view an LLM agent can read and act on",
+    long_about = None,
+    arg_required_else_help = true
+)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    Tokens(cmd::tokens::Args),
+}
+
+fn main() {
+    let cli = Cli::parse();
+    let result = match cli.command {
+        Command::Tokens(args) => cmd::tokens::run(args),
+    };
+    if let Err(err) = result {
+        eprintln!("error: {}", one_line(&err));
+        std::process::exit(1);
+    }
+}
+
+/// The error chain on one line: "what failed: because …".
+fn one_line(err: &anyhow::Error) -> String {
+    let mut parts: Vec<String> = Vec::new();
+    for cause in err.chain() {
+        let s = cause.to_string();
+        if !parts.iter().any(|p| p.contains(&s)) {
+            parts.push(s);
+        }
+    }
+    parts.join(": ")
+}
