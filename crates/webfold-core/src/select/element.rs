@@ -104,7 +104,7 @@ impl selectors::Element for ElementRef<'_> {
 
     fn parent_element(&self) -> Option<Self> {
         let p = self.page.parent(self.id)?;
-        self.page.is_element(p).then(|| ElementRef { page: self.page, id: p })
+        self.page.is_element(p).then_some(ElementRef { page: self.page, id: p })
     }
 
     fn parent_node_is_shadow_root(&self) -> bool {

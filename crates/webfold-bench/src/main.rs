@@ -1,0 +1,19 @@
+//! `webfold-bench`: every view over every corpus page, with peers side by side.
+//!
+//! Run: `cargo run --release -p webfold-bench` (add `--sample N` to take every
+//! N-th page, `--json` for machine-readable figures). Prints, per view,
+//! throughput (MB/s of input HTML), p50/p99 per page, output tokens against
+//! the pages' raw HTML tokens, and ratios against htmd and fast_html2md.
+//! `webfold-bench rss` measures peak RSS of parse + outline + Markdown on a
+//! 10 MB page in a fresh process.
+
+mod rss;
+mod run;
+
+fn main() -> anyhow::Result<()> {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    if args.first().map(String::as_str) == Some("rss") {
+        return rss::main(&args[1..]);
+    }
+    run::main(&args)
+}
