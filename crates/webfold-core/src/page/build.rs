@@ -22,9 +22,9 @@ use markup5ever::{LocalName, local_name, ns};
 
 use super::{Attr, ElementData, Node, NodeData, NodeId, Page};
 
-type Idx = usize;
+pub(super) type Idx = usize;
 
-enum BData {
+pub(super) enum BData {
     Document,
     Fragment,
     Doctype(String),
@@ -34,7 +34,7 @@ enum BData {
     Pi { target: String, data: String },
 }
 
-struct BNode {
+pub(super) struct BNode {
     parent: Option<Idx>,
     first_child: Option<Idx>,
     last_child: Option<Idx>,
@@ -47,12 +47,12 @@ struct BNode {
 }
 
 impl BNode {
-    fn new(data: BData) -> Self {
+    pub(super) fn new(data: BData) -> Self {
         BNode { parent: None, first_child: None, last_child: None, prev: None, next: None, depth: 0, data }
     }
 }
 
-struct Sink {
+pub(super) struct Sink {
     nodes: RefCell<Vec<BNode>>,
     quirks: Cell<bool>,
     /// Tree depth of the element inserted last: how the depth guard knows the
@@ -106,7 +106,7 @@ impl Sink {
         }
     }
 
-    fn append_child(nodes: &mut [BNode], parent: Idx, child: Idx) {
+    pub(super) fn append_child(nodes: &mut [BNode], parent: Idx, child: Idx) {
         Self::detach(nodes, child);
         let last = nodes[parent].last_child;
         nodes[child].depth = nodes[parent].depth + 1;
@@ -299,7 +299,13 @@ impl TreeSink for Sink {
 }
 
 /// Renumber the builder arena in preorder, dropping detached nodes, and link it.
-fn finalize(mut b: Vec<BNode>, quirks: bool) -> Page {
+fn finalize(b: Vec<BNode>, quirks: bool) -> Page {
+    finalize_with_order(b, quirks).0
+}
+
+/// Finalize and also return, for each new id, the builder index it came from
+/// (a live capture uses it to carry per-node layout over).
+pub(super) fn finalize_with_order(mut b: Vec<BNode>, quirks: bool) -> (Page, Vec<Idx>) {
     // Preorder walk with an explicit stack. A template's contents follow its own
     // (normally absent) children.
     let mut order: Vec<(Idx, Option<u32>, bool)> = Vec::with_capacity(b.len());
@@ -373,7 +379,8 @@ fn finalize(mut b: Vec<BNode>, quirks: bool) -> Page {
             nodes[i].subtree_end = nodes[l.index()].subtree_end;
         }
     }
-    Page::from_parts(nodes, quirks)
+    let old_index = order.iter().map(|&(old, _, _)| old).collect();
+    (Page::from_parts(nodes, quirks), old_index)
 }
 
 /// Blink stops nesting at this depth (deeper elements become siblings), and

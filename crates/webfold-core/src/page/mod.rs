@@ -8,10 +8,12 @@
 //! - a `Page` is `Send + Sync` and can be shared by a server behind an `Arc`.
 
 mod build;
+mod builder;
 mod layout;
 mod serialize;
 
-pub use layout::{Layout, LayoutBox, StaticVisibility};
+pub use builder::{BuilderId, PageBuilder};
+pub use layout::{Layout, LayoutBox, StaticVisibility, inline_style_value};
 pub use markup5ever::{LocalName, Namespace, QualName, local_name, ns};
 
 use std::fmt;
