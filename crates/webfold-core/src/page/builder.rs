@@ -13,6 +13,13 @@ use markup5ever::{LocalName, Namespace, ns};
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct BuilderId(Idx);
 
+impl BuilderId {
+    /// Position in insertion order (0 is the document).
+    pub fn index(self) -> usize {
+        self.0
+    }
+}
+
 /// Assembles a page node by node.
 pub struct PageBuilder {
     nodes: Vec<BNode>,
@@ -95,9 +102,24 @@ impl PageBuilder {
         }
     }
 
+    /// Nodes added so far, the document included.
+    pub fn len(&self) -> usize {
+        self.nodes.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.nodes.len() <= 1
+    }
+
     /// The page. With any layout set, the page counts as live-captured:
     /// nodes without layout are then not rendered.
     pub fn finish(self) -> Page {
+        self.finish_with_order().0
+    }
+
+    /// The page, and for each of its `NodeId`s the `BuilderId::index` it was
+    /// added as (nodes never attached under the document are dropped).
+    pub fn finish_with_order(self) -> (Page, Vec<usize>) {
         let has_layout = self.layout.iter().any(Option::is_some);
         let (mut page, order) = super::build::finalize_with_order(self.nodes, self.quirks);
         if has_layout {
@@ -105,7 +127,7 @@ impl PageBuilder {
             let remapped = order.iter().map(|&old| layout.get_mut(old).and_then(Option::take)).collect();
             page.set_layout(remapped);
         }
-        page
+        (page, order)
     }
 }
 

@@ -1,0 +1,268 @@
+//! `DOMSnapshot.captureSnapshot` → [`Page`] with real [`Layout`].
+//!
+//! The snapshot is a set of flat, string-interned arrays per document. We
+//! rebuild the tree with [`PageBuilder`] (nodes are listed parents first),
+//! splice each iframe's document under its `<iframe>` element and each open
+//! shadow root's children under its host, and attach a `Layout` to every node
+//! that has a layout object.
+
+use serde_json::Value;
+use webfold_core::Page;
+use webfold_core::page::{Layout, LayoutBox, NodeId, PageBuilder};
+
+use crate::BrowserError;
+use crate::launch::Viewport;
+
+/// A captured page plus what we need to act on its nodes later.
+pub struct CapturedPage {
+    pub page: Page,
+    /// The browser's backend node id for each of our `NodeId`s (by index).
+    pub backend_ids: Vec<Option<i64>>,
+    pub url: String,
+    pub title: String,
+    pub viewport: Viewport,
+    pub scroll: (f64, f64),
+}
+
+impl CapturedPage {
+    pub fn backend_id(&self, id: NodeId) -> Option<i64> {
+        self.backend_ids.get(id.index()).copied().flatten()
+    }
+}
+
+struct Strings<'a>(&'a [Value]);
+
+impl Strings<'_> {
+    fn get(&self, idx: &Value) -> &str {
+        idx.as_i64()
+            .filter(|&i| i >= 0)
+            .and_then(|i| self.0.get(i as usize))
+            .and_then(Value::as_str)
+            .unwrap_or("")
+    }
+}
+
+fn arr<'a>(v: &'a Value, path: &str) -> &'a [Value] {
+    v.pointer(path)
+        .and_then(Value::as_array)
+        .map(Vec::as_slice)
+        .unwrap_or(&[])
+}
+
+/// Indexes (node positions) listed in a RareBooleanData / RareStringData.
+fn rare_index(v: &Value, path: &str) -> Vec<usize> {
+    arr(v, &format!("{path}/index"))
+        .iter()
+        .filter_map(|i| i.as_u64().map(|n| n as usize))
+        .collect()
+}
+
+struct DocLayout {
+    /// Per node: (bounds, display, visibility, opacity, pointer-events, cursor).
+    by_node: Vec<Option<(LayoutBox, String, String, String, String, String)>>,
+}
+
+fn document_layout(doc: &Value, strings: &Strings, node_count: usize) -> DocLayout {
+    let mut by_node = vec![None; node_count];
+    let nodes = arr(doc, "/layout/nodeIndex");
+    let styles = arr(doc, "/layout/styles");
+    let bounds = arr(doc, "/layout/bounds");
+    for (i, n) in nodes.iter().enumerate() {
+        let Some(n) = n.as_u64().map(|n| n as usize) else {
+            continue;
+        };
+        if n >= node_count || by_node[n].is_some() {
+            continue;
+        }
+        let b: Vec<f64> = bounds
+            .get(i)
+            .and_then(Value::as_array)
+            .map(|a| a.iter().filter_map(Value::as_f64).collect())
+            .unwrap_or_default();
+        let rect = if b.len() == 4 {
+            LayoutBox {
+                x: b[0],
+                y: b[1],
+                width: b[2],
+                height: b[3],
+            }
+        } else {
+            LayoutBox::default()
+        };
+        let st: Vec<String> = styles
+            .get(i)
+            .and_then(Value::as_array)
+            .map(|a| a.iter().map(|s| strings.get(s).to_string()).collect())
+            .unwrap_or_default();
+        let get = |k: usize| st.get(k).cloned().unwrap_or_default();
+        by_node[n] = Some((rect, get(0), get(1), get(2), get(3), get(4)));
+    }
+    DocLayout { by_node }
+}
+
+/// Build a Page from the raw `DOMSnapshot.captureSnapshot` result.
+pub fn capture_snapshot(snap: &Value, viewport: Viewport) -> Result<CapturedPage, BrowserError> {
+    let strings = Strings(arr(snap, "/strings"));
+    let docs = arr(snap, "/documents");
+    let main = docs
+        .first()
+        .ok_or_else(|| BrowserError::Protocol("snapshot has no document".into()))?;
+    let scroll = (
+        main.get("scrollOffsetX")
+            .and_then(Value::as_f64)
+            .unwrap_or(0.0),
+        main.get("scrollOffsetY")
+            .and_then(Value::as_f64)
+            .unwrap_or(0.0),
+    );
+    let view = LayoutBox {
+        x: scroll.0,
+        y: scroll.1,
+        width: viewport.width as f64,
+        height: viewport.height as f64,
+    };
+
+    let mut b = PageBuilder::new();
+    let mut backend: Vec<Option<i64>> = vec![None];
+    // Work list of (document index, builder parent for its root's children, frame offset).
+    let mut work: Vec<(usize, webfold_core::page::BuilderId, (f64, f64))> =
+        vec![(0, b.document(), (0.0, 0.0))];
+    let mut seen_docs = vec![false; docs.len()];
+    while let Some((di, attach, offset)) = work.pop() {
+        if di >= docs.len() || seen_docs[di] {
+            continue;
+        }
+        seen_docs[di] = true;
+        let doc = &docs[di];
+        let parents = arr(doc, "/nodes/parentIndex");
+        let types = arr(doc, "/nodes/nodeType");
+        let names = arr(doc, "/nodes/nodeName");
+        let values = arr(doc, "/nodes/nodeValue");
+        let backend_ids = arr(doc, "/nodes/backendNodeId");
+        let attrs = arr(doc, "/nodes/attributes");
+        let n = types.len();
+        let layout = document_layout(doc, &strings, n);
+        let content_doc: std::collections::HashMap<usize, usize> =
+            rare_index(doc, "/nodes/contentDocumentIndex")
+                .into_iter()
+                .zip(
+                    arr(doc, "/nodes/contentDocumentIndex/value")
+                        .iter()
+                        .filter_map(|v| v.as_u64().map(|x| x as usize)),
+                )
+                .collect();
+        let mut ids: Vec<Option<webfold_core::page::BuilderId>> = vec![None; n];
+        for i in 0..n {
+            let ty = types[i].as_i64().unwrap_or(0);
+            let parent = parents
+                .get(i)
+                .and_then(Value::as_i64)
+                .filter(|&p| p >= 0)
+                .map(|p| p as usize);
+            let parent_id = match parent {
+                None => {
+                    // The document node itself: its children attach where asked.
+                    ids[i] = Some(attach);
+                    continue;
+                }
+                Some(p) => match ids.get(p).copied().flatten() {
+                    Some(id) => id,
+                    None => continue, // parent dropped (e.g. a pseudo-element's)
+                },
+            };
+            let name = strings.get(&names[i]);
+            let id = match ty {
+                1 => {
+                    let a = attrs
+                        .get(i)
+                        .and_then(Value::as_array)
+                        .map(Vec::as_slice)
+                        .unwrap_or(&[]);
+                    let pairs = a.chunks(2).filter(|c| c.len() == 2).map(|c| {
+                        (
+                            strings.get(&c[0]).to_string(),
+                            strings.get(&c[1]).to_string(),
+                        )
+                    });
+                    if name.starts_with("::") {
+                        continue; // pseudo-elements are not DOM nodes
+                    }
+                    // The snapshot upper-cases HTML element names; SVG keeps its case.
+                    let ns = if name != name.to_ascii_uppercase() {
+                        "http://www.w3.org/2000/svg"
+                    } else {
+                        ""
+                    };
+                    b.element(parent_id, ns, name, pairs)
+                }
+                3 => b.text(
+                    parent_id,
+                    strings.get(values.get(i).unwrap_or(&Value::Null)),
+                ),
+                8 => b.comment(
+                    parent_id,
+                    strings.get(values.get(i).unwrap_or(&Value::Null)),
+                ),
+                10 if di == 0 => b.doctype(name),
+                // Shadow roots (document fragments): their children attach to the host.
+                11 => parent_id,
+                _ => continue,
+            };
+            ids[i] = Some(id);
+            if ty != 11 {
+                if backend.len() <= id.index() {
+                    backend.resize(id.index() + 1, None);
+                }
+                backend[id.index()] = backend_ids.get(i).and_then(Value::as_i64);
+            }
+            if let Some(Some((mut rect, display, visibility, _opacity, pointer, cursor))) =
+                layout.by_node.get(i).cloned()
+            {
+                rect.x += offset.0;
+                rect.y += offset.1;
+                let rendered =
+                    !matches!(visibility.as_str(), "hidden" | "collapse") && display != "none";
+                let in_viewport = rect.width >= 0.0
+                    && rect.x < view.x + view.width
+                    && rect.x + rect.width > view.x
+                    && rect.y < view.y + view.height
+                    && rect.y + rect.height > view.y;
+                b.set_layout(
+                    id,
+                    Layout {
+                        rendered,
+                        bounds: Some(rect),
+                        in_viewport,
+                        cursor: (!cursor.is_empty()).then_some(cursor),
+                        receives_pointer_events: pointer != "none",
+                        display: (!display.is_empty()).then_some(display),
+                    },
+                );
+                if let Some(&child_doc) = content_doc.get(&i) {
+                    work.push((child_doc, id, (rect.x, rect.y)));
+                }
+            } else if let Some(&child_doc) = content_doc.get(&i) {
+                work.push((child_doc, id, offset));
+            }
+        }
+    }
+    let (page, order) = b.finish_with_order();
+    let backend_ids = order
+        .iter()
+        .map(|&old| backend.get(old).copied().flatten())
+        .collect();
+    Ok(CapturedPage {
+        page,
+        backend_ids,
+        url: main
+            .get("documentURL")
+            .map(|v| strings.get(v).to_string())
+            .unwrap_or_default(),
+        title: main
+            .get("title")
+            .map(|v| strings.get(v).to_string())
+            .unwrap_or_default(),
+        viewport,
+        scroll,
+    })
+}

@@ -1,0 +1,143 @@
+//! A minimal CDP connection: JSON messages over one WebSocket, responses
+//! routed to their callers by id, events fanned out to subscribers. Flat
+//! sessions (`sessionId` on each message) address tabs on the same socket.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use futures_util::{SinkExt, StreamExt};
+use serde_json::{Value, json};
+use tokio::sync::{Mutex, broadcast, oneshot};
+use tokio_tungstenite::tungstenite::Message;
+
+type Pending = Arc<std::sync::Mutex<HashMap<u64, oneshot::Sender<Result<Value, CdpError>>>>>;
+type WsSink = futures_util::stream::SplitSink<
+    tokio_tungstenite::WebSocketStream<tokio_tungstenite::MaybeTlsStream<tokio::net::TcpStream>>,
+    Message,
+>;
+
+#[derive(Debug, Clone, thiserror::Error)]
+pub enum CdpError {
+    #[error("cannot connect to the DevTools endpoint {url}: {reason}")]
+    Connect { url: String, reason: String },
+    #[error("DevTools method {method} failed: {message}")]
+    Method { method: String, message: String },
+    #[error("the browser connection closed")]
+    Closed,
+}
+
+/// A CDP event: method, params and the session it belongs to.
+#[derive(Clone, Debug)]
+pub struct Event {
+    pub method: String,
+    pub params: Value,
+    pub session_id: Option<String>,
+}
+
+/// One WebSocket to the browser.
+pub struct Connection {
+    sink: Mutex<WsSink>,
+    pending: Pending,
+    next_id: AtomicU64,
+    events: broadcast::Sender<Event>,
+}
+
+impl Connection {
+    pub async fn connect(ws_url: &str) -> Result<Arc<Connection>, CdpError> {
+        let (ws, _) = tokio_tungstenite::connect_async(ws_url)
+            .await
+            .map_err(|e| CdpError::Connect {
+                url: ws_url.to_string(),
+                reason: e.to_string(),
+            })?;
+        let (sink, mut stream) = ws.split();
+        let pending: Pending = Arc::default();
+        let (events, _) = broadcast::channel(1024);
+        let conn = Arc::new(Connection {
+            sink: Mutex::new(sink),
+            pending: pending.clone(),
+            next_id: AtomicU64::new(1),
+            events: events.clone(),
+        });
+        tokio::spawn(async move {
+            while let Some(Ok(msg)) = stream.next().await {
+                let Message::Text(text) = msg else { continue };
+                let Ok(v) = serde_json::from_str::<Value>(&text) else {
+                    continue;
+                };
+                if let Some(id) = v.get("id").and_then(Value::as_u64) {
+                    let waiter = pending.lock().ok().and_then(|mut p| p.remove(&id));
+                    if let Some(tx) = waiter {
+                        let result = match v.get("error") {
+                            Some(err) => Err(CdpError::Method {
+                                method: String::new(),
+                                message: err
+                                    .get("message")
+                                    .and_then(Value::as_str)
+                                    .unwrap_or("unknown error")
+                                    .to_string(),
+                            }),
+                            None => Ok(v.get("result").cloned().unwrap_or(Value::Null)),
+                        };
+                        let _ = tx.send(result);
+                    }
+                } else if let Some(method) = v.get("method").and_then(Value::as_str) {
+                    let _ = events.send(Event {
+                        method: method.to_string(),
+                        params: v.get("params").cloned().unwrap_or(Value::Null),
+                        session_id: v
+                            .get("sessionId")
+                            .and_then(Value::as_str)
+                            .map(str::to_string),
+                    });
+                }
+            }
+            // The socket closed: fail everyone still waiting.
+            if let Ok(mut p) = pending.lock() {
+                for (_, tx) in p.drain() {
+                    let _ = tx.send(Err(CdpError::Closed));
+                }
+            }
+        });
+        Ok(conn)
+    }
+
+    /// Subscribe before sending the command whose events you wait for.
+    pub fn subscribe(&self) -> broadcast::Receiver<Event> {
+        self.events.subscribe()
+    }
+
+    /// Send a command (to a session when given) and wait for its result.
+    pub async fn call(
+        &self,
+        session: Option<&str>,
+        method: &str,
+        params: Value,
+    ) -> Result<Value, CdpError> {
+        let id = self.next_id.fetch_add(1, Ordering::Relaxed);
+        let mut msg = json!({ "id": id, "method": method, "params": params });
+        if let Some(s) = session {
+            msg["sessionId"] = json!(s);
+        }
+        let (tx, rx) = oneshot::channel();
+        if let Ok(mut p) = self.pending.lock() {
+            p.insert(id, tx);
+        }
+        self.sink
+            .lock()
+            .await
+            .send(Message::Text(msg.to_string().into()))
+            .await
+            .map_err(|_| CdpError::Closed)?;
+        match rx.await {
+            Ok(Ok(v)) => Ok(v),
+            Ok(Err(CdpError::Method { message, .. })) => Err(CdpError::Method {
+                method: method.to_string(),
+                message,
+            }),
+            Ok(Err(e)) => Err(e),
+            Err(_) => Err(CdpError::Closed),
+        }
+    }
+}

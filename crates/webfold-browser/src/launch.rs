@@ -1,0 +1,388 @@
+//! Launching (or attaching to) Chromium and driving one tab.
+
+use std::path::PathBuf;
+use std::process::Stdio;
+use std::sync::Arc;
+use std::time::Duration;
+
+use serde_json::{Value, json};
+use tokio::io::{AsyncBufReadExt, BufReader};
+use tokio::process::{Child, Command};
+
+use crate::BrowserError;
+use crate::capture::{CapturedPage, capture_snapshot};
+use crate::cdp::Connection;
+
+/// The layout viewport, in CSS pixels. Playwright's default is 1280×720.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Viewport {
+    pub width: u32,
+    pub height: u32,
+}
+
+impl Default for Viewport {
+    fn default() -> Self {
+        Viewport {
+            width: 1280,
+            height: 720,
+        }
+    }
+}
+
+impl std::str::FromStr for Viewport {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        let (w, h) = s
+            .split_once(['x', 'X'])
+            .ok_or_else(|| format!("viewport '{s}': expected WIDTHxHEIGHT, e.g. 1280x720"))?;
+        let parse = |v: &str| {
+            v.trim()
+                .parse::<u32>()
+                .ok()
+                .filter(|n| (100..=10_000).contains(n))
+        };
+        match (parse(w), parse(h)) {
+            (Some(width), Some(height)) => Ok(Viewport { width, height }),
+            _ => Err(format!(
+                "viewport '{s}': width and height must be 100–10000 pixels"
+            )),
+        }
+    }
+}
+
+#[derive(Clone, Debug)]
+pub struct BrowserOptions {
+    /// Chromium binary; `/usr/bin/chromium` (Debian's package) by default.
+    pub executable: PathBuf,
+    /// Attach to a running browser's DevTools WebSocket instead of launching.
+    pub cdp_url: Option<String>,
+    pub viewport: Viewport,
+    pub launch_timeout: Duration,
+    pub navigation_timeout: Duration,
+}
+
+impl Default for BrowserOptions {
+    fn default() -> Self {
+        BrowserOptions {
+            executable: PathBuf::from(
+                std::env::var_os("WEBFOLD_CHROMIUM").unwrap_or_else(|| "/usr/bin/chromium".into()),
+            ),
+            cdp_url: None,
+            viewport: Viewport::default(),
+            launch_timeout: Duration::from_secs(30),
+            navigation_timeout: Duration::from_secs(30),
+        }
+    }
+}
+
+/// A browser we launched (killed on drop) or attached to.
+pub struct Browser {
+    conn: Arc<Connection>,
+    child: Option<Child>,
+    profile: Option<PathBuf>,
+    opts: BrowserOptions,
+}
+
+impl Drop for Browser {
+    fn drop(&mut self) {
+        if let Some(child) = &mut self.child {
+            let _ = child.start_kill();
+        }
+        if let Some(dir) = &self.profile {
+            let _ = std::fs::remove_dir_all(dir);
+        }
+    }
+}
+
+/// Flags that keep headless Chromium quiet and off the network unless a
+/// page asks for something.
+const FLAGS: &[&str] = &[
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--no-default-browser-check",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--disable-extensions",
+    "--mute-audio",
+    "--hide-scrollbars",
+    "--remote-debugging-port=0",
+];
+
+impl Browser {
+    pub async fn launch(opts: BrowserOptions) -> Result<Browser, BrowserError> {
+        if let Some(url) = &opts.cdp_url {
+            let conn = Connection::connect(url).await?;
+            return Ok(Browser {
+                conn,
+                child: None,
+                profile: None,
+                opts,
+            });
+        }
+        if !opts.executable.exists() {
+            return Err(BrowserError::NotInstalled(
+                opts.executable.display().to_string(),
+            ));
+        }
+        let profile = std::env::temp_dir().join(format!(
+            "webfold-chromium-{}-{}",
+            std::process::id(),
+            std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .map(|d| d.as_nanos())
+                .unwrap_or(0)
+        ));
+        let mut child = Command::new(&opts.executable)
+            .args(FLAGS)
+            .arg(format!("--user-data-dir={}", profile.display()))
+            .arg(format!(
+                "--window-size={},{}",
+                opts.viewport.width, opts.viewport.height
+            ))
+            .arg("about:blank")
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .kill_on_drop(true)
+            .spawn()
+            .map_err(|e| BrowserError::Launch(format!("{}: {e}", opts.executable.display())))?;
+        let stderr = child
+            .stderr
+            .take()
+            .ok_or_else(|| BrowserError::Launch("no stderr".into()))?;
+        let mut lines = BufReader::new(stderr).lines();
+        let find = async {
+            let mut seen = Vec::new();
+            while let Ok(Some(line)) = lines.next_line().await {
+                if let Some(pos) = line.find("ws://") {
+                    return Ok(line[pos..].trim().to_string());
+                }
+                seen.push(line);
+            }
+            Err(BrowserError::Launch(format!(
+                "it exited: {}",
+                seen.join(" | ")
+            )))
+        };
+        let secs = opts.launch_timeout.as_secs();
+        let ws = tokio::time::timeout(opts.launch_timeout, find)
+            .await
+            .map_err(|_| BrowserError::Timeout {
+                what: "Chromium to start".into(),
+                secs,
+            })??;
+        // Keep draining stderr so Chromium never blocks on a full pipe.
+        tokio::spawn(async move { while let Ok(Some(_)) = lines.next_line().await {} });
+        let conn = Connection::connect(&ws).await?;
+        Ok(Browser {
+            conn,
+            child: Some(child),
+            profile: Some(profile),
+            opts,
+        })
+    }
+
+    pub fn options(&self) -> &BrowserOptions {
+        &self.opts
+    }
+
+    /// A new tab with the viewport set.
+    pub async fn new_tab(&self) -> Result<Tab, BrowserError> {
+        let target = self
+            .conn
+            .call(None, "Target.createTarget", json!({ "url": "about:blank" }))
+            .await?;
+        let target_id = str_field(&target, "targetId")?;
+        let attached = self
+            .conn
+            .call(
+                None,
+                "Target.attachToTarget",
+                json!({ "targetId": target_id, "flatten": true }),
+            )
+            .await?;
+        let session = str_field(&attached, "sessionId")?;
+        let tab = Tab {
+            conn: self.conn.clone(),
+            session,
+            viewport: self.opts.viewport,
+            timeout: self.opts.navigation_timeout,
+        };
+        tab.call("Page.enable", json!({})).await?;
+        tab.call(
+            "Emulation.setDeviceMetricsOverride",
+            json!({ "width": tab.viewport.width, "height": tab.viewport.height, "deviceScaleFactor": 1, "mobile": false }),
+        )
+        .await?;
+        Ok(tab)
+    }
+}
+
+fn str_field(v: &Value, name: &str) -> Result<String, BrowserError> {
+    v.get(name)
+        .and_then(Value::as_str)
+        .map(str::to_string)
+        .ok_or_else(|| BrowserError::Protocol(format!("missing {name} in {v}")))
+}
+
+/// One tab (a flat CDP session).
+pub struct Tab {
+    conn: Arc<Connection>,
+    session: String,
+    viewport: Viewport,
+    timeout: Duration,
+}
+
+impl Tab {
+    pub async fn call(&self, method: &str, params: Value) -> Result<Value, BrowserError> {
+        Ok(self.conn.call(Some(&self.session), method, params).await?)
+    }
+
+    pub fn viewport(&self) -> Viewport {
+        self.viewport
+    }
+
+    /// Navigate and wait for the load event.
+    pub async fn navigate(&self, url: &str) -> Result<(), BrowserError> {
+        let mut events = self.conn.subscribe();
+        let nav = self.call("Page.navigate", json!({ "url": url })).await?;
+        if let Some(err) = nav.get("errorText").and_then(Value::as_str) {
+            return Err(BrowserError::Navigation {
+                url: url.to_string(),
+                reason: err.to_string(),
+            });
+        }
+        self.wait_for_event(
+            &mut events,
+            "Page.loadEventFired",
+            &format!("{url} to load"),
+        )
+        .await
+    }
+
+    async fn wait_for_event(
+        &self,
+        events: &mut tokio::sync::broadcast::Receiver<crate::cdp::Event>,
+        method: &str,
+        what: &str,
+    ) -> Result<(), BrowserError> {
+        let session = self.session.clone();
+        let wait = async {
+            loop {
+                match events.recv().await {
+                    Ok(e)
+                        if e.method == method
+                            && e.session_id.as_deref() == Some(session.as_str()) =>
+                    {
+                        return Ok(());
+                    }
+                    Ok(_) | Err(tokio::sync::broadcast::error::RecvError::Lagged(_)) => {}
+                    Err(_) => return Err(BrowserError::Cdp(crate::CdpError::Closed)),
+                }
+            }
+        };
+        tokio::time::timeout(self.timeout, wait)
+            .await
+            .map_err(|_| BrowserError::Timeout {
+                what: what.to_string(),
+                secs: self.timeout.as_secs(),
+            })?
+    }
+
+    /// Evaluate JavaScript and return its JSON value (for actions and tests,
+    /// never for computing views).
+    pub async fn evaluate(&self, expression: &str) -> Result<Value, BrowserError> {
+        let r = self
+            .call(
+                "Runtime.evaluate",
+                json!({ "expression": expression, "returnByValue": true, "awaitPromise": true }),
+            )
+            .await?;
+        if let Some(ex) = r.get("exceptionDetails") {
+            return Err(BrowserError::Protocol(format!("script threw: {ex}")));
+        }
+        Ok(r.pointer("/result/value").cloned().unwrap_or(Value::Null))
+    }
+
+    /// One round trip: the DOM with layout and the styles that decide visibility.
+    pub async fn capture(&self) -> Result<CapturedPage, BrowserError> {
+        let snap = self
+            .call(
+                "DOMSnapshot.captureSnapshot",
+                json!({
+                    "computedStyles": ["display", "visibility", "opacity", "pointer-events", "cursor"],
+                    "includeDOMRects": true,
+                }),
+            )
+            .await?;
+        capture_snapshot(&snap, self.viewport)
+    }
+
+    /// Click the centre of a node (by its backend node id from a capture).
+    pub async fn click_backend_node(&self, backend_node_id: i64) -> Result<(), BrowserError> {
+        let _ = self
+            .call(
+                "DOM.scrollIntoViewIfNeeded",
+                json!({ "backendNodeId": backend_node_id }),
+            )
+            .await;
+        let quads = self
+            .call(
+                "DOM.getContentQuads",
+                json!({ "backendNodeId": backend_node_id }),
+            )
+            .await?;
+        let q = quads
+            .pointer("/quads/0")
+            .and_then(Value::as_array)
+            .ok_or_else(|| {
+                BrowserError::Protocol(
+                    "the element has no box to click; take a fresh snapshot".into(),
+                )
+            })?;
+        let coords: Vec<f64> = q.iter().filter_map(Value::as_f64).collect();
+        if coords.len() < 8 {
+            return Err(BrowserError::Protocol("malformed content quad".into()));
+        }
+        let x = (coords[0] + coords[2] + coords[4] + coords[6]) / 4.0;
+        let y = (coords[1] + coords[3] + coords[5] + coords[7]) / 4.0;
+        for kind in ["mouseMoved", "mousePressed", "mouseReleased"] {
+            self.call(
+                "Input.dispatchMouseEvent",
+                json!({ "type": kind, "x": x, "y": y, "button": "left", "clickCount": 1 }),
+            )
+            .await?;
+        }
+        Ok(())
+    }
+
+    /// Focus a node and type text into it.
+    pub async fn type_into_backend_node(
+        &self,
+        backend_node_id: i64,
+        text: &str,
+    ) -> Result<(), BrowserError> {
+        self.call("DOM.focus", json!({ "backendNodeId": backend_node_id }))
+            .await?;
+        self.call("Input.insertText", json!({ "text": text }))
+            .await?;
+        Ok(())
+    }
+
+    /// A PNG screenshot of the viewport.
+    pub async fn screenshot_png(&self) -> Result<Vec<u8>, BrowserError> {
+        let r = self
+            .call("Page.captureScreenshot", json!({ "format": "png" }))
+            .await?;
+        let data = r
+            .get("data")
+            .and_then(Value::as_str)
+            .ok_or_else(|| BrowserError::Protocol("no screenshot data".into()))?;
+        base64::Engine::decode(&base64::engine::general_purpose::STANDARD, data)
+            .map_err(|e| BrowserError::Protocol(format!("bad base64 in screenshot: {e}")))
+    }
+}

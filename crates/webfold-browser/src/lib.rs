@@ -1,0 +1,40 @@
+//! Chromium over the Chrome DevTools Protocol.
+//!
+//! The browser only *captures facts*: one `DOMSnapshot.captureSnapshot` round
+//! trip gives the DOM, layout boxes and the computed styles that decide
+//! visibility, and [`capture`] turns it into a [`webfold_core::Page`] with real
+//! layout. Every view is then computed by the core, exactly as for static
+//! HTML — no view logic runs in the page (the seed project's two copies of the
+//! snapshot logic drifted apart; we keep one).
+//!
+//! The CDP client is ours and small on purpose: we need a dozen methods, and
+//! a full generated protocol crate costs many minutes of build on CI.
+
+mod capture;
+mod cdp;
+mod launch;
+
+pub use capture::{CapturedPage, capture_snapshot};
+pub use cdp::{CdpError, Connection};
+pub use launch::{Browser, BrowserOptions, Tab, Viewport};
+
+/// What can go wrong driving the browser. Each message says what to do next.
+#[derive(Debug, thiserror::Error)]
+pub enum BrowserError {
+    #[error(
+        "Chromium was not found at {0}; install it (Debian: apt-get install chromium) or pass its path"
+    )]
+    NotInstalled(String),
+    #[error("Chromium did not start: {0}")]
+    Launch(String),
+    #[error(
+        "timed out after {secs} s waiting for {what}; the page may be slow or hung — raise the timeout or check the URL"
+    )]
+    Timeout { what: String, secs: u64 },
+    #[error("navigation to {url} failed: {reason}")]
+    Navigation { url: String, reason: String },
+    #[error(transparent)]
+    Cdp(#[from] CdpError),
+    #[error("unexpected DevTools answer: {0}")]
+    Protocol(String),
+}
