@@ -5,13 +5,18 @@
 //! throughput (MB/s of input HTML), p50/p99 per page, output tokens against
 //! the pages' raw HTML tokens, and ratios against htmd and fast_html2md.
 //! `webfold-bench rss` measures peak RSS of parse + outline + Markdown on a
-//! 10 MB page in a fresh process.
+//! 10 MB page in a fresh process; `webfold-bench extract` scores main-content
+//! extraction on the corpus with each benchmark's own metric.
 
+mod extract;
 mod rss;
 mod run;
 
 fn main() -> anyhow::Result<()> {
     let args: Vec<String> = std::env::args().skip(1).collect();
+    if args.first().map(String::as_str) == Some("extract") {
+        return extract::main();
+    }
     if args.first().map(String::as_str) == Some("rss") {
         return rss::main(&args[1..]);
     }

@@ -49,7 +49,11 @@ pub fn main(args: &[String]) -> anyhow::Result<()> {
     }
     let exe = std::env::current_exe()?;
     let out = Command::new(exe).args(["rss", "--child"]).output()?;
-    anyhow::ensure!(out.status.success(), "child failed: {}", String::from_utf8_lossy(&out.stderr));
+    anyhow::ensure!(
+        out.status.success(),
+        "child failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let v: serde_json::Value = serde_json::from_slice(&out.stdout)?;
     println!(
         "10 MB page ({} bytes, {} nodes): parse + all views peak RSS {} MB (input text alone {} MB before parse), {} s",

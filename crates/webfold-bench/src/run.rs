@@ -2,8 +2,12 @@
 
 use std::time::{Duration, Instant};
 
+use webfold_core::extract::{self, ExtractOptions};
+use webfold_core::markdown::{self, MarkdownOptions};
+use webfold_core::outline::{self, OutlineOptions};
 use webfold_core::tokens::{self, Encoding};
-use webfold_core::Page;
+use webfold_core::{NodeId, Page};
+use webfold_core::{aria, cnt};
 
 /// A view under test: a name and a function from page (+ base URL) to text.
 pub struct View {
@@ -11,9 +15,56 @@ pub struct View {
     pub render: fn(&Page, Option<&str>) -> String,
 }
 
+fn markdown_options(url: Option<&str>) -> MarkdownOptions {
+    MarkdownOptions {
+        base_url: url.and_then(|u| url::Url::parse(u).ok()),
+        ..MarkdownOptions::default()
+    }
+}
+
 /// Every view of ours the bench knows, in print order.
 pub fn views() -> Vec<View> {
-    vec![]
+    vec![
+        View {
+            name: "outline",
+            render: |page, _| {
+                outline::outline(page, &OutlineOptions::default())
+                    .map(|o| o.text)
+                    .unwrap_or_default()
+            },
+        },
+        View {
+            name: "markdown",
+            render: |page, url| {
+                markdown::to_markdown(page, NodeId::DOCUMENT, &markdown_options(url))
+            },
+        },
+        View {
+            name: "cnt (8000 budget)",
+            render: |page, _| {
+                let opts = cnt::ViewOptions {
+                    max_tokens: cnt::DEFAULT_MAX_TOKENS,
+                    encoding: Encoding::default(),
+                    expand: None,
+                };
+                cnt::Cnt::build(page)
+                    .view(&opts)
+                    .map(|v| v.text)
+                    .unwrap_or_default()
+            },
+        },
+        View {
+            name: "snapshot ai --full",
+            render: |page, _| aria::snapshot(page, aria::Mode::Ai),
+        },
+        View {
+            name: "markdown --main",
+            render: |page, url| {
+                extract::extract(page, &ExtractOptions::default())
+                    .to_markdown(page, &markdown_options(url))
+            },
+        },
+    ]
 }
 
 /// All views rendered once (for the RSS run).
@@ -31,7 +82,13 @@ struct Stats {
 
 impl Stats {
     fn new(name: &str) -> Self {
-        Stats { name: name.into(), times: vec![], bytes: 0, out_tokens: 0, token_ratios: vec![] }
+        Stats {
+            name: name.into(),
+            times: vec![],
+            bytes: 0,
+            out_tokens: 0,
+            token_ratios: vec![],
+        }
     }
 
     fn mb_per_s(&self) -> f64 {
@@ -74,16 +131,23 @@ pub fn main(args: &[String]) -> anyhow::Result<()> {
 
     let pages = webfold_corpus::sample(sample);
     eprintln!("loading {} corpus pages…", pages.len());
-    let docs: Vec<(String, Option<String>)> = pages.iter().map(|p| (p.html(), p.url.clone())).collect();
+    let docs: Vec<(String, Option<String>)> =
+        pages.iter().map(|p| (p.html(), p.url.clone())).collect();
     let total_bytes: usize = docs.iter().map(|(h, _)| h.len()).sum();
-    eprintln!("{} pages, {:.1} MB of HTML; counting raw tokens…", docs.len(), total_bytes as f64 / 1e6);
+    eprintln!(
+        "{} pages, {:.1} MB of HTML; counting raw tokens…",
+        docs.len(),
+        total_bytes as f64 / 1e6
+    );
     let raw_tokens: Vec<usize> = docs.iter().map(|(h, _)| tokens::count(h, enc)).collect();
 
     let mut parse = Stats::new("parse");
     let mut ours: Vec<Stats> = views().iter().map(|v| Stats::new(v.name)).collect();
     let mut htmd_s = Stats::new("htmd (peer)");
     let mut fast_s = Stats::new("fast_html2md (peer)");
-    let htmd_conv = htmd::HtmlToMarkdown::builder().skip_tags(vec!["script", "style"]).build();
+    let htmd_conv = htmd::HtmlToMarkdown::builder()
+        .skip_tags(vec!["script", "style"])
+        .build();
 
     for (i, (html, url)) in docs.iter().enumerate() {
         if i % 50 == 0 {
@@ -137,7 +201,10 @@ pub fn main(args: &[String]) -> anyhow::Result<()> {
                 })
             })
             .collect();
-        println!("{}", serde_json::json!({"pages": docs.len(), "bytes": total_bytes, "raw_tokens": raw_total, "rows": out}));
+        println!(
+            "{}",
+            serde_json::json!({"pages": docs.len(), "bytes": total_bytes, "raw_tokens": raw_total, "rows": out})
+        );
         return Ok(());
     }
     println!(

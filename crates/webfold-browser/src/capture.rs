@@ -57,9 +57,67 @@ fn rare_index(v: &Value, path: &str) -> Vec<usize> {
         .collect()
 }
 
+/// Form state typed or clicked into the live page. The core reads state from
+/// attributes (`value`, `checked`, `selected`), so the live state replaces
+/// them: the snapshot then shows what the user sees, not the initial markup.
+struct LiveState {
+    values: std::collections::HashMap<usize, String>,
+    checked: std::collections::HashSet<usize>,
+    selected: std::collections::HashSet<usize>,
+}
+
+impl LiveState {
+    fn read(doc: &Value, strings: &Strings) -> LiveState {
+        let values = rare_index(doc, "/nodes/inputValue")
+            .into_iter()
+            .zip(
+                arr(doc, "/nodes/inputValue/value")
+                    .iter()
+                    .map(|v| strings.get(v).to_string()),
+            )
+            .collect();
+        LiveState {
+            values,
+            checked: rare_index(doc, "/nodes/inputChecked").into_iter().collect(),
+            selected: rare_index(doc, "/nodes/optionSelected")
+                .into_iter()
+                .collect(),
+        }
+    }
+
+    fn apply(&self, node: usize, name: &str, attrs: &mut Vec<(String, String)>) {
+        let set = |attrs: &mut Vec<(String, String)>, key: &str, value: Option<&str>| {
+            attrs.retain(|(k, _)| !k.eq_ignore_ascii_case(key));
+            if let Some(v) = value {
+                attrs.push((key.to_string(), v.to_string()));
+            }
+        };
+        if name.eq_ignore_ascii_case("option") {
+            set(
+                attrs,
+                "selected",
+                self.selected.contains(&node).then_some(""),
+            );
+        } else if name.eq_ignore_ascii_case("input") {
+            let ty = attrs
+                .iter()
+                .find(|(k, _)| k.eq_ignore_ascii_case("type"))
+                .map(|(_, v)| v.to_ascii_lowercase())
+                .unwrap_or_default();
+            if ty == "checkbox" || ty == "radio" {
+                set(attrs, "checked", self.checked.contains(&node).then_some(""));
+            } else if let Some(v) = self.values.get(&node) {
+                set(attrs, "value", Some(v));
+            }
+        }
+    }
+}
+
+/// (bounds, display, visibility, opacity, pointer-events, cursor).
+type NodeLayout = (LayoutBox, String, String, String, String, String);
+
 struct DocLayout {
-    /// Per node: (bounds, display, visibility, opacity, pointer-events, cursor).
-    by_node: Vec<Option<(LayoutBox, String, String, String, String, String)>>,
+    by_node: Vec<Option<NodeLayout>>,
 }
 
 fn document_layout(doc: &Value, strings: &Strings, node_count: usize) -> DocLayout {
@@ -151,6 +209,7 @@ pub fn capture_snapshot(snap: &Value, viewport: Viewport) -> Result<CapturedPage
                         .filter_map(|v| v.as_u64().map(|x| x as usize)),
                 )
                 .collect();
+        let live = LiveState::read(doc, &strings);
         let mut ids: Vec<Option<webfold_core::page::BuilderId>> = vec![None; n];
         for i in 0..n {
             let ty = types[i].as_i64().unwrap_or(0);
@@ -178,15 +237,20 @@ pub fn capture_snapshot(snap: &Value, viewport: Viewport) -> Result<CapturedPage
                         .and_then(Value::as_array)
                         .map(Vec::as_slice)
                         .unwrap_or(&[]);
-                    let pairs = a.chunks(2).filter(|c| c.len() == 2).map(|c| {
-                        (
-                            strings.get(&c[0]).to_string(),
-                            strings.get(&c[1]).to_string(),
-                        )
-                    });
+                    let mut pairs: Vec<(String, String)> = a
+                        .chunks(2)
+                        .filter(|c| c.len() == 2)
+                        .map(|c| {
+                            (
+                                strings.get(&c[0]).to_string(),
+                                strings.get(&c[1]).to_string(),
+                            )
+                        })
+                        .collect();
                     if name.starts_with("::") {
                         continue; // pseudo-elements are not DOM nodes
                     }
+                    live.apply(i, name, &mut pairs);
                     // The snapshot upper-cases HTML element names; SVG keeps its case.
                     let ns = if name != name.to_ascii_uppercase() {
                         "http://www.w3.org/2000/svg"

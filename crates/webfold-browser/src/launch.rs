@@ -208,6 +208,7 @@ impl Browser {
         let session = str_field(&attached, "sessionId")?;
         let tab = Tab {
             conn: self.conn.clone(),
+            target_id,
             session,
             viewport: self.opts.viewport,
             timeout: self.opts.navigation_timeout,
@@ -231,8 +232,9 @@ fn str_field(v: &Value, name: &str) -> Result<String, BrowserError> {
 
 /// One tab (a flat CDP session).
 pub struct Tab {
-    conn: Arc<Connection>,
-    session: String,
+    pub(crate) conn: Arc<Connection>,
+    target_id: String,
+    pub(crate) session: String,
     viewport: Viewport,
     timeout: Duration,
 }
@@ -240,6 +242,18 @@ pub struct Tab {
 impl Tab {
     pub async fn call(&self, method: &str, params: Value) -> Result<Value, BrowserError> {
         Ok(self.conn.call(Some(&self.session), method, params).await?)
+    }
+
+    /// Close this tab (the browser keeps running).
+    pub async fn close(&self) -> Result<(), BrowserError> {
+        self.conn
+            .call(
+                None,
+                "Target.closeTarget",
+                json!({ "targetId": self.target_id }),
+            )
+            .await?;
+        Ok(())
     }
 
     pub fn viewport(&self) -> Viewport {
@@ -258,26 +272,24 @@ impl Tab {
         }
         self.wait_for_event(
             &mut events,
-            "Page.loadEventFired",
+            |e| e.method == "Page.loadEventFired",
             &format!("{url} to load"),
         )
         .await
     }
 
-    async fn wait_for_event(
+    /// Waits for the first event on this tab's session that `matches`.
+    pub(crate) async fn wait_for_event(
         &self,
         events: &mut tokio::sync::broadcast::Receiver<crate::cdp::Event>,
-        method: &str,
+        matches: impl Fn(&crate::cdp::Event) -> bool,
         what: &str,
     ) -> Result<(), BrowserError> {
         let session = self.session.clone();
         let wait = async {
             loop {
                 match events.recv().await {
-                    Ok(e)
-                        if e.method == method
-                            && e.session_id.as_deref() == Some(session.as_str()) =>
-                    {
+                    Ok(e) if matches(&e) && e.session_id.as_deref() == Some(session.as_str()) => {
                         return Ok(());
                     }
                     Ok(_) | Err(tokio::sync::broadcast::error::RecvError::Lagged(_)) => {}

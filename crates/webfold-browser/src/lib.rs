@@ -10,10 +10,12 @@
 //! The CDP client is ours and small on purpose: we need a dozen methods, and
 //! a full generated protocol crate costs many minutes of build on CI.
 
+mod actions;
 mod capture;
 mod cdp;
 mod launch;
 
+pub use actions::{LiveElement, Target};
 pub use capture::{CapturedPage, capture_snapshot};
 pub use cdp::{CdpError, Connection};
 pub use launch::{Browser, BrowserOptions, Tab, Viewport};
@@ -22,7 +24,7 @@ pub use launch::{Browser, BrowserOptions, Tab, Viewport};
 #[derive(Debug, thiserror::Error)]
 pub enum BrowserError {
     #[error(
-        "Chromium was not found at {0}; install it (Debian: apt-get install chromium) or pass its path"
+        "Chromium was not found at {0}; install it (Debian: apt-get install chromium) or set WEBFOLD_CHROMIUM to its path"
     )]
     NotInstalled(String),
     #[error("Chromium did not start: {0}")]
@@ -37,4 +39,16 @@ pub enum BrowserError {
     Cdp(#[from] CdpError),
     #[error("unexpected DevTools answer: {0}")]
     Protocol(String),
+    #[error(
+        "{0} is stale: the element is gone or has changed since the snapshot; take a new snapshot and use its refs"
+    )]
+    Stale(String),
+    #[error("{0} has no box on screen to act on (hidden or zero size); pick a visible element")]
+    NoBox(String),
+    #[error("{0} cannot take text; type into a text field, text area or editable element")]
+    NotEditable(String),
+    #[error("{0}")]
+    Unsupported(String),
+    #[error("cannot write {path}: {reason}")]
+    Io { path: String, reason: String },
 }

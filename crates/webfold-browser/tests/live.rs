@@ -151,7 +151,6 @@ async fn unreachable_url_is_a_navigation_error() {
     let err = tab
         .navigate(&format!("http://127.0.0.1:{port}/"))
         .await
-        .err()
-        .expect("fails");
+        .expect_err("fails");
     assert!(err.to_string().contains("ERR_CONNECTION_REFUSED"), "{err}");
 }

@@ -3,12 +3,20 @@
 //! Invariant: this crate does no I/O. Inputs arrive as bytes or strings; views
 //! are pure functions of `(Page, options, session state)`.
 
+pub mod action;
+pub mod aria;
+pub mod chunk;
+pub mod cnt;
 pub mod decode;
 pub mod error;
+pub mod extract;
+pub mod fetch_view;
+pub mod markdown;
+pub mod outline;
 pub mod page;
 pub mod select;
+pub mod snapshot;
 pub mod tokens;
-pub mod fetch_view;
 
 pub use error::Error;
 pub use page::{NodeId, Page};

@@ -9,7 +9,9 @@ use std::fmt;
 use std::str::FromStr;
 
 /// A BPE vocabulary.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
+#[derive(
+    Clone, Copy, Debug, Default, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize,
+)]
 #[serde(rename_all = "snake_case")]
 pub enum Encoding {
     /// GPT-4o and later; our default.
@@ -83,7 +85,15 @@ mod tests {
 
     #[test]
     fn parses_names() {
-        assert_eq!("cl100k_base".parse::<Encoding>().unwrap(), Encoding::Cl100kBase);
-        assert!("gpt2".parse::<Encoding>().unwrap_err().contains("o200k_base"));
+        assert_eq!(
+            "cl100k_base".parse::<Encoding>().unwrap(),
+            Encoding::Cl100kBase
+        );
+        assert!(
+            "gpt2"
+                .parse::<Encoding>()
+                .unwrap_err()
+                .contains("o200k_base")
+        );
     }
 }

@@ -24,7 +24,9 @@ fn unique_selector_selects_exactly_its_element_on_every_corpus_page() {
         let step = (elements.len() / 40).max(1);
         for &e in elements.iter().step_by(step) {
             let sel = uniq.selector(e).expect("elements have selectors");
-            let found = page.query_all(&sel).unwrap_or_else(|err| panic!("{}: {sel}: {err}", cp.id));
+            let found = page
+                .query_all(&sel)
+                .unwrap_or_else(|err| panic!("{}: {sel}: {err}", cp.id));
             assert_eq!(found, vec![e], "{}: selector {sel}", cp.id);
             checked += 1;
         }
@@ -45,7 +47,10 @@ fn preorder_ids_and_subtree_ranges() {
             assert_eq!(page.parent(c), Some(id));
         }
         let end = node.subtree_end;
-        assert!(page.descendants(id).all(|d| page.ancestors(d).any(|a| a == id)));
+        assert!(
+            page.descendants(id)
+                .all(|d| page.ancestors(d).any(|a| a == id))
+        );
         assert!(end.index() <= page.len());
     }
     let i = page.query_all("i").unwrap();
@@ -73,8 +78,13 @@ fn hundred_thousand_deep_nesting_parses_and_serializes() {
     let out = page.outer_html(body);
     assert_eq!(out.matches("<div>").count(), depth);
     let mut uniq = UniqueSelectors::new(&page);
-    let sel = uniq.selector(page.parent(NodeId(deepest as u32)).unwrap()).unwrap();
-    assert_eq!(page.query_all(&sel).unwrap(), vec![page.parent(NodeId(deepest as u32)).unwrap()]);
+    let sel = uniq
+        .selector(page.parent(NodeId(deepest as u32)).unwrap())
+        .unwrap();
+    assert_eq!(
+        page.query_all(&sel).unwrap(),
+        vec![page.parent(NodeId(deepest as u32)).unwrap()]
+    );
     drop(page); // dropping must not recurse either
 }
 

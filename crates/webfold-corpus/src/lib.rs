@@ -5,6 +5,8 @@
 //! `WEBFOLD_SHARED` points elsewhere. A missing corpus is a loud failure, not
 //! a skipped test: CI always has it.
 
+pub mod scoring;
+
 use std::io::Read;
 use std::path::{Path, PathBuf};
 
@@ -91,7 +93,12 @@ pub fn pages_of(set: &str) -> Vec<CorpusPage> {
 
 /// Every `n`-th page (at least one page per set), for tests that must stay quick.
 pub fn sample(every: usize) -> Vec<CorpusPage> {
-    pages().into_iter().enumerate().filter(|(i, _)| i % every.max(1) == 0).map(|(_, p)| p).collect()
+    pages()
+        .into_iter()
+        .enumerate()
+        .filter(|(i, _)| i % every.max(1) == 0)
+        .map(|(_, p)| p)
+        .collect()
 }
 
 /// A case of turndown's own test suite.

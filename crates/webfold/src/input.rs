@@ -13,6 +13,24 @@ pub struct Input {
     pub url: Option<String>,
     /// The `Content-Type` header, when fetched.
     pub content_type: Option<String>,
+    /// The page as Chromium rendered it (`--browser`), with real layout.
+    pub live: Option<Page>,
+}
+
+/// `--browser` and its options, shared by every command that renders a view.
+#[derive(clap::Args, Clone, Debug)]
+pub struct BrowserArgs {
+    /// Render INPUT in headless Chromium first and compute the view from the
+    /// live page: CSS-hidden elements vanish, scripts have run, and boxes and
+    /// the viewport are real
+    #[arg(long)]
+    pub browser: bool,
+    /// Browser viewport as WIDTHxHEIGHT (with --browser)
+    #[arg(long, value_name = "WxH", default_value = "1280x720")]
+    pub viewport: webfold_browser::Viewport,
+    /// Attach to a running Chromium's DevTools WebSocket instead of launching one (with --browser)
+    #[arg(long, value_name = "WS_URL")]
+    pub cdp_url: Option<String>,
 }
 
 /// Inputs larger than this are refused before parsing: a clear error beats
@@ -28,23 +46,50 @@ impl Input {
                 .read_to_end(&mut bytes)
                 .context("cannot read standard input")?;
             check_size(bytes.len() as u64, "standard input")?;
-            return Ok(Input { bytes, url: None, content_type: None });
+            return Ok(Input {
+                bytes,
+                url: None,
+                content_type: None,
+                live: None,
+            });
         }
         if spec.starts_with("http://") || spec.starts_with("https://") {
-            bail!("fetching URLs is not available in this build yet; save the page and pass the file");
+            return Input::fetch(spec);
         }
         let path = match spec.strip_prefix("file://") {
             Some(rest) => rest.to_string(),
             None => spec.to_string(),
         };
-        let meta = std::fs::metadata(&path)
-            .with_context(|| format!("cannot read '{path}' (pass a file path, an http(s) URL, or - for stdin)"))?;
+        let meta = std::fs::metadata(&path).with_context(|| {
+            format!("cannot read '{path}' (pass a file path, an http(s) URL, or - for stdin)")
+        })?;
         if meta.is_dir() {
             bail!("'{path}' is a directory; pass an HTML file");
         }
         check_size(meta.len(), &path)?;
         let bytes = std::fs::read(&path).with_context(|| format!("cannot read '{path}'"))?;
-        Ok(Input { bytes, url: None, content_type: None })
+        Ok(Input {
+            bytes,
+            url: None,
+            content_type: None,
+            live: None,
+        })
+    }
+
+    /// Fetches an http(s) URL; `url` becomes the final URL after redirects, so
+    /// relative links resolve against it.
+    pub fn fetch(url: &str) -> anyhow::Result<Input> {
+        let opts = webfold_fetch::FetchOptions {
+            max_bytes: MAX_INPUT_BYTES.min(webfold_fetch::DEFAULT_MAX_BYTES),
+            ..Default::default()
+        };
+        let fetched = block_on(webfold_fetch::fetch(url, &opts))??;
+        Ok(Input {
+            url: Some(fetched.final_url.to_string()),
+            content_type: fetched.content_type.or(Some(fetched.mime)),
+            bytes: fetched.body,
+            live: None,
+        })
     }
 
     /// The input decoded to text as a browser would.
@@ -53,8 +98,63 @@ impl Input {
     }
 
     pub fn page(&self) -> Page {
-        Page::parse(&self.text())
+        match &self.live {
+            Some(page) => page.clone(),
+            None => Page::parse(&self.text()),
+        }
     }
+
+    /// Loads INPUT, rendering it in Chromium first when `--browser` is given.
+    pub fn load_with(spec: &str, browser: &BrowserArgs) -> anyhow::Result<Input> {
+        if !browser.browser {
+            return Input::load(spec);
+        }
+        let url = browser_url(spec)?;
+        let opts = webfold_browser::BrowserOptions {
+            cdp_url: browser.cdp_url.clone(),
+            viewport: browser.viewport,
+            ..Default::default()
+        };
+        let captured = block_on(async move {
+            let chromium = webfold_browser::Browser::launch(opts).await?;
+            let tab = chromium.new_tab().await?;
+            tab.navigate(&url).await?;
+            let captured = tab.capture().await;
+            // A browser we attached to keeps running; only our tab goes.
+            let _ = tab.close().await;
+            captured
+        })??;
+        Ok(Input {
+            bytes: captured
+                .page
+                .outer_html(webfold_core::NodeId::DOCUMENT)
+                .into_bytes(),
+            url: Some(captured.url),
+            content_type: Some("text/html; charset=utf-8".to_string()),
+            live: Some(captured.page),
+        })
+    }
+}
+
+/// The URL Chromium opens for INPUT: URLs as given, files as file:// URLs.
+fn browser_url(spec: &str) -> anyhow::Result<String> {
+    if spec == "-" {
+        bail!("--browser renders a file or URL, not standard input; save the page to a file first");
+    }
+    if ["http://", "https://", "file://", "about:", "data:"]
+        .iter()
+        .any(|p| spec.starts_with(p))
+    {
+        return Ok(spec.to_string());
+    }
+    let path = std::fs::canonicalize(spec)
+        .with_context(|| format!("cannot read '{spec}' (pass a file path or an http(s) URL)"))?;
+    if path.is_dir() {
+        bail!("'{spec}' is a directory; pass an HTML file");
+    }
+    let url = url::Url::from_file_path(&path)
+        .map_err(|()| anyhow::anyhow!("cannot turn '{}' into a file:// URL", path.display()))?;
+    Ok(url.to_string())
 }
 
 fn check_size(len: u64, what: &str) -> anyhow::Result<()> {
@@ -65,4 +165,14 @@ fn check_size(len: u64, what: &str) -> anyhow::Result<()> {
         );
     }
     Ok(())
+}
+
+/// Runs a future to completion on a single-threaded runtime: the CLI does one
+/// request at a time, so it needs no thread pool.
+pub fn block_on<F: std::future::Future>(future: F) -> anyhow::Result<F::Output> {
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .context("cannot start the async runtime for fetching")?;
+    Ok(runtime.block_on(future))
 }

@@ -25,12 +25,32 @@ struct Cli {
 #[derive(Subcommand)]
 enum Command {
     Tokens(cmd::tokens::Args),
+    Cnt(cmd::cnt::Args),
+    Outline(cmd::outline::Args),
+    Chunk(cmd::chunk::Args),
+    Serve(cmd::serve::Args),
+    Mcp(cmd::mcp::Args),
+    GetChunk(cmd::get_chunk::Args),
+    Snapshot(cmd::snapshot::Args),
+    Find(cmd::find::Args),
+    Markdown(cmd::markdown::Args),
+    Fetch(cmd::fetch::Args),
 }
 
 fn main() {
     let cli = Cli::parse();
     let result = match cli.command {
         Command::Tokens(args) => cmd::tokens::run(args),
+        Command::Cnt(args) => cmd::cnt::run(args),
+        Command::Outline(args) => cmd::outline::run(args),
+        Command::Chunk(args) => cmd::chunk::run(args),
+        Command::Serve(args) => cmd::serve::run(args),
+        Command::Mcp(args) => cmd::mcp::run(args),
+        Command::GetChunk(args) => cmd::get_chunk::run(args),
+        Command::Snapshot(args) => cmd::snapshot::run(args),
+        Command::Find(args) => cmd::find::run(args),
+        Command::Markdown(args) => cmd::markdown::run(args),
+        Command::Fetch(args) => cmd::fetch::run(args),
     };
     if let Err(err) = result {
         eprintln!("error: {}", one_line(&err));

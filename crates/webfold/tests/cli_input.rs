@@ -6,7 +6,11 @@ use std::process::{Command, Stdio};
 fn webfold(args: &[&str], stdin: Option<&[u8]>) -> (i32, String, String) {
     let mut child = Command::new(env!("CARGO_BIN_EXE_webfold"))
         .args(args)
-        .stdin(if stdin.is_some() { Stdio::piped() } else { Stdio::null() })
+        .stdin(if stdin.is_some() {
+            Stdio::piped()
+        } else {
+            Stdio::null()
+        })
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
@@ -28,7 +32,10 @@ fn tokens_counts_stdin_exactly() {
     let (code, out, _) = webfold(&["tokens", "-"], Some(b"hello world"));
     assert_eq!(code, 0);
     assert_eq!(out.trim(), "2");
-    let (code, out, _) = webfold(&["tokens", "-", "--json", "--encoding", "cl100k_base"], Some(b"hello world"));
+    let (code, out, _) = webfold(
+        &["tokens", "-", "--json", "--encoding", "cl100k_base"],
+        Some(b"hello world"),
+    );
     assert_eq!(code, 0);
     let v: serde_json::Value = serde_json::from_str(&out).unwrap();
     assert_eq!(v["tokens"], 2);
@@ -41,7 +48,10 @@ fn missing_file_is_a_one_line_user_error() {
     assert_eq!(code, 1);
     assert!(out.is_empty());
     assert_eq!(err.lines().count(), 1, "{err}");
-    assert!(err.contains("no/such/page.html") && err.contains("stdin"), "{err}");
+    assert!(
+        err.contains("no/such/page.html") && err.contains("stdin"),
+        "{err}"
+    );
 }
 
 #[test]

@@ -28,10 +28,16 @@ pub(super) enum BData {
     Document,
     Fragment,
     Doctype(String),
-    Element { data: Box<ElementData>, template_contents: Option<Idx> },
+    Element {
+        data: Box<ElementData>,
+        template_contents: Option<Idx>,
+    },
     Text(String),
     Comment(String),
-    Pi { target: String, data: String },
+    Pi {
+        target: String,
+        data: String,
+    },
 }
 
 pub(super) struct BNode {
@@ -48,7 +54,15 @@ pub(super) struct BNode {
 
 impl BNode {
     pub(super) fn new(data: BData) -> Self {
-        BNode { parent: None, first_child: None, last_child: None, prev: None, next: None, depth: 0, data }
+        BNode {
+            parent: None,
+            first_child: None,
+            last_child: None,
+            prev: None,
+            next: None,
+            depth: 0,
+            data,
+        }
     }
 }
 
@@ -142,7 +156,10 @@ impl Sink {
 fn convert_attrs(attrs: Vec<Attribute>) -> Vec<Attr> {
     attrs
         .into_iter()
-        .map(|a| Attr { name: a.name, value: String::from(&*a.value) })
+        .map(|a| Attr {
+            name: a.name,
+            value: String::from(&*a.value),
+        })
         .collect()
 }
 
@@ -165,11 +182,26 @@ impl TreeSink for Sink {
         &target.name
     }
 
-    fn create_element(&self, name: QualName, attrs: Vec<Attribute>, flags: ElementFlags) -> Rc<Handle> {
+    fn create_element(
+        &self,
+        name: QualName,
+        attrs: Vec<Attribute>,
+        flags: ElementFlags,
+    ) -> Rc<Handle> {
         let template_contents = flags.template.then(|| self.push(BData::Fragment));
         let is_template = template_contents.is_some();
-        let data = Box::new(ElementData { name: name.clone(), attrs: convert_attrs(attrs), is_template });
-        handle(self.push(BData::Element { data, template_contents }), name)
+        let data = Box::new(ElementData {
+            name: name.clone(),
+            attrs: convert_attrs(attrs),
+            is_template,
+        });
+        handle(
+            self.push(BData::Element {
+                data,
+                template_contents,
+            }),
+            name,
+        )
     }
 
     fn create_comment(&self, text: StrTendril) -> Rc<Handle> {
@@ -177,7 +209,10 @@ impl TreeSink for Sink {
     }
 
     fn create_pi(&self, target: StrTendril, data: StrTendril) -> Rc<Handle> {
-        let pi = BData::Pi { target: String::from(&*target), data: String::from(&*data) };
+        let pi = BData::Pi {
+            target: String::from(&*target),
+            data: String::from(&*data),
+        };
         handle(self.push(pi), no_name())
     }
 
@@ -219,14 +254,22 @@ impl TreeSink for Sink {
         }
     }
 
-    fn append_doctype_to_document(&self, name: StrTendril, _public: StrTendril, _system: StrTendril) {
+    fn append_doctype_to_document(
+        &self,
+        name: StrTendril,
+        _public: StrTendril,
+        _system: StrTendril,
+    ) {
         let n = self.push(BData::Doctype(String::from(&*name)));
         Self::append_child(&mut self.nodes.borrow_mut(), 0, n);
     }
 
     fn get_template_contents(&self, target: &Rc<Handle>) -> Rc<Handle> {
         match &self.nodes.borrow()[target.idx].data {
-            BData::Element { template_contents: Some(t), .. } => handle(*t, no_name()),
+            BData::Element {
+                template_contents: Some(t),
+                ..
+            } => handle(*t, no_name()),
             // The tree builder promises to ask only for templates.
             _ => target.clone(),
         }
@@ -264,7 +307,10 @@ impl TreeSink for Sink {
         if let BData::Element { data, .. } = &mut nodes[target.idx].data {
             for a in attrs {
                 if !data.attrs.iter().any(|e| e.name == a.name) {
-                    data.attrs.push(Attr { name: a.name, value: String::from(&*a.value) });
+                    data.attrs.push(Attr {
+                        name: a.name,
+                        value: String::from(&*a.value),
+                    });
                 }
             }
         }
@@ -286,7 +332,10 @@ impl TreeSink for Sink {
         match &nodes[handle.idx].data {
             BData::Element { data, .. } => {
                 data.name.expanded()
-                    == ExpandedName { ns: &ns!(mathml), local: &local_name!("annotation-xml") }
+                    == ExpandedName {
+                        ns: &ns!(mathml),
+                        local: &local_name!("annotation-xml"),
+                    }
                     && data.attrs.iter().any(|a| {
                         &*a.name.local == "encoding"
                             && (a.value.eq_ignore_ascii_case("text/html")
@@ -321,7 +370,11 @@ pub(super) fn finalize_with_order(mut b: Vec<BNode>, quirks: bool) -> (Page, Vec
             c = b[ci].next;
         }
         let mut content_start = kids.len();
-        if let BData::Element { template_contents: Some(t), .. } = b[n].data {
+        if let BData::Element {
+            template_contents: Some(t),
+            ..
+        } = b[n].data
+        {
             content_start = kids.len();
             let mut c = b[t].first_child;
             while let Some(ci) = c {
@@ -402,7 +455,11 @@ impl TokenSink for DepthGuard {
 
     fn process_token(&self, token: Token, line: u64) -> TokenSinkResult<Rc<Handle>> {
         match token {
-            TagToken(Tag { kind: EndTag, ref name, .. }) => {
+            TagToken(Tag {
+                kind: EndTag,
+                ref name,
+                ..
+            }) => {
                 let mut flattened = self.flattened.borrow_mut();
                 if let Some(n) = flattened.get_mut(name)
                     && *n > 0
@@ -413,7 +470,12 @@ impl TokenSink for DepthGuard {
                 drop(flattened);
                 self.tree.process_token(token, line)
             }
-            TagToken(Tag { kind: StartTag, ref name, self_closing, .. }) => {
+            TagToken(Tag {
+                kind: StartTag,
+                ref name,
+                self_closing,
+                ..
+            }) => {
                 let name = name.clone();
                 let before = self.tree.sink.nodes.borrow().len();
                 let result = self.tree.process_token(token, line);
@@ -445,15 +507,32 @@ impl TokenSink for DepthGuard {
     }
 
     fn adjusted_current_node_present_but_not_in_html_namespace(&self) -> bool {
-        self.tree.adjusted_current_node_present_but_not_in_html_namespace()
+        self.tree
+            .adjusted_current_node_present_but_not_in_html_namespace()
     }
 }
 
 fn is_void(name: &LocalName) -> bool {
     matches!(
         &**name,
-        "area" | "base" | "basefont" | "bgsound" | "br" | "col" | "embed" | "frame" | "hr" | "img"
-            | "input" | "keygen" | "link" | "meta" | "param" | "source" | "track" | "wbr"
+        "area"
+            | "base"
+            | "basefont"
+            | "bgsound"
+            | "br"
+            | "col"
+            | "embed"
+            | "frame"
+            | "hr"
+            | "img"
+            | "input"
+            | "keygen"
+            | "link"
+            | "meta"
+            | "param"
+            | "source"
+            | "track"
+            | "wbr"
     )
 }
 
@@ -464,7 +543,10 @@ pub(super) fn parse_document(html: &str) -> Page {
         last_element_depth: Cell::new(0),
     };
     let tree = TreeBuilder::new(sink, TreeBuilderOpts::default());
-    let guard = DepthGuard { tree, flattened: RefCell::new(HashMap::new()) };
+    let guard = DepthGuard {
+        tree,
+        flattened: RefCell::new(HashMap::new()),
+    };
     let tokenizer = Tokenizer::new(guard, TokenizerOpts::default());
     let input = BufferQueue::default();
     input.push_back(StrTendril::from(html));

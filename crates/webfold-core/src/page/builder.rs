@@ -35,7 +35,11 @@ impl Default for PageBuilder {
 
 impl PageBuilder {
     pub fn new() -> Self {
-        PageBuilder { nodes: vec![BNode::new(BData::Document)], layout: vec![None], quirks: false }
+        PageBuilder {
+            nodes: vec![BNode::new(BData::Document)],
+            layout: vec![None],
+            quirks: false,
+        }
     }
 
     /// The document node every page starts with.
@@ -66,7 +70,11 @@ impl PageBuilder {
         local_name: &str,
         attrs: impl IntoIterator<Item = (String, String)>,
     ) -> BuilderId {
-        let ns = if namespace.is_empty() { ns!(html) } else { Namespace::from(namespace) };
+        let ns = if namespace.is_empty() {
+            ns!(html)
+        } else {
+            Namespace::from(namespace)
+        };
         // HTML element names are case-insensitive; the DOM reports them upper-cased.
         let local = if ns == ns!(html) {
             LocalName::from(local_name.to_ascii_lowercase())
@@ -75,11 +83,24 @@ impl PageBuilder {
         };
         let attrs = attrs
             .into_iter()
-            .map(|(name, value)| Attr { name: QualName::new(None, ns!(), LocalName::from(name)), value })
+            .map(|(name, value)| Attr {
+                name: QualName::new(None, ns!(), LocalName::from(name)),
+                value,
+            })
             .collect();
         let is_template = ns == ns!(html) && &*local == "template";
-        let data = Box::new(ElementData { name: QualName::new(None, ns, local), attrs, is_template });
-        self.add(parent, BData::Element { data, template_contents: None })
+        let data = Box::new(ElementData {
+            name: QualName::new(None, ns, local),
+            attrs,
+            is_template,
+        });
+        self.add(
+            parent,
+            BData::Element {
+                data,
+                template_contents: None,
+            },
+        )
     }
 
     pub fn text(&mut self, parent: BuilderId, text: impl Into<String>) -> BuilderId {
@@ -124,7 +145,10 @@ impl PageBuilder {
         let (mut page, order) = super::build::finalize_with_order(self.nodes, self.quirks);
         if has_layout {
             let mut layout = self.layout;
-            let remapped = order.iter().map(|&old| layout.get_mut(old).and_then(Option::take)).collect();
+            let remapped = order
+                .iter()
+                .map(|&old| layout.get_mut(old).and_then(Option::take))
+                .collect();
             page.set_layout(remapped);
         }
         (page, order)
@@ -146,7 +170,13 @@ mod tests {
         // Added later but placed before p2's text: ids follow the tree, not insertion.
         let head = b.element(html, "", "HEAD", []);
         b.text(p2, "hello");
-        b.set_layout(p2, Layout { rendered: true, ..Layout::default() });
+        b.set_layout(
+            p2,
+            Layout {
+                rendered: true,
+                ..Layout::default()
+            },
+        );
         let _ = head;
         let page = b.finish();
         let p = page.query("#second").unwrap();
@@ -154,7 +184,13 @@ mod tests {
         assert_eq!(page.text_content(p), "hello");
         assert!(page.layout(p).is_some_and(|l| l.rendered));
         assert!(page.has_layout());
-        assert!(!page.is_rendered(page.body().unwrap()), "no box captured for body");
-        assert_eq!(page.outer_html(NodeId::DOCUMENT), "<html><body><p id=\"second\">hello</p></body><head></head></html>");
+        assert!(
+            !page.is_rendered(page.body().unwrap()),
+            "no box captured for body"
+        );
+        assert_eq!(
+            page.outer_html(NodeId::DOCUMENT),
+            "<html><body><p id=\"second\">hello</p></body><head></head></html>"
+        );
     }
 }

@@ -82,7 +82,9 @@ fn ua_display_none(tag: &str) -> bool {
 pub fn inline_style_value(style: &str, prop: &str) -> Option<String> {
     let mut found = None;
     for decl in style.split(';') {
-        let Some((name, value)) = decl.split_once(':') else { continue };
+        let Some((name, value)) = decl.split_once(':') else {
+            continue;
+        };
         if name.trim().eq_ignore_ascii_case(prop) {
             let v = value.trim().to_ascii_lowercase();
             let v = v.trim_end_matches("!important").trim().to_string();
@@ -101,10 +103,13 @@ pub(super) fn compute_static_visibility(nodes: &[Node]) -> Vec<StaticVisibility>
         if let NodeData::Element(e) = &node.data {
             let tag = e.local_name();
             if e.is_html() {
-                if e.has_attr("hidden") && !matches!(e.attr("hidden"), Some(v) if v.eq_ignore_ascii_case("until-found"))
+                if e.has_attr("hidden")
+                    && !matches!(e.attr("hidden"), Some(v) if v.eq_ignore_ascii_case("until-found"))
                     || ua_display_none(tag)
                     || (tag == "dialog" && !e.has_attr("open"))
-                    || (tag == "input" && e.attr("type").is_some_and(|t| t.eq_ignore_ascii_case("hidden")))
+                    || (tag == "input"
+                        && e.attr("type")
+                            .is_some_and(|t| t.eq_ignore_ascii_case("hidden")))
                 {
                     v.display_none = true;
                 }
@@ -129,7 +134,9 @@ pub(super) fn compute_static_visibility(nodes: &[Node]) -> Vec<StaticVisibility>
                     _ => {}
                 }
             }
-            if e.attr("aria-hidden").is_some_and(|a| a.trim().eq_ignore_ascii_case("true")) {
+            if e.attr("aria-hidden")
+                .is_some_and(|a| a.trim().eq_ignore_ascii_case("true"))
+            {
                 v.aria_hidden = true;
             }
         } else if let NodeData::Text(_) = node.data {

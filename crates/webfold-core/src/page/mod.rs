@@ -19,7 +19,9 @@ pub use markup5ever::{LocalName, Namespace, QualName, local_name, ns};
 use std::fmt;
 
 /// A node's index in its [`Page`]: its position in document (pre)order.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize, serde::Deserialize)]
+#[derive(
+    Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize, serde::Deserialize,
+)]
 #[serde(transparent)]
 pub struct NodeId(pub u32);
 
@@ -82,9 +84,7 @@ impl ElementData {
 
     /// The class list, split on ASCII whitespace as the DOM does.
     pub fn classes(&self) -> impl Iterator<Item = &str> {
-        self.attr("class")
-            .unwrap_or("")
-            .split_ascii_whitespace()
+        self.attr("class").unwrap_or("").split_ascii_whitespace()
     }
 }
 
@@ -115,6 +115,7 @@ pub struct Node {
 }
 
 /// A parsed page: the node arena plus what we know of its rendering.
+#[derive(Clone)]
 pub struct Page {
     nodes: Vec<Node>,
     /// Real layout from a live browser, one entry per node; `None` for static HTML.
@@ -149,7 +150,12 @@ impl Page {
 
     pub(crate) fn from_parts(nodes: Vec<Node>, quirks: bool) -> Page {
         let visibility = layout::compute_static_visibility(&nodes);
-        Page { nodes, layout: None, visibility, quirks }
+        Page {
+            nodes,
+            layout: None,
+            visibility,
+            quirks,
+        }
     }
 
     pub fn len(&self) -> usize {
@@ -205,7 +211,10 @@ impl Page {
     }
 
     pub fn children(&self, id: NodeId) -> Children<'_> {
-        Children { page: self, next: self.node(id).first_child }
+        Children {
+            page: self,
+            next: self.node(id).first_child,
+        }
     }
 
     pub fn element_children(&self, id: NodeId) -> impl Iterator<Item = NodeId> + '_ {
@@ -214,7 +223,10 @@ impl Page {
 
     /// Ancestors from the parent up to the document node.
     pub fn ancestors(&self, id: NodeId) -> Ancestors<'_> {
-        Ancestors { page: self, next: self.node(id).parent }
+        Ancestors {
+            page: self,
+            next: self.node(id).parent,
+        }
     }
 
     /// The node and all its descendants, in document order (a slice walk).
@@ -245,7 +257,8 @@ impl Page {
 
     pub fn head(&self) -> Option<NodeId> {
         let html = self.document_element()?;
-        self.element_children(html).find(|&c| self.tag(c) == Some("head"))
+        self.element_children(html)
+            .find(|&c| self.tag(c) == Some("head"))
     }
 
     /// `<title>` text, whitespace-collapsed.

@@ -6,8 +6,24 @@ use super::{NodeData, NodeId, Page};
 fn is_void(tag: &str) -> bool {
     matches!(
         tag,
-        "area" | "base" | "basefont" | "bgsound" | "br" | "col" | "embed" | "frame" | "hr" | "img"
-            | "input" | "keygen" | "link" | "meta" | "param" | "source" | "track" | "wbr"
+        "area"
+            | "base"
+            | "basefont"
+            | "bgsound"
+            | "br"
+            | "col"
+            | "embed"
+            | "frame"
+            | "hr"
+            | "img"
+            | "input"
+            | "keygen"
+            | "link"
+            | "meta"
+            | "param"
+            | "source"
+            | "track"
+            | "wbr"
     )
 }
 
@@ -116,9 +132,10 @@ impl Page {
                     out.push('>');
                 }
                 NodeData::Text(t) => {
-                    let raw = node.parent.and_then(|p| self.element(p)).is_some_and(|pe| {
-                        pe.is_html() && is_raw_text(pe.local_name())
-                    });
+                    let raw = node
+                        .parent
+                        .and_then(|p| self.element(p))
+                        .is_some_and(|pe| pe.is_html() && is_raw_text(pe.local_name()));
                     if raw {
                         out.push_str(t);
                     } else {

@@ -1,10 +1,10 @@
 //! `selectors::Element` for a node of our arena.
 
+use selectors::OpaqueElement;
 use selectors::attr::{AttrSelectorOperation, CaseSensitivity, NamespaceConstraint};
 use selectors::bloom::BloomFilter;
 use selectors::context::MatchingContext;
 use selectors::matching::ElementSelectorFlags;
-use selectors::OpaqueElement;
 
 use super::{CssLocalName, CssString, PseudoClass, PseudoElement, Simple};
 use crate::page::{ElementData, LocalName, Namespace, NodeData, NodeId, Page, ns};
@@ -35,13 +35,20 @@ impl<'a> ElementRef<'a> {
     }
 
     fn wrap(&self, id: Option<NodeId>) -> Option<Self> {
-        id.map(|id| ElementRef { page: self.page, id })
+        id.map(|id| ElementRef {
+            page: self.page,
+            id,
+        })
     }
 
     fn sibling_element(&self, forward: bool) -> Option<Self> {
         let mut cur = self.page.node(self.id);
         loop {
-            let next = if forward { cur.next_sibling } else { cur.prev_sibling }?;
+            let next = if forward {
+                cur.next_sibling
+            } else {
+                cur.prev_sibling
+            }?;
             if self.page.is_element(next) {
                 return self.wrap(Some(next));
             }
@@ -86,8 +93,18 @@ impl<'a> ElementRef<'a> {
                 "input" => matches!(
                     e.attr("type").map(|t| t.to_ascii_lowercase()).as_deref(),
                     None | Some(
-                        "" | "text" | "search" | "url" | "tel" | "email" | "password" | "number"
-                            | "date" | "month" | "week" | "time" | "datetime-local"
+                        "" | "text"
+                            | "search"
+                            | "url"
+                            | "tel"
+                            | "email"
+                            | "password"
+                            | "number"
+                            | "date"
+                            | "month"
+                            | "week"
+                            | "time"
+                            | "datetime-local"
                     )
                 ),
                 _ => false,
@@ -104,7 +121,10 @@ impl selectors::Element for ElementRef<'_> {
 
     fn parent_element(&self) -> Option<Self> {
         let p = self.page.parent(self.id)?;
-        self.page.is_element(p).then_some(ElementRef { page: self.page, id: p })
+        self.page.is_element(p).then_some(ElementRef {
+            page: self.page,
+            id: p,
+        })
     }
 
     fn parent_node_is_shadow_root(&self) -> bool {
@@ -190,16 +210,26 @@ impl selectors::Element for ElementRef<'_> {
             PseudoClass::Disabled => self.is_disabled(),
             PseudoClass::Enabled => self.is_form_control() && !self.is_disabled(),
             PseudoClass::Required => {
-                e.is_html() && matches!(tag, "input" | "select" | "textarea") && e.has_attr("required")
+                e.is_html()
+                    && matches!(tag, "input" | "select" | "textarea")
+                    && e.has_attr("required")
             }
             PseudoClass::Optional => {
-                e.is_html() && matches!(tag, "input" | "select" | "textarea") && !e.has_attr("required")
+                e.is_html()
+                    && matches!(tag, "input" | "select" | "textarea")
+                    && !e.has_attr("required")
             }
             PseudoClass::ReadWrite => {
                 (self.is_text_input() && !e.has_attr("readonly") && !self.is_disabled())
-                    || e.attr("contenteditable").is_some_and(|v| v.is_empty() || v.eq_ignore_ascii_case("true") || v.eq_ignore_ascii_case("plaintext-only"))
+                    || e.attr("contenteditable").is_some_and(|v| {
+                        v.is_empty()
+                            || v.eq_ignore_ascii_case("true")
+                            || v.eq_ignore_ascii_case("plaintext-only")
+                    })
             }
-            PseudoClass::ReadOnly => !self.match_non_ts_pseudo_class(&PseudoClass::ReadWrite, _context),
+            PseudoClass::ReadOnly => {
+                !self.match_non_ts_pseudo_class(&PseudoClass::ReadWrite, _context)
+            }
             PseudoClass::PlaceholderShown => {
                 self.is_text_input()
                     && e.has_attr("placeholder")
@@ -228,7 +258,9 @@ impl selectors::Element for ElementRef<'_> {
 
     fn is_link(&self) -> bool {
         let e = self.data();
-        e.name.ns == ns!(html) && matches!(e.local_name(), "a" | "area" | "link") && e.has_attr("href")
+        e.name.ns == ns!(html)
+            && matches!(e.local_name(), "a" | "area" | "link")
+            && e.has_attr("href")
     }
 
     fn is_html_slot_element(&self) -> bool {
@@ -236,11 +268,15 @@ impl selectors::Element for ElementRef<'_> {
     }
 
     fn has_id(&self, id: &CssLocalName, case_sensitivity: CaseSensitivity) -> bool {
-        self.data().id().is_some_and(|v| case_sensitivity.eq(v.as_bytes(), id.0.as_bytes()))
+        self.data()
+            .id()
+            .is_some_and(|v| case_sensitivity.eq(v.as_bytes(), id.0.as_bytes()))
     }
 
     fn has_class(&self, name: &CssLocalName, case_sensitivity: CaseSensitivity) -> bool {
-        self.data().classes().any(|c| case_sensitivity.eq(c.as_bytes(), name.0.as_bytes()))
+        self.data()
+            .classes()
+            .any(|c| case_sensitivity.eq(c.as_bytes(), name.0.as_bytes()))
     }
 
     fn has_custom_state(&self, _name: &CssLocalName) -> bool {
@@ -256,11 +292,13 @@ impl selectors::Element for ElementRef<'_> {
     }
 
     fn is_empty(&self) -> bool {
-        self.page.children(self.id).all(|c| match &self.page.node(c).data {
-            NodeData::Element(_) => false,
-            NodeData::Text(t) => t.is_empty(),
-            _ => true,
-        })
+        self.page
+            .children(self.id)
+            .all(|c| match &self.page.node(c).data {
+                NodeData::Element(_) => false,
+                NodeData::Text(t) => t.is_empty(),
+                _ => true,
+            })
     }
 
     fn is_root(&self) -> bool {

@@ -143,7 +143,8 @@ impl PseudoClass {
             PseudoClass::FocusVisible,
             PseudoClass::Target,
         ];
-        all.into_iter().find(|p| p.name().eq_ignore_ascii_case(name))
+        all.into_iter()
+            .find(|p| p.name().eq_ignore_ascii_case(name))
     }
 }
 
@@ -161,7 +162,10 @@ impl selectors::parser::NonTSPseudoClass for PseudoClass {
     fn is_user_action_state(&self) -> bool {
         matches!(
             self,
-            PseudoClass::Active | PseudoClass::Hover | PseudoClass::Focus | PseudoClass::FocusWithin
+            PseudoClass::Active
+                | PseudoClass::Hover
+                | PseudoClass::Focus
+                | PseudoClass::FocusWithin
         )
     }
 }
@@ -197,9 +201,13 @@ impl<'i> selectors::parser::Parser<'i> for SelectorParser {
     type Impl = Simple;
     type Error = SelectorParseErrorKind;
 
-    fn parse_non_ts_pseudo_class(&self, name: &str) -> Result<PseudoClass, ParseError<Self::Error>> {
-        PseudoClass::from_name(name)
-            .ok_or_else(|| ParseError::custom(SelectorParseErrorKind::UnsupportedPseudoClassOrElement))
+    fn parse_non_ts_pseudo_class(
+        &self,
+        name: &str,
+    ) -> Result<PseudoClass, ParseError<Self::Error>> {
+        PseudoClass::from_name(name).ok_or_else(|| {
+            ParseError::custom(SelectorParseErrorKind::UnsupportedPseudoClassOrElement)
+        })
     }
 
     fn parse_nth_child_of(&self) -> bool {
@@ -227,11 +235,13 @@ impl Selector {
     pub fn parse(source: &str) -> Result<Selector, Error> {
         let mut parser = cssparser::Parser::new(source);
         SelectorList::parse(&SelectorParser, &mut parser, ParseRelative::No)
-            .map(|list| Selector { list, source: source.to_string() })
+            .map(|list| Selector {
+                list,
+                source: source.to_string(),
+            })
             .map_err(|e| Error::InvalidSelector {
                 selector: source.to_string(),
-                // cssparser errors carry no location; where the parser stopped is it.
-                position: parser.current_source_location().column as usize,
+                position: error_position(source),
                 reason: describe_error(&e),
             })
     }
@@ -256,7 +266,11 @@ impl Selector {
 }
 
 fn new_context<'a>(page: &Page, caches: &'a mut SelectorCaches) -> MatchingContext<'a, Simple> {
-    let quirks = if page.quirks_mode() { QuirksMode::Quirks } else { QuirksMode::NoQuirks };
+    let quirks = if page.quirks_mode() {
+        QuirksMode::Quirks
+    } else {
+        QuirksMode::NoQuirks
+    };
     MatchingContext::new(
         MatchingMode::Normal,
         None,
@@ -267,6 +281,32 @@ fn new_context<'a>(page: &Page, caches: &'a mut SelectorCaches) -> MatchingConte
     )
 }
 
+/// The 1-based column of the character that makes `source` invalid.
+///
+/// cssparser 0.38 errors carry no location, and the parser has usually read
+/// on to the end by the time it fails; so find the shortest prefix that no
+/// continuation can complete.
+fn error_position(source: &str) -> usize {
+    let parses = |text: &str| {
+        let mut parser = cssparser::Parser::new(text);
+        SelectorList::parse(&SelectorParser, &mut parser, ParseRelative::No).is_ok()
+    };
+    const CONTINUATIONS: [&str; 7] = ["", "a", "a]", "]", ")", "a)", "a\"]"];
+    // Selectors are short; a long one is reported at its end.
+    if source.len() <= 512 {
+        for (col, (i, ch)) in source.char_indices().enumerate() {
+            let prefix = &source[..i + ch.len_utf8()];
+            if !CONTINUATIONS
+                .iter()
+                .any(|c| parses(&format!("{prefix}{c}")))
+            {
+                return col + 1;
+            }
+        }
+    }
+    source.chars().count().max(1)
+}
+
 fn describe_error(e: &ParseError<SelectorParseErrorKind>) -> String {
     use SelectorParseErrorKind as K;
     match &e.kind {
@@ -275,7 +315,9 @@ fn describe_error(e: &ParseError<SelectorParseErrorKind>) -> String {
             "unsupported pseudo-class or pseudo-element".into()
         }
         ParseErrorKind::Custom(K::EmptySelector) => "empty selector".into(),
-        ParseErrorKind::Custom(K::DanglingCombinator) => "a combinator with nothing after it".into(),
+        ParseErrorKind::Custom(K::DanglingCombinator) => {
+            "a combinator with nothing after it".into()
+        }
         ParseErrorKind::Custom(K::UnexpectedIdent) => "unexpected identifier".into(),
         ParseErrorKind::Custom(K::ClassNeedsIdent) => "a class name must follow '.'".into(),
         ParseErrorKind::Custom(K::BadValueInAttr | K::UnexpectedTokenInAttributeSelector) => {
@@ -291,7 +333,9 @@ impl Page {
     pub fn select_within(&self, scope: NodeId, sel: &Selector) -> Vec<NodeId> {
         let mut caches = SelectorCaches::default();
         let mut ctx = new_context(self, &mut caches);
-        self.descendants(scope).filter(|&n| sel.matches_with(self, n, &mut ctx)).collect()
+        self.descendants(scope)
+            .filter(|&n| sel.matches_with(self, n, &mut ctx))
+            .collect()
     }
 
     /// `querySelectorAll` over the document.
@@ -303,7 +347,8 @@ impl Page {
     pub fn select_first(&self, sel: &Selector) -> Option<NodeId> {
         let mut caches = SelectorCaches::default();
         let mut ctx = new_context(self, &mut caches);
-        self.descendants(NodeId::DOCUMENT).find(|&n| sel.matches_with(self, n, &mut ctx))
+        self.descendants(NodeId::DOCUMENT)
+            .find(|&n| sel.matches_with(self, n, &mut ctx))
     }
 
     /// Parse and run `querySelectorAll`.
@@ -314,10 +359,11 @@ impl Page {
     /// Parse and run `querySelector`; a miss is an error with suggestions.
     pub fn query(&self, selector: &str) -> Result<NodeId, Error> {
         let sel = Selector::parse(selector)?;
-        self.select_first(&sel).ok_or_else(|| Error::ElementNotFound {
-            selector: selector.to_string(),
-            suggestions: suggest_selectors(self, selector, 3),
-        })
+        self.select_first(&sel)
+            .ok_or_else(|| Error::ElementNotFound {
+                selector: selector.to_string(),
+                suggestions: suggest_selectors(self, selector, 3),
+            })
     }
 }
 

@@ -20,7 +20,11 @@ fn query_semantics() {
     assert_eq!(p.query_all("ul:has(> li.special)").unwrap().len(), 1);
     assert_eq!(p.query_all(":is(h1, nav) ").unwrap().len(), 2);
     assert_eq!(p.query_all("input:checked").unwrap().len(), 1);
-    assert_eq!(p.query_all(":disabled").unwrap().len(), 3, "input, fieldset and its button");
+    assert_eq!(
+        p.query_all(":disabled").unwrap().len(),
+        3,
+        "input, fieldset and its button"
+    );
     assert_eq!(p.query_all("a[href^='/a' i]").unwrap().len(), 1);
     // Template contents are not in the document.
     assert!(p.query_all("p.inside").unwrap().is_empty());
@@ -33,7 +37,20 @@ fn invalid_selector_names_position() {
         Err(Error::InvalidSelector { position, .. }) => assert!(position >= 5, "{position}"),
         other => panic!("{other:?}"),
     }
-    assert!(matches!(p.query("::nope"), Err(Error::InvalidSelector { .. })));
+    match p.query("section..hero") {
+        Err(Error::InvalidSelector { position, .. }) => assert_eq!(position, 9),
+        other => panic!("{other:?}"),
+    }
+    match p.query("div >> p") {
+        Err(Error::InvalidSelector { position, .. }) => assert_eq!(position, 6),
+        other => panic!("{other:?}"),
+    }
+    // Like browsers, an unclosed bracket at the end is closed for you.
+    assert!(p.query("a[href").is_ok());
+    assert!(matches!(
+        p.query("::nope"),
+        Err(Error::InvalidSelector { .. })
+    ));
     assert!(matches!(p.query(""), Err(Error::InvalidSelector { .. })));
 }
 
@@ -42,7 +59,10 @@ fn not_found_suggests() {
     let p = page();
     match p.query("section.heros") {
         Err(Error::ElementNotFound { suggestions, .. }) => {
-            assert_eq!(suggestions.first().map(String::as_str), Some("section.hero"));
+            assert_eq!(
+                suggestions.first().map(String::as_str),
+                Some("section.hero")
+            );
             assert!(suggestions.len() <= 3);
         }
         other => panic!("{other:?}"),

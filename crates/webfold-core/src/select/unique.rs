@@ -34,7 +34,13 @@ fn ident(s: &str) -> String {
 impl<'a> UniqueSelectors<'a> {
     pub fn new(page: &'a Page) -> Self {
         let fold = page.quirks_mode();
-        let key = |s: &str| if fold { s.to_ascii_lowercase() } else { s.to_string() };
+        let key = |s: &str| {
+            if fold {
+                s.to_ascii_lowercase()
+            } else {
+                s.to_string()
+            }
+        };
         let mut ids = HashMap::new();
         let mut tags = HashMap::new();
         let mut classes: HashMap<String, Vec<NodeId>> = HashMap::new();
@@ -54,11 +60,21 @@ impl<'a> UniqueSelectors<'a> {
                 }
             }
         }
-        UniqueSelectors { page, ids, tags, classes, memo: HashMap::new() }
+        UniqueSelectors {
+            page,
+            ids,
+            tags,
+            classes,
+            memo: HashMap::new(),
+        }
     }
 
     fn key(&self, s: &str) -> String {
-        if self.page.quirks_mode() { s.to_ascii_lowercase() } else { s.to_string() }
+        if self.page.quirks_mode() {
+            s.to_ascii_lowercase()
+        } else {
+            s.to_string()
+        }
     }
 
     fn class_list(&self, id: NodeId) -> Vec<&'a str> {
@@ -75,9 +91,17 @@ impl<'a> UniqueSelectors<'a> {
 
     fn has_classes(&self, n: NodeId, classes: &[&str]) -> bool {
         let fold = self.page.quirks_mode();
-        let Some(e) = self.page.element(n) else { return false };
+        let Some(e) = self.page.element(n) else {
+            return false;
+        };
         classes.iter().all(|want| {
-            e.classes().any(|c| if fold { c.eq_ignore_ascii_case(want) } else { c == *want })
+            e.classes().any(|c| {
+                if fold {
+                    c.eq_ignore_ascii_case(want)
+                } else {
+                    c == *want
+                }
+            })
         })
     }
 
@@ -114,15 +138,22 @@ impl<'a> UniqueSelectors<'a> {
     /// A step unique among the element's siblings.
     fn step(&self, id: NodeId, parent: NodeId) -> String {
         let tag = self.page.tag(id).unwrap_or("*");
-        let same_tag: Vec<NodeId> =
-            self.page.element_children(parent).filter(|&c| self.page.tag(c) == Some(tag)).collect();
+        let same_tag: Vec<NodeId> = self
+            .page
+            .element_children(parent)
+            .filter(|&c| self.page.tag(c) == Some(tag))
+            .collect();
         if same_tag.len() == 1 {
             return ident(tag);
         }
         let classes = self.class_list(id);
         if !classes.is_empty()
             && classes.len() <= MAX_CLASSES
-            && same_tag.iter().filter(|&&c| self.has_classes(c, &classes)).count() == 1
+            && same_tag
+                .iter()
+                .filter(|&&c| self.has_classes(c, &classes))
+                .count()
+                == 1
         {
             return compound(tag, &classes);
         }

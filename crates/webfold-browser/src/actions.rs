@@ -1,0 +1,434 @@
+//! Acting on the live page by snapshot ref or CNT node id.
+//!
+//! A ref or id names a node of a *capture*; the capture keeps each node's
+//! backend node id, which is how we find the live DOM node again. Before
+//! acting we check the node is still in the document and still the same kind
+//! of element: if not, the agent's view is stale and it must snapshot again.
+
+use std::path::Path;
+
+use serde_json::{Value, json};
+use webfold_core::page::NodeId;
+use webfold_core::snapshot::{SnapshotSession, resolve_ref};
+
+use crate::BrowserError;
+use crate::capture::CapturedPage;
+use crate::launch::Tab;
+
+/// What an action points at.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Target {
+    /// A snapshot ref such as `e12` (numbered as the session numbers them).
+    Ref(String),
+    /// A node id from the CNT or outline views.
+    Node(NodeId),
+}
+
+impl std::fmt::Display for Target {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Target::Ref(r) => write!(f, "ref {r}"),
+            Target::Node(n) => write!(f, "node {}", n.0),
+        }
+    }
+}
+
+/// A node of the live page, checked to still be the one the capture saw.
+#[derive(Clone, Debug)]
+pub struct LiveElement {
+    pub backend_id: i64,
+    object_id: String,
+    label: String,
+}
+
+impl CapturedPage {
+    /// The captured node a target names, and its backend node id.
+    pub fn resolve(
+        &self,
+        target: &Target,
+        session: Option<&SnapshotSession>,
+    ) -> Result<(NodeId, i64), BrowserError> {
+        let stale = || BrowserError::Stale(target.to_string());
+        let node = match target {
+            Target::Ref(r) => {
+                resolve_ref(&self.page, r, &self.url, session).map_err(|_| stale())?
+            }
+            Target::Node(n) => *n,
+        };
+        if node.index() >= self.page.len() || self.page.element(node).is_none() {
+            return Err(stale());
+        }
+        let backend = self.backend_id(node).ok_or_else(stale)?;
+        Ok((node, backend))
+    }
+}
+
+/// Keys `press` knows besides single characters: (key, code, keyCode, text).
+const KEYS: &[(&str, &str, i64, &str)] = &[
+    ("Enter", "Enter", 13, "\r"),
+    ("Tab", "Tab", 9, ""),
+    ("Escape", "Escape", 27, ""),
+    ("Backspace", "Backspace", 8, ""),
+    ("Delete", "Delete", 46, ""),
+    ("ArrowUp", "ArrowUp", 38, ""),
+    ("ArrowDown", "ArrowDown", 40, ""),
+    ("ArrowLeft", "ArrowLeft", 37, ""),
+    ("ArrowRight", "ArrowRight", 39, ""),
+    ("Home", "Home", 36, ""),
+    ("End", "End", 35, ""),
+    ("PageUp", "PageUp", 33, ""),
+    ("PageDown", "PageDown", 34, ""),
+    ("Space", "Space", 32, " "),
+];
+
+impl Tab {
+    /// The live node behind `target` in `captured`, or a stale-ref error.
+    pub async fn element(
+        &self,
+        captured: &CapturedPage,
+        target: &Target,
+        session: Option<&SnapshotSession>,
+    ) -> Result<LiveElement, BrowserError> {
+        let (node, backend_id) = captured.resolve(target, session)?;
+        let stale = || BrowserError::Stale(target.to_string());
+        let resolved = self
+            .call("DOM.resolveNode", json!({ "backendNodeId": backend_id }))
+            .await
+            .map_err(|_| stale())?;
+        let object_id = resolved
+            .pointer("/object/objectId")
+            .and_then(Value::as_str)
+            .ok_or_else(stale)?
+            .to_string();
+        let tag = captured
+            .page
+            .element(node)
+            .map(|e| e.local_name().to_ascii_lowercase())
+            .unwrap_or_default();
+        let el = LiveElement {
+            backend_id,
+            object_id,
+            label: target.to_string(),
+        };
+        let same = self
+            .call_on(
+                &el,
+                "function(tag) { return this.isConnected && this.localName.toLowerCase() === tag; }",
+                &[json!(tag)],
+            )
+            .await?;
+        if same != Value::Bool(true) {
+            return Err(stale());
+        }
+        Ok(el)
+    }
+
+    /// Calls a JavaScript function with `this` bound to the element.
+    async fn call_on(
+        &self,
+        el: &LiveElement,
+        function: &str,
+        args: &[Value],
+    ) -> Result<Value, BrowserError> {
+        let args: Vec<Value> = args.iter().map(|v| json!({ "value": v })).collect();
+        let r = self
+            .call(
+                "Runtime.callFunctionOn",
+                json!({
+                    "objectId": el.object_id,
+                    "functionDeclaration": function,
+                    "arguments": args,
+                    "returnByValue": true,
+                    "awaitPromise": true,
+                }),
+            )
+            .await
+            .map_err(|_| BrowserError::Stale(el.label.clone()))?;
+        if let Some(ex) = r.get("exceptionDetails") {
+            return Err(BrowserError::Protocol(format!("script threw: {ex}")));
+        }
+        Ok(r.pointer("/result/value").cloned().unwrap_or(Value::Null))
+    }
+
+    /// Scrolls the element into view and returns the centre of its box.
+    async fn centre(&self, el: &LiveElement) -> Result<(f64, f64), BrowserError> {
+        self.scroll_into_view(el).await?;
+        let quads = self
+            .call(
+                "DOM.getContentQuads",
+                json!({ "backendNodeId": el.backend_id }),
+            )
+            .await
+            .map_err(|_| BrowserError::NoBox(el.label.clone()))?;
+        let coords: Vec<f64> = quads
+            .pointer("/quads/0")
+            .and_then(Value::as_array)
+            .map(|q| q.iter().filter_map(Value::as_f64).collect())
+            .unwrap_or_default();
+        if coords.len() < 8 {
+            return Err(BrowserError::NoBox(el.label.clone()));
+        }
+        Ok((
+            (coords[0] + coords[2] + coords[4] + coords[6]) / 4.0,
+            (coords[1] + coords[3] + coords[5] + coords[7]) / 4.0,
+        ))
+    }
+
+    pub async fn scroll_into_view(&self, el: &LiveElement) -> Result<(), BrowserError> {
+        self.call(
+            "DOM.scrollIntoViewIfNeeded",
+            json!({ "backendNodeId": el.backend_id }),
+        )
+        .await
+        .map_err(|_| BrowserError::NoBox(el.label.clone()))?;
+        Ok(())
+    }
+
+    /// A real mouse click at the element's centre (so overlays intercept it as
+    /// they would for a person).
+    pub async fn click(&self, el: &LiveElement) -> Result<(), BrowserError> {
+        let (x, y) = self.centre(el).await?;
+        for kind in ["mouseMoved", "mousePressed", "mouseReleased"] {
+            self.call(
+                "Input.dispatchMouseEvent",
+                json!({ "type": kind, "x": x, "y": y, "button": "left", "clickCount": 1 }),
+            )
+            .await?;
+        }
+        Ok(())
+    }
+
+    pub async fn hover(&self, el: &LiveElement) -> Result<(), BrowserError> {
+        let (x, y) = self.centre(el).await?;
+        self.call(
+            "Input.dispatchMouseEvent",
+            json!({ "type": "mouseMoved", "x": x, "y": y }),
+        )
+        .await?;
+        Ok(())
+    }
+
+    /// Replaces the field's value with `text`, as typed (input events fire).
+    pub async fn fill(&self, el: &LiveElement, text: &str) -> Result<(), BrowserError> {
+        self.call("DOM.focus", json!({ "backendNodeId": el.backend_id }))
+            .await
+            .map_err(|_| BrowserError::NotEditable(el.label.clone()))?;
+        let editable = self
+            .call_on(
+                el,
+                "function() {
+                    const notText = ['checkbox', 'radio', 'button', 'submit', 'reset', 'file', 'image', 'range', 'color', 'hidden'];
+                    if (this.localName === 'textarea' || (this.localName === 'input' && !notText.includes(this.type))) { this.select(); return true; }
+                    if (this.isContentEditable) { document.getSelection().selectAllChildren(this); return true; }
+                    return false;
+                }",
+                &[],
+            )
+            .await?;
+        if editable != Value::Bool(true) {
+            return Err(BrowserError::NotEditable(el.label.clone()));
+        }
+        if text.is_empty() {
+            self.press("Delete").await
+        } else {
+            self.call("Input.insertText", json!({ "text": text }))
+                .await?;
+            Ok(())
+        }
+    }
+
+    /// Selects options of a `<select>` by value or visible text; returns the
+    /// values now selected.
+    pub async fn select(
+        &self,
+        el: &LiveElement,
+        choices: &[String],
+    ) -> Result<Vec<String>, BrowserError> {
+        let r = self
+            .call_on(
+                el,
+                "function(choices) {
+                    if (this.localName !== 'select') return null;
+                    const opts = Array.from(this.options);
+                    const picked = choices.map(c => opts.find(o => o.value === c || o.label.trim() === c.trim()));
+                    if (picked.some(o => !o)) return { missing: choices.filter((c, i) => !picked[i]) };
+                    for (const o of opts) o.selected = picked.includes(o);
+                    this.dispatchEvent(new Event('input', { bubbles: true }));
+                    this.dispatchEvent(new Event('change', { bubbles: true }));
+                    return { selected: picked.map(o => o.value) };
+                }",
+                &[json!(choices)],
+            )
+            .await?;
+        if r.is_null() {
+            return Err(BrowserError::Unsupported(format!(
+                "{} is not a <select>; select works on list boxes and combo boxes",
+                el.label
+            )));
+        }
+        if let Some(missing) = r.get("missing") {
+            return Err(BrowserError::Unsupported(format!(
+                "{} has no option {missing}; the snapshot lists its options",
+                el.label
+            )));
+        }
+        Ok(r.get("selected")
+            .and_then(Value::as_array)
+            .map(|a| {
+                a.iter()
+                    .filter_map(|v| v.as_str().map(String::from))
+                    .collect()
+            })
+            .unwrap_or_default())
+    }
+
+    /// Sets a checkbox or radio to `checked` by clicking it when it differs.
+    pub async fn check(&self, el: &LiveElement, checked: bool) -> Result<(), BrowserError> {
+        let state = self
+            .call_on(
+                el,
+                "function() { return 'checked' in this ? this.checked : null; }",
+                &[],
+            )
+            .await?;
+        match state.as_bool() {
+            None => Err(BrowserError::Unsupported(format!(
+                "{} is not a checkbox or radio button",
+                el.label
+            ))),
+            Some(now) if now == checked => Ok(()),
+            Some(_) => self.click(el).await,
+        }
+    }
+
+    /// Presses a key on whatever has focus: a single character or a named
+    /// key (Enter, Tab, Escape, Backspace, Arrow…, Home, End, PageUp/Down).
+    pub async fn press(&self, key: &str) -> Result<(), BrowserError> {
+        let (key, code, key_code, text) = match KEYS.iter().find(|k| k.0 == key) {
+            Some(&(k, c, n, t)) => (k.to_string(), c.to_string(), n, t.to_string()),
+            None if key.chars().count() == 1 => {
+                let ch = key.chars().next().unwrap_or(' ');
+                let upper = ch.to_ascii_uppercase();
+                let code = if ch.is_ascii_alphabetic() {
+                    format!("Key{upper}")
+                } else if ch.is_ascii_digit() {
+                    format!("Digit{ch}")
+                } else {
+                    String::new()
+                };
+                (key.to_string(), code, upper as i64, key.to_string())
+            }
+            None => {
+                return Err(BrowserError::Unsupported(format!(
+                    "unknown key '{key}'; use a single character or one of: {}",
+                    KEYS.iter().map(|k| k.0).collect::<Vec<_>>().join(", ")
+                )));
+            }
+        };
+        let mut down = json!({ "type": "keyDown", "key": key, "code": code, "windowsVirtualKeyCode": key_code });
+        if !text.is_empty() {
+            down["text"] = json!(text);
+        }
+        self.call("Input.dispatchKeyEvent", down).await?;
+        self.call(
+            "Input.dispatchKeyEvent",
+            json!({ "type": "keyUp", "key": key, "code": code, "windowsVirtualKeyCode": key_code }),
+        )
+        .await?;
+        Ok(())
+    }
+
+    /// Goes one entry back in the tab's history and waits for it to show.
+    pub async fn go_back(&self) -> Result<(), BrowserError> {
+        let history = self.call("Page.getNavigationHistory", json!({})).await?;
+        let current = history
+            .get("currentIndex")
+            .and_then(Value::as_i64)
+            .unwrap_or(0);
+        let entry = (current > 0)
+            .then(|| history.pointer(&format!("/entries/{}/id", current - 1)))
+            .flatten()
+            .and_then(Value::as_i64)
+            .ok_or_else(|| {
+                BrowserError::Unsupported("there is no previous page in this tab's history".into())
+            })?;
+        let mut events = self.conn.subscribe();
+        self.call("Page.navigateToHistoryEntry", json!({ "entryId": entry }))
+            .await?;
+        self.wait_for_event(
+            &mut events,
+            // A page restored from the back/forward cache fires no load event.
+            |e| {
+                matches!(
+                    e.method.as_str(),
+                    "Page.loadEventFired" | "Page.navigatedWithinDocument"
+                ) || (e.method == "Page.frameNavigated"
+                    && e.params.get("type").and_then(Value::as_str)
+                        == Some("BackForwardCacheRestore"))
+            },
+            "the previous page to load",
+        )
+        .await
+    }
+
+    /// Reloads the page and waits for the load event.
+    pub async fn reload(&self) -> Result<(), BrowserError> {
+        let mut events = self.conn.subscribe();
+        self.call("Page.reload", json!({})).await?;
+        self.wait_for_event(
+            &mut events,
+            |e| e.method == "Page.loadEventFired",
+            "the page to reload",
+        )
+        .await
+    }
+
+    /// Saves a PNG of the viewport, or of one element, to `path`; returns its bytes.
+    pub async fn screenshot_to(
+        &self,
+        path: &Path,
+        element: Option<&LiveElement>,
+    ) -> Result<Vec<u8>, BrowserError> {
+        let mut params = json!({ "format": "png" });
+        if let Some(el) = element {
+            self.scroll_into_view(el).await?;
+            let bm = self
+                .call("DOM.getBoxModel", json!({ "backendNodeId": el.backend_id }))
+                .await
+                .map_err(|_| BrowserError::NoBox(el.label.clone()))?;
+            let q: Vec<f64> = bm
+                .pointer("/model/border")
+                .and_then(Value::as_array)
+                .map(|a| a.iter().filter_map(Value::as_f64).collect())
+                .unwrap_or_default();
+            if q.len() < 8 {
+                return Err(BrowserError::NoBox(el.label.clone()));
+            }
+            let xs = [q[0], q[2], q[4], q[6]];
+            let ys = [q[1], q[3], q[5], q[7]];
+            let min = |v: [f64; 4]| v.iter().copied().fold(f64::INFINITY, f64::min);
+            let max = |v: [f64; 4]| v.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+            let (width, height) = (max(xs) - min(xs), max(ys) - min(ys));
+            if width < 1.0 || height < 1.0 {
+                return Err(BrowserError::NoBox(el.label.clone()));
+            }
+            let scroll = self.evaluate("[window.scrollX, window.scrollY]").await?;
+            let sx = scroll.pointer("/0").and_then(Value::as_f64).unwrap_or(0.0);
+            let sy = scroll.pointer("/1").and_then(Value::as_f64).unwrap_or(0.0);
+            params["clip"] = json!({ "x": min(xs) + sx, "y": min(ys) + sy, "width": width, "height": height, "scale": 1 });
+            params["captureBeyondViewport"] = json!(true);
+        }
+        let r = self.call("Page.captureScreenshot", params).await?;
+        let data = r
+            .get("data")
+            .and_then(Value::as_str)
+            .ok_or_else(|| BrowserError::Protocol("no screenshot data".into()))?;
+        let png = base64::Engine::decode(&base64::engine::general_purpose::STANDARD, data)
+            .map_err(|e| BrowserError::Protocol(format!("bad base64 in screenshot: {e}")))?;
+        std::fs::write(path, &png).map_err(|e| BrowserError::Io {
+            path: path.display().to_string(),
+            reason: e.to_string(),
+        })?;
+        Ok(png)
+    }
+}

@@ -1,0 +1,265 @@
+//! Accessibility snapshots, byte-identical to Playwright 1.65.1's YAML.
+//!
+//! Two modes: [`Mode::Aria`] is what `locator('body').ariaSnapshot()` prints;
+//! [`Mode::Ai`] is `page.ariaSnapshot({ mode: 'ai' })` (playwright-mcp's
+//! `browser_snapshot`), with `[ref=eN]`, `[active]` and `[cursor=pointer]`.
+//!
+//! # Pipeline
+//! 1. [`build`]: roles ([`roles`]), names (accname 1.2, [`name`]), states and
+//!    the tree walk, then Playwright's distillation. The result is an
+//!    [`AriaTree`]: a flat arena in document order, root first.
+//! 2. [`assign_refs`]: numbers the nodes that would get refs with a
+//!    [`RefAllocator`]. Kept apart so a session can reuse one allocator and
+//!    keep refs stable (same element, same role and name: same ref).
+//! 3. [`render_yaml`]: the YAML text, optionally through a filter that hides
+//!    subtrees or collapses one to a single line (budgets, dedup).
+//!
+//! [`snapshot`] does all three with a fresh allocator.
+//!
+//! # The tree
+//! `nodes[0]` is a `fragment` root that is never printed; its children are
+//! the top-level lines. Every other node is one line: an element node
+//! (`role`, `name`, [`States`], [`Props`], `node` = the DOM element behind
+//! it, `ref_` once refs are assigned) or a text node (`role == "text"`,
+//! `text` set, no children). A node whose only child is a text node prints it
+//! inline (`- paragraph: Hello`). `parent`/`children` index the arena.
+//!
+//! # Static pages and live layout
+//! Visibility, boxes, `display`, cursors and pointer events come from a live
+//! capture's [`Layout`](crate::page::Layout) when the page has one, else from
+//! markup emulating Chromium's UA stylesheet plus inline styles ([`style`]).
+//! Everything runs in a few linear passes with explicit stacks: no recursion
+//! over document depth.
+
+mod distill;
+mod dom;
+pub mod js;
+pub mod name;
+mod refs;
+pub mod roles;
+mod shadow;
+mod states;
+pub mod style;
+mod tree;
+mod yaml;
+
+use serde::{Deserialize, Serialize};
+
+use crate::page::{NodeId, Page};
+
+pub use refs::{RefAllocator, assign_refs, ref_to_node};
+pub use states::{Invalid, States, Tristate};
+pub use yaml::{
+    json_string, node_key, render_yaml, yaml_escape_key_if_needed, yaml_escape_value_if_needed,
+    yaml_needs_quotes,
+};
+
+/// Which Playwright snapshot to reproduce.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Mode {
+    /// `locator.ariaSnapshot()`: no refs, hidden content dropped.
+    #[default]
+    Aria,
+    /// `page.ariaSnapshot({ mode: 'ai' })`: refs, `[active]`, `[cursor=pointer]`,
+    /// rendered `aria-hidden` content kept, extra distillation.
+    Ai,
+}
+
+/// Node properties printed as `- /url: …` and `- /placeholder: …` lines.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Props {
+    /// The raw `href` of a link (`data:` URLs shortened to `data:…,…`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub url: Option<String>,
+    /// A textbox's placeholder when it differs from its name.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub placeholder: Option<String>,
+}
+
+/// One line of the snapshot.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct AriaNode {
+    /// An ARIA role, `generic`, `iframe`, `fragment` (the root) or `text`.
+    pub role: String,
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub name: String,
+    /// The text of a `text` node.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub text: Option<String>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub children: Vec<usize>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub parent: Option<usize>,
+    /// The DOM element behind this node: one identity across views.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub node: Option<NodeId>,
+    #[serde(rename = "ref", default, skip_serializing_if = "Option::is_none")]
+    pub ref_: Option<String>,
+    #[serde(default)]
+    pub states: States,
+    #[serde(default)]
+    pub props: Props,
+    /// The element itself has `aria-hidden="true"` (printed in `ai` mode).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub aria_hidden: bool,
+    /// Computed `cursor: pointer`; printed after the ref on the outermost such node.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub cursor_pointer: bool,
+}
+
+/// An element that takes a ref, in numbering order. Nodes removed by
+/// distillation keep their slot (`index: None`) so numbers match Playwright's.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct RefSlot {
+    pub node: NodeId,
+    pub role: String,
+    /// The name when the node was created (before redundant names are dropped):
+    /// what ref stability compares.
+    pub name: String,
+    /// The arena index of the printed node, if it survived distillation.
+    pub index: Option<usize>,
+    #[serde(rename = "ref")]
+    pub ref_: Option<String>,
+}
+
+/// A snapshot tree: a flat arena in document (pre)order, root at 0.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct AriaTree {
+    pub mode: Mode,
+    pub nodes: Vec<AriaNode>,
+    pub ref_slots: Vec<RefSlot>,
+}
+
+impl AriaTree {
+    pub fn root(&self) -> &AriaNode {
+        &self.nodes[0]
+    }
+
+    /// The arena index of the node carrying `ref_`.
+    pub fn find_ref(&self, ref_: &str) -> Option<usize> {
+        self.ref_slots
+            .iter()
+            .find(|s| s.ref_.as_deref() == Some(ref_))
+            .and_then(|s| s.index)
+    }
+}
+
+/// How [`render_yaml`] prints one node.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum LineKind {
+    /// Print it and its children.
+    Show,
+    /// Print nothing for it or its subtree.
+    Hide,
+    /// Print its key line with this text as the value, instead of its children:
+    /// `- navigation "Main" [ref=e3]: (unchanged since previous page)`.
+    Collapse(String),
+}
+
+/// Build the snapshot tree of `root` (usually [`Page::body`]). Refs are not
+/// assigned yet: see [`assign_refs`].
+pub fn build(page: &Page, root: NodeId, mode: Mode) -> AriaTree {
+    let dom = dom::DomIndex::new(page);
+    let roles = roles::Roles::compute(&dom);
+    let styles = style::Styles::compute(page, &dom);
+    let names = name::Names::new(&dom, &roles, &styles);
+    let builder = tree::Builder {
+        page,
+        dom: &dom,
+        roles: &roles,
+        styles: &styles,
+        names,
+        mode,
+        // Nothing focused: the document's active element is <body>.
+        active: page.body(),
+    };
+    let mut raw = builder.build(root);
+    distill::distill(&mut raw, mode);
+    flatten(raw, mode)
+}
+
+/// Build, number with a fresh allocator, render: what Playwright prints for
+/// `page` (its body) on a fresh page.
+pub fn snapshot(page: &Page, mode: Mode) -> String {
+    let Some(body) = page.body().or_else(|| page.document_element()) else {
+        return String::new();
+    };
+    let mut tree = build(page, body, mode);
+    if mode == Mode::Ai {
+        assign_refs(&mut tree, &mut RefAllocator::new());
+    }
+    render_yaml(&tree, None)
+}
+
+/// The distilled raw tree laid out as the public arena, in preorder.
+fn flatten(raw: tree::Raw, mode: Mode) -> AriaTree {
+    use tree::RawChild;
+    let mut raw_nodes = raw.nodes;
+    let mut index_of: Vec<Option<usize>> = vec![None; raw_nodes.len()];
+    let mut nodes: Vec<AriaNode> = Vec::with_capacity(raw_nodes.len());
+    // (raw index or text, parent arena index)
+    enum Item {
+        Node(u32),
+        Text(String),
+    }
+    let mut stack: Vec<(Item, Option<usize>)> = vec![(Item::Node(0), None)];
+    while let Some((item, parent)) = stack.pop() {
+        let idx = nodes.len();
+        match item {
+            Item::Text(t) => nodes.push(AriaNode {
+                role: "text".into(),
+                text: Some(t),
+                parent,
+                ..AriaNode::default()
+            }),
+            Item::Node(r) => {
+                let n = &mut raw_nodes[r as usize];
+                index_of[r as usize] = Some(idx);
+                nodes.push(AriaNode {
+                    role: n.role.to_string(),
+                    name: std::mem::take(&mut n.name),
+                    text: None,
+                    children: Vec::new(),
+                    parent,
+                    node: n.el,
+                    ref_: None,
+                    states: std::mem::take(&mut n.states),
+                    props: Props {
+                        url: n.url.take(),
+                        placeholder: n.placeholder.take(),
+                    },
+                    aria_hidden: n.aria_hidden,
+                    cursor_pointer: n.cursor_pointer,
+                });
+                let kids = std::mem::take(&mut n.children);
+                for k in kids.into_iter().rev() {
+                    let item = match k {
+                        RawChild::Node(c) => Item::Node(c),
+                        RawChild::Text(t) => Item::Text(t),
+                    };
+                    stack.push((item, Some(idx)));
+                }
+            }
+        }
+        if let Some(p) = parent {
+            nodes[p].children.push(idx);
+        }
+    }
+    let ref_slots = raw
+        .ref_slots
+        .into_iter()
+        .map(|(r, node, name)| RefSlot {
+            node,
+            role: raw_nodes[r as usize].role.to_string(),
+            name,
+            index: index_of[r as usize],
+            ref_: None,
+        })
+        .collect();
+    AriaTree {
+        mode,
+        nodes,
+        ref_slots,
+    }
+}

@@ -1,0 +1,337 @@
+//! Building the raw snapshot tree (Playwright's `generateAriaTree` walk),
+//! before distillation, with an explicit stack.
+
+use std::collections::HashMap;
+
+use crate::page::{NodeData, NodeId, Page};
+
+use super::Mode;
+use super::dom::DomIndex;
+use super::js::normalize_white_space;
+use super::name::Names;
+use super::roles::Roles;
+use super::states::{self, States};
+use super::style::{Display, Styles, input_type};
+
+pub(crate) enum RawChild {
+    Node(u32),
+    Text(String),
+}
+
+pub(crate) struct RawNode {
+    pub role: &'static str,
+    pub name: String,
+    pub children: Vec<RawChild>,
+    pub el: Option<NodeId>,
+    pub states: States,
+    pub url: Option<String>,
+    pub placeholder: Option<String>,
+    pub aria_hidden: bool,
+    pub cursor_pointer: bool,
+    /// Would get a ref: box visible and receives pointer events (`ai` mode only).
+    pub has_ref: bool,
+    /// Ref'd nodes whose text went into this node's name (`nameFromContentRefs`).
+    pub name_refs: Vec<u32>,
+}
+
+impl RawNode {
+    fn new(role: &'static str) -> RawNode {
+        RawNode {
+            role,
+            name: String::new(),
+            children: Vec::new(),
+            el: None,
+            states: States::default(),
+            url: None,
+            placeholder: None,
+            aria_hidden: false,
+            cursor_pointer: false,
+            has_ref: false,
+            name_refs: Vec::new(),
+        }
+    }
+
+    pub fn has_props(&self) -> bool {
+        self.url.is_some() || self.placeholder.is_some() || self.aria_hidden
+    }
+}
+
+pub(crate) struct Raw {
+    /// Index 0 is the `fragment` root.
+    pub nodes: Vec<RawNode>,
+    /// Ref'd nodes in creation order: the order refs are numbered in.
+    pub ref_slots: Vec<(u32, NodeId, String)>,
+}
+
+pub(crate) struct Builder<'a> {
+    pub page: &'a Page,
+    pub dom: &'a DomIndex<'a>,
+    pub roles: &'a Roles,
+    pub styles: &'a Styles,
+    pub names: Names<'a>,
+    pub mode: Mode,
+    pub active: Option<NodeId>,
+}
+
+enum Task {
+    Visit {
+        node: NodeId,
+        parent: u32,
+        parent_visible: bool,
+    },
+    Exit {
+        el: NodeId,
+        target: u32,
+        created: Option<u32>,
+        block: bool,
+    },
+}
+
+impl Builder<'_> {
+    pub fn build(mut self, root: NodeId) -> Raw {
+        let page = self.page;
+        let ai = self.mode == Mode::Ai;
+        let mut raw = Raw {
+            nodes: vec![RawNode::new("fragment")],
+            ref_slots: Vec::new(),
+        };
+        let mut visited = vec![false; page.len()];
+        let mut el_to_ref: HashMap<NodeId, u32> = HashMap::new();
+        let mut name_sources: HashMap<u32, Vec<NodeId>> = HashMap::new();
+        let mut stack = vec![Task::Visit {
+            node: root,
+            parent: 0,
+            parent_visible: true,
+        }];
+        while let Some(task) = stack.pop() {
+            match task {
+                Task::Visit {
+                    node,
+                    parent,
+                    parent_visible,
+                } => {
+                    if visited[node.index()] {
+                        continue;
+                    }
+                    visited[node.index()] = true;
+                    let e = match &page.node(node).data {
+                        NodeData::Text(t) => {
+                            if !t.is_empty()
+                                && parent_visible
+                                && !self.text_not_rendered(node)
+                                && raw.nodes[parent as usize].role != "textbox"
+                            {
+                                raw.nodes[parent as usize]
+                                    .children
+                                    .push(RawChild::Text(t.clone()));
+                            }
+                            continue;
+                        }
+                        NodeData::Element(e) => e,
+                        _ => continue,
+                    };
+                    let aria_visible = !self.styles.hidden_for_aria(node);
+                    let visible = aria_visible || (ai && self.styles.box_visible(node));
+                    if !ai && !visible {
+                        continue;
+                    }
+                    let owned: Vec<NodeId> = e
+                        .attr("aria-owns")
+                        .map(|v| {
+                            v.split(super::js::is_js_space)
+                                .filter_map(|id| {
+                                    if id.is_empty() {
+                                        None
+                                    } else {
+                                        self.dom.element_by_id(id)
+                                    }
+                                })
+                                .collect()
+                        })
+                        .unwrap_or_default();
+                    let created = if visible {
+                        self.make_aria_node(node, &mut raw, &mut name_sources)
+                    } else {
+                        None
+                    };
+                    if let Some(c) = created {
+                        if e.attr("aria-hidden")
+                            .is_some_and(|v| v.to_lowercase() == "true")
+                        {
+                            raw.nodes[c as usize].aria_hidden = true;
+                        }
+                        raw.nodes[parent as usize].children.push(RawChild::Node(c));
+                        if raw.nodes[c as usize].has_ref {
+                            el_to_ref.insert(node, c);
+                            raw.ref_slots
+                                .push((c, node, raw.nodes[c as usize].name.clone()));
+                        }
+                    }
+                    let target = created.unwrap_or(parent);
+                    let block =
+                        self.styles.get(node).display != Display::Inline || self.tag_is(node, "br");
+                    if block {
+                        raw.nodes[target as usize]
+                            .children
+                            .push(RawChild::Text(" ".into()));
+                    }
+                    stack.push(Task::Exit {
+                        el: node,
+                        target,
+                        created,
+                        block,
+                    });
+                    for &o in owned.iter().rev() {
+                        stack.push(Task::Visit {
+                            node: o,
+                            parent: target,
+                            parent_visible: visible,
+                        });
+                    }
+                    for c in self.dom.walk_children(node).into_iter().rev() {
+                        stack.push(Task::Visit {
+                            node: c,
+                            parent: target,
+                            parent_visible: visible,
+                        });
+                    }
+                }
+                Task::Exit {
+                    el,
+                    target,
+                    created,
+                    block,
+                } => {
+                    if block {
+                        raw.nodes[target as usize]
+                            .children
+                            .push(RawChild::Text(" ".into()));
+                    }
+                    let e = page.element(el);
+                    let t = &mut raw.nodes[target as usize];
+                    if t.role == "link"
+                        && let Some(href) = e.and_then(|e| e.attr("href"))
+                    {
+                        t.url = Some(truncate_data_url(href));
+                    }
+                    if t.role == "textbox"
+                        && let Some(ph) = e.and_then(|e| e.attr("placeholder"))
+                        && ph != t.name
+                    {
+                        t.placeholder = Some(ph.to_string());
+                    }
+                    if let Some(c) = created
+                        && let Some(sources) = name_sources.remove(&c)
+                    {
+                        let refs: Vec<u32> = sources
+                            .iter()
+                            .filter_map(|s| el_to_ref.get(s).copied())
+                            .filter(|&r| r != c)
+                            .collect();
+                        raw.nodes[c as usize].name_refs = refs;
+                    }
+                }
+            }
+        }
+        raw
+    }
+
+    fn tag_is(&self, id: NodeId, tag: &str) -> bool {
+        self.page
+            .element(id)
+            .is_some_and(|e| e.is_html() && e.local_name() == tag)
+    }
+
+    fn text_not_rendered(&self, text: NodeId) -> bool {
+        self.dom.text_not_rendered(text)
+    }
+
+    /// `computeBox(el).inline`.
+    fn box_inline(&self, id: NodeId) -> bool {
+        let s = self.styles.get(id);
+        if s.display == Display::Contents && !s.none_chain {
+            for c in self.page.children(id) {
+                match self.page.node(c).data {
+                    NodeData::Element(_) if self.styles.box_visible(c) => return false,
+                    NodeData::Text(_) if self.styles.get(c).extent => return true,
+                    _ => {}
+                }
+            }
+            return false;
+        }
+        self.styles.style_visible(id) && s.display == Display::Inline
+    }
+
+    fn make_aria_node(
+        &mut self,
+        id: NodeId,
+        raw: &mut Raw,
+        name_sources: &mut HashMap<u32, Vec<NodeId>>,
+    ) -> Option<u32> {
+        let page = self.page;
+        let e = page.element(id)?;
+        let ai = self.mode == Mode::Ai;
+        let active = self.active == Some(id);
+        let style = self.styles.get(id);
+        let box_visible = self.styles.box_visible(id);
+        if e.is_html() && matches!(e.local_name(), "iframe" | "frame") {
+            let mut n = RawNode::new("iframe");
+            n.el = Some(id);
+            n.states.active = active;
+            n.cursor_pointer = style.cursor_pointer;
+            n.has_ref = ai && box_visible;
+            raw.nodes.push(n);
+            return Some((raw.nodes.len() - 1) as u32);
+        }
+        let role = match self.roles.get(id) {
+            Some(r) => r,
+            None if ai => "generic",
+            None => return None,
+        };
+        if role == "presentation" || role == "none" {
+            return None;
+        }
+        let name = self.names.accessible_name(id);
+        if role == "generic" && self.box_inline(id) {
+            let mut kids = page.children(id);
+            if let (Some(only), None) = (kids.next(), kids.next())
+                && matches!(page.node(only).data, NodeData::Text(_))
+            {
+                return None;
+            }
+        }
+        let mut n = RawNode::new(role);
+        n.name = normalize_white_space(&name.text);
+        n.el = Some(id);
+        n.cursor_pointer = style.cursor_pointer;
+        n.has_ref = ai && box_visible && style.pointer_events;
+        n.states = states::compute(self.dom, id, role);
+        n.states.active = active;
+        if e.is_html() {
+            let tag = e.local_name();
+            let is_value_control = tag == "textarea"
+                || (tag == "input"
+                    && !matches!(input_type(e.attr("type")), "checkbox" | "radio" | "file"));
+            if is_value_control {
+                n.children.push(RawChild::Text(self.dom.control_value(id)));
+            }
+        }
+        raw.nodes.push(n);
+        let idx = (raw.nodes.len() - 1) as u32;
+        if ai && raw.nodes[idx as usize].has_ref && !name.elements.is_empty() {
+            name_sources.insert(idx, name.elements);
+        }
+        Some(idx)
+    }
+}
+
+/// `data:` URLs keep only their header: `data:image/png;base64,…`.
+pub fn truncate_data_url(url: &str) -> String {
+    if !url.starts_with("data:") {
+        return url.to_string();
+    }
+    match url.find(',') {
+        Some(comma) => format!("{}\u{2026}", &url[..=comma]),
+        None => url.to_string(),
+    }
+}

@@ -1,0 +1,298 @@
+//! The snapshot's YAML text, byte for byte as Playwright renders it
+//! (`renderAriaTreeAsJSON` then `renderAriaSnapshotAsYaml`), plus the quoting
+//! helpers a diff renderer needs to print lines that parse the same way.
+
+use super::js::{is_js_space, js_len, js_number};
+use super::states::{Invalid, Tristate};
+use super::{AriaNode, AriaTree, LineKind, Mode};
+
+/// Names longer than this many UTF-16 units are not printed.
+const MAX_NAME_LEN: usize = 900;
+
+/// Playwright's `yamlStringNeedsQuotes`.
+pub fn yaml_needs_quotes(s: &str) -> bool {
+    let Some(first) = s.chars().next() else {
+        return true;
+    };
+    let last = s.chars().next_back().unwrap_or(first);
+    if is_js_space(first) || is_js_space(last) {
+        return true;
+    }
+    if s.chars().any(|c| matches!(c, '\u{0}'..='\u{8}' | '\u{b}' | '\u{c}' | '\u{e}'..='\u{1f}' | '\u{7f}'..='\u{9f}')) {
+        return true;
+    }
+    if first == '-' {
+        return true;
+    }
+    let chars: Vec<char> = s.chars().collect();
+    for (i, &c) in chars.iter().enumerate() {
+        let next = chars.get(i + 1).copied();
+        if (c == '\n' || c == ':') && next.is_none_or(is_js_space) {
+            return true;
+        }
+        if is_js_space(c) && next == Some('#') {
+            return true;
+        }
+        if matches!(c, '\n' | '\r' | '{' | '}' | '`') {
+            return true;
+        }
+    }
+    if matches!(
+        first,
+        '&' | '*' | ']' | ',' | '?' | '!' | '>' | '|' | '@' | '"' | '\'' | '#' | '%' | '['
+    ) {
+        return true;
+    }
+    if js_number(s).is_some() {
+        return true;
+    }
+    let lower = s.to_lowercase();
+    if matches!(
+        lower.as_str(),
+        "y" | "n" | "yes" | "no" | "true" | "false" | "on" | "off" | "null" | "~"
+    ) {
+        return true;
+    }
+    let unsigned = lower.strip_prefix(['-', '+']).unwrap_or(&lower);
+    matches!(unsigned, ".inf" | ".nan")
+}
+
+/// Playwright's `yamlEscapeKeyIfNeeded`: single quotes, `'` doubled.
+pub fn yaml_escape_key_if_needed(s: &str) -> String {
+    if !yaml_needs_quotes(s) {
+        return s.to_string();
+    }
+    format!("'{}'", s.replace('\'', "''"))
+}
+
+/// Playwright's `yamlEscapeValueIfNeeded`: double quotes with C-style escapes.
+pub fn yaml_escape_value_if_needed(s: &str) -> String {
+    if !yaml_needs_quotes(s) {
+        return s.to_string();
+    }
+    let mut out = String::with_capacity(s.len() + 2);
+    out.push('"');
+    for c in s.chars() {
+        match c {
+            '\\' => out.push_str("\\\\"),
+            '"' => out.push_str("\\\""),
+            '\u{8}' => out.push_str("\\b"),
+            '\u{c}' => out.push_str("\\f"),
+            '\n' => out.push_str("\\n"),
+            '\r' => out.push_str("\\r"),
+            '\t' => out.push_str("\\t"),
+            '\u{0}'..='\u{1f}' | '\u{7f}'..='\u{9f}' => {
+                out.push_str(&format!("\\x{:02x}", c as u32))
+            }
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+    out
+}
+
+/// `JSON.stringify(s)`.
+pub fn json_string(s: &str) -> String {
+    let mut out = String::with_capacity(s.len() + 2);
+    out.push('"');
+    for c in s.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            '\u{8}' => out.push_str("\\b"),
+            '\u{c}' => out.push_str("\\f"),
+            '\n' => out.push_str("\\n"),
+            '\r' => out.push_str("\\r"),
+            '\t' => out.push_str("\\t"),
+            '\u{0}'..='\u{1f}' => out.push_str(&format!("\\u{:04x}", c as u32)),
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+    out
+}
+
+/// A node's key before YAML quoting: `role "name" [state]… [ref=eN] [cursor=pointer]`.
+/// `cursor_allowed` is false below a node that already printed `[cursor=pointer]`.
+pub fn node_key(node: &AriaNode, mode: Mode, cursor_allowed: bool) -> String {
+    let mut key = node.role.clone();
+    if !node.name.is_empty() && js_len(&node.name) <= MAX_NAME_LEN {
+        key.push(' ');
+        key.push_str(&json_string(&node.name));
+    }
+    let s = &node.states;
+    match s.checked {
+        Tristate::Mixed => key.push_str(" [checked=mixed]"),
+        Tristate::True => key.push_str(" [checked]"),
+        Tristate::False => {}
+    }
+    if s.disabled {
+        key.push_str(" [disabled]");
+    }
+    if s.expanded {
+        key.push_str(" [expanded]");
+    }
+    if s.active && mode == Mode::Ai {
+        key.push_str(" [active]");
+    }
+    match s.invalid {
+        Invalid::Grammar => key.push_str(" [invalid=grammar]"),
+        Invalid::Spelling => key.push_str(" [invalid=spelling]"),
+        Invalid::True => key.push_str(" [invalid]"),
+        Invalid::False => {}
+    }
+    if s.level > 0 {
+        key.push_str(&format!(" [level={}]", s.level));
+    }
+    match s.pressed {
+        Tristate::Mixed => key.push_str(" [pressed=mixed]"),
+        Tristate::True => key.push_str(" [pressed]"),
+        Tristate::False => {}
+    }
+    if s.selected {
+        key.push_str(" [selected]");
+    }
+    if node.aria_hidden {
+        key.push_str(" [aria-hidden]");
+    }
+    if let Some(r) = &node.ref_ {
+        key.push_str(" [ref=");
+        key.push_str(r);
+        key.push(']');
+        if cursor_allowed && node.cursor_pointer {
+            key.push_str(" [cursor=pointer]");
+        }
+    }
+    key
+}
+
+fn indent(out: &mut String, depth: usize) {
+    for _ in 0..depth {
+        out.push_str("  ");
+    }
+}
+
+fn push_line(lines: &mut String, line: &str) {
+    if !lines.is_empty() {
+        lines.push('\n');
+    }
+    lines.push_str(line);
+}
+
+/// Render the tree as Playwright's YAML. `filter` decides, per node index,
+/// whether a node is printed, hidden with its subtree, or collapsed to one
+/// line whose value is the given text.
+pub fn render_yaml(tree: &AriaTree, filter: Option<&dyn Fn(usize) -> LineKind>) -> String {
+    let kind = |i: usize| filter.map_or(LineKind::Show, |f| f(i));
+    let mut out = String::new();
+    // (node, depth, cursor allowed), pushed in reverse so they pop in order.
+    let mut stack: Vec<(usize, usize, bool)> = Vec::new();
+    let top_cursor = tree.mode == Mode::Ai;
+    let Some(root) = tree.nodes.first() else {
+        return out;
+    };
+    for &c in root.children.iter().rev() {
+        stack.push((c, 0, top_cursor));
+    }
+    let mut line = String::new();
+    while let Some((i, depth, cursor)) = stack.pop() {
+        let node = &tree.nodes[i];
+        let lk = kind(i);
+        if matches!(lk, LineKind::Hide) {
+            continue;
+        }
+        line.clear();
+        indent(&mut line, depth);
+        if let Some(text) = &node.text {
+            line.push_str("- text: ");
+            line.push_str(&yaml_escape_value_if_needed(text));
+            push_line(&mut out, &line);
+            continue;
+        }
+        line.push_str("- ");
+        line.push_str(&yaml_escape_key_if_needed(&node_key(
+            node, tree.mode, cursor,
+        )));
+        if let LineKind::Collapse(text) = &lk {
+            line.push_str(": ");
+            line.push_str(&yaml_escape_value_if_needed(text));
+            push_line(&mut out, &line);
+            continue;
+        }
+        let children: Vec<usize> = node
+            .children
+            .iter()
+            .copied()
+            .filter(|&c| !matches!(kind(c), LineKind::Hide))
+            .collect();
+        let single_text = match children.as_slice() {
+            [c] => tree.nodes[*c].text.as_deref(),
+            _ => None,
+        };
+        let props: Vec<(&str, &str)> = [
+            ("url", node.props.url.as_deref()),
+            ("placeholder", node.props.placeholder.as_deref()),
+        ]
+        .into_iter()
+        .filter_map(|(k, v)| v.map(|v| (k, v)))
+        .collect();
+        if children.is_empty() && props.is_empty() {
+            push_line(&mut out, &line);
+            continue;
+        }
+        if let (Some(text), true) = (single_text, props.is_empty()) {
+            line.push_str(": ");
+            line.push_str(&yaml_escape_value_if_needed(text));
+            push_line(&mut out, &line);
+            continue;
+        }
+        line.push(':');
+        push_line(&mut out, &line);
+        for (k, v) in props {
+            line.clear();
+            indent(&mut line, depth + 1);
+            line.push_str("- /");
+            line.push_str(k);
+            line.push_str(": ");
+            line.push_str(&yaml_escape_value_if_needed(v));
+            push_line(&mut out, &line);
+        }
+        let child_cursor = cursor && !(node.ref_.is_some() && node.cursor_pointer);
+        for &c in children.iter().rev() {
+            stack.push((c, depth + 1, child_cursor));
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn quoting_follows_playwright() {
+        for s in [
+            "", " a", "a ", "-a", "a: b", "a:", "a #b", "#a", "[a", "{a", "a`b", "42", "3.14",
+            "007", "yes", "No", "~", ".inf", "-.NaN", "0x10", "a\nb",
+        ] {
+            assert!(yaml_needs_quotes(s), "{s:?} needs quotes");
+        }
+        for s in [
+            "a",
+            "a:b",
+            "a#b",
+            "hello world",
+            "(unchanged)",
+            "e12",
+            "a-b",
+        ] {
+            assert!(!yaml_needs_quotes(s), "{s:?} needs no quotes");
+        }
+        assert_eq!(yaml_escape_key_if_needed("it's: x"), "'it''s: x'");
+        assert_eq!(
+            yaml_escape_value_if_needed("a \"b\"\n\u{1}"),
+            "\"a \\\"b\\\"\\n\\x01\""
+        );
+        assert_eq!(json_string("a\"\u{1}"), "\"a\\\"\\u0001\"");
+    }
+}

@@ -1,0 +1,607 @@
+//! Fitting one element's HTML into a token budget by folding subtrees into
+//! placeholders that say how to unfold them.
+//!
+//! How we choose: start from the element with every child folded, then grow.
+//! Folded subtrees are shown whole smallest first (so the largest stay
+//! folded); when the smallest no longer fits, the shallowest folded element is
+//! opened (its tags shown, its children folded) and the growing resumes one
+//! level down. Consecutive folded siblings share one placeholder whose
+//! selector picks them as a range (`ul > :nth-child(n+21)`), so a list of
+//! 5,000 items folds to its first items and one line.
+//!
+//! Planning works with estimated tokens (bytes × the element's own
+//! tokens-per-byte); every candidate is then rendered and counted exactly, and
+//! the allowance is searched so that the exact count fits the budget.
+
+use std::cmp::Reverse;
+use std::collections::{BinaryHeap, HashMap, HashSet};
+
+use crate::outline::label;
+use crate::page::{NodeData, NodeId, Page};
+use crate::select::UniqueSelectors;
+use crate::tokens::{self, Encoding};
+
+use super::FoldedPart;
+
+/// Elements up to this many bytes per budget token are tokenized whole to
+/// see if they fit; HTML runs 2–5 bytes per token.
+const WHOLE_COUNT_FACTOR: u64 = 16;
+/// Bytes tokenized to learn an element's tokens per byte.
+const SAMPLE_BYTES: usize = 64 * 1024;
+
+/// Exact serialized size (`outerHTML` bytes) of each node on its own: tags
+/// and attributes, or escaped text. Summed in document order, a subtree's
+/// size is a difference of two sums.
+pub(super) struct Sizes {
+    prefix: Vec<u64>,
+}
+
+impl Sizes {
+    pub fn new(page: &Page) -> Sizes {
+        let mut prefix = Vec::with_capacity(page.len() + 1);
+        let mut sum = 0u64;
+        prefix.push(0);
+        for node in page.nodes() {
+            sum += match &node.data {
+                NodeData::Element(e) => {
+                    let name = qualified_len(&e.name) as u64;
+                    let attrs: u64 = e
+                        .attrs
+                        .iter()
+                        .map(|a| {
+                            qualified_len(&a.name) as u64 + escaped_len(&a.value, true) as u64 + 4
+                        })
+                        .sum();
+                    let close = if e.is_html() && is_void(e.local_name()) {
+                        0
+                    } else {
+                        name + 3
+                    };
+                    name + 2 + attrs + close
+                }
+                NodeData::Text(t) => {
+                    let raw = node
+                        .parent
+                        .and_then(|p| page.element(p))
+                        .is_some_and(|p| p.is_html() && is_raw_text(p.local_name()));
+                    if raw {
+                        t.len() as u64
+                    } else {
+                        escaped_len(t, false) as u64
+                    }
+                }
+                NodeData::Comment(t) => t.len() as u64 + 7,
+                NodeData::Doctype { name } => name.len() as u64 + 11,
+                NodeData::ProcessingInstruction { target, data } => {
+                    (target.len() + data.len()) as u64 + 4
+                }
+                NodeData::Document => 0,
+            };
+            prefix.push(sum);
+        }
+        Sizes { prefix }
+    }
+
+    pub fn own(&self, n: NodeId) -> u64 {
+        self.prefix[n.index() + 1] - self.prefix[n.index()]
+    }
+
+    /// Bytes of the node's `outerHTML`.
+    pub fn subtree(&self, page: &Page, n: NodeId) -> u64 {
+        self.prefix[page.node(n).subtree_end.index()] - self.prefix[n.index()]
+    }
+}
+
+// The serializer's rules (page/serialize.rs), mirrored for sizes; the corpus
+// test `sizes_equal_serialized_lengths` keeps the two in step.
+fn is_void(tag: &str) -> bool {
+    matches!(
+        tag,
+        "area"
+            | "base"
+            | "basefont"
+            | "bgsound"
+            | "br"
+            | "col"
+            | "embed"
+            | "frame"
+            | "hr"
+            | "img"
+            | "input"
+            | "keygen"
+            | "link"
+            | "meta"
+            | "param"
+            | "source"
+            | "track"
+            | "wbr"
+    )
+}
+
+fn is_raw_text(tag: &str) -> bool {
+    matches!(
+        tag,
+        "style" | "script" | "xmp" | "iframe" | "noembed" | "noframes" | "plaintext" | "noscript"
+    )
+}
+
+fn escaped_len(s: &str, attr: bool) -> usize {
+    s.len()
+        + s.chars()
+            .map(|c| match c {
+                '&' => 4,
+                '\u{a0}' => 4, // "&nbsp;" (6) replaces 2 bytes
+                '<' | '>' if !attr => 3,
+                '"' if attr => 5,
+                _ => 0,
+            })
+            .sum::<usize>()
+}
+
+fn qualified_len(name: &markup5ever::QualName) -> usize {
+    name.prefix.as_ref().map_or(0, |p| p.len() + 1) + name.local.len()
+}
+
+/// The HTML of one element within a budget.
+pub(super) struct Fitted {
+    pub html: String,
+    pub tokens: usize,
+    pub folded: Vec<FoldedPart>,
+}
+
+/// Which elements are shown: `full` whole, `open` with tags and children
+/// decided one by one. Any other child of an open element is folded.
+#[derive(Default)]
+struct Plan {
+    open: HashSet<NodeId>,
+    full: HashSet<NodeId>,
+}
+
+impl Plan {
+    fn shown(&self, n: NodeId) -> bool {
+        self.open.contains(&n) || self.full.contains(&n)
+    }
+}
+
+pub(super) struct Folder<'a, 'p> {
+    pub page: &'p Page,
+    pub sizes: &'a Sizes,
+    pub uniq: &'a mut UniqueSelectors<'p>,
+    pub enc: Encoding,
+    /// Estimated tokens of one placeholder for children of an element.
+    placeholder: HashMap<NodeId, f64>,
+}
+
+impl<'a, 'p> Folder<'a, 'p> {
+    pub fn new(
+        page: &'p Page,
+        sizes: &'a Sizes,
+        uniq: &'a mut UniqueSelectors<'p>,
+        enc: Encoding,
+    ) -> Self {
+        Folder {
+            page,
+            sizes,
+            uniq,
+            enc,
+            placeholder: HashMap::new(),
+        }
+    }
+
+    /// The whole element, unfolded.
+    pub fn whole(&mut self, root: NodeId) -> Fitted {
+        let html = self.page.outer_html(root);
+        let tokens = tokens::count(&html, self.enc);
+        Fitted {
+            html,
+            tokens,
+            folded: Vec::new(),
+        }
+    }
+
+    /// The element unfolded if it fits, with the tokens per byte of its HTML.
+    /// Elements far larger than the budget are not tokenized whole: a sample
+    /// gives the ratio, and they are folded.
+    fn whole_if_fits(&mut self, root: NodeId, budget: usize) -> (Option<Fitted>, f64) {
+        let bytes = self.sizes.subtree(self.page, root).max(1);
+        if bytes <= WHOLE_COUNT_FACTOR * budget as u64 + 4096 {
+            let whole = self.whole(root);
+            let ratio = whole.tokens as f64 / bytes as f64;
+            return (
+                if whole.tokens <= budget {
+                    Some(whole)
+                } else {
+                    None
+                },
+                ratio,
+            );
+        }
+        let mut sample = String::new();
+        self.page.write_html(root, &mut sample, &mut |_| None);
+        let mut cut = SAMPLE_BYTES.min(sample.len());
+        while !sample.is_char_boundary(cut) {
+            cut -= 1;
+        }
+        let ratio = tokens::count(&sample[..cut], self.enc) as f64 / cut.max(1) as f64;
+        (None, ratio)
+    }
+
+    /// The best rendering of `root` within `budget` tokens, or the exact size
+    /// of the smallest one when even that does not fit.
+    pub fn fit(&mut self, root: NodeId, budget: usize) -> Result<Fitted, usize> {
+        let (whole, ratio) = self.whole_if_fits(root, budget);
+        if let Some(w) = whole {
+            return Ok(w);
+        }
+        let target = budget as f64;
+        let mut best: Option<Fitted> = None;
+        let (mut lo, mut hi): (Option<f64>, Option<f64>) = (None, None);
+        let mut allowance = target;
+        for _ in 0..10 {
+            let plan = self.plan(root, allowance, ratio);
+            let fitted = self.render(root, &plan);
+            let t = fitted.tokens;
+            if t <= budget {
+                lo = Some(allowance);
+                let better = best.as_ref().is_none_or(|b| t > b.tokens);
+                if better {
+                    best = Some(fitted);
+                }
+                if t as f64 >= 0.93 * target {
+                    break;
+                }
+            } else {
+                hi = Some(allowance);
+            }
+            allowance = match (lo, hi) {
+                (Some(l), Some(h)) => {
+                    if h / l < 1.02 {
+                        break;
+                    }
+                    (l + h) / 2.0
+                }
+                (Some(l), None) => l * (target / t.max(1) as f64).clamp(1.05, 4.0),
+                (None, _) => allowance * (target / t as f64).clamp(0.1, 0.95),
+            };
+            if allowance < 1.0 {
+                break;
+            }
+        }
+        if let Some(b) = best {
+            return Ok(b);
+        }
+        let plan = self.plan(root, 0.0, ratio);
+        let smallest = self.render(root, &plan);
+        if smallest.tokens <= budget {
+            Ok(smallest)
+        } else {
+            Err(smallest.tokens)
+        }
+    }
+
+    /// Exact tokens of the smallest rendering: tags, text and placeholders.
+    pub fn smallest(&mut self, root: NodeId) -> usize {
+        let (_, ratio) = self.whole_if_fits(root, 0);
+        let plan = self.plan(root, 0.0, ratio);
+        self.render(root, &plan).tokens
+    }
+
+    /// Estimated tokens of one placeholder among `parent`'s children.
+    fn placeholder_cost(&mut self, parent: NodeId) -> f64 {
+        if let Some(&c) = self.placeholder.get(&parent) {
+            return c;
+        }
+        let sel = self.uniq.selector(parent).unwrap_or_default();
+        let sample = range_placeholder(
+            &format!("{sel} > :nth-child(n+10)"),
+            100,
+            10_000,
+            Some("div.item"),
+        );
+        let c = tokens::count(&sample, self.enc) as f64;
+        self.placeholder.insert(parent, c);
+        c
+    }
+
+    /// The element sibling next to `n` on one side, if only whitespace or
+    /// comments lie between (so folded, they would share a placeholder).
+    fn adjacent(&self, n: NodeId, forward: bool) -> Option<NodeId> {
+        let step = |x: NodeId| {
+            let node = self.page.node(x);
+            if forward {
+                node.next_sibling
+            } else {
+                node.prev_sibling
+            }
+        };
+        let mut cur = step(n);
+        while let Some(s) = cur {
+            match &self.page.node(s).data {
+                NodeData::Element(_) => return Some(s),
+                NodeData::Text(t) if !t.trim_ascii().is_empty() => return None,
+                _ => cur = step(s),
+            }
+        }
+        None
+    }
+
+    /// Change in placeholder tokens when `c` stops being folded.
+    fn unfold_delta(&mut self, plan: &Plan, c: NodeId) -> f64 {
+        let Some(parent) = self.page.parent(c) else {
+            return 0.0;
+        };
+        let folded = |x: Option<NodeId>| x.is_some_and(|x| !plan.shown(x));
+        let (l, r) = (
+            folded(self.adjacent(c, false)),
+            folded(self.adjacent(c, true)),
+        );
+        let unit = self.placeholder_cost(parent);
+        match (l, r) {
+            (true, true) => unit,
+            (false, false) => -unit,
+            _ => 0.0,
+        }
+    }
+
+    /// Estimated tokens of `n` opened with all its children folded.
+    fn open_cost(&mut self, n: NodeId, ratio: f64) -> f64 {
+        let mut text = self.sizes.own(n);
+        let mut runs = 0usize;
+        let mut in_run = false;
+        for c in self.page.children(n) {
+            match &self.page.node(c).data {
+                NodeData::Element(_) => {
+                    if !in_run {
+                        runs += 1;
+                        in_run = true;
+                    }
+                }
+                NodeData::Text(t) if t.trim_ascii().is_empty() => {}
+                NodeData::Comment(_) => {}
+                _ => {
+                    text += self.sizes.subtree(self.page, c);
+                    in_run = false;
+                }
+            }
+        }
+        text as f64 * ratio + runs as f64 * self.placeholder_cost(n)
+    }
+
+    fn openable(&self, n: NodeId) -> bool {
+        self.page.element(n).is_some_and(|e| !e.is_template)
+            && self.page.element_children(n).next().is_some()
+    }
+
+    fn plan(&mut self, root: NodeId, allowance: f64, ratio: f64) -> Plan {
+        let page = self.page;
+        let mut plan = Plan::default();
+        plan.open.insert(root);
+        let mut used = self.open_cost(root, ratio);
+        // Candidates: smallest subtree first; shallowest (then first) to open.
+        let mut by_size: BinaryHeap<Reverse<(u64, NodeId)>> = BinaryHeap::new();
+        let mut by_depth: BinaryHeap<Reverse<(u32, NodeId)>> = BinaryHeap::new();
+        let sizes = self.sizes;
+        let push = |n: NodeId,
+                    s: &mut BinaryHeap<Reverse<(u64, NodeId)>>,
+                    d: &mut BinaryHeap<Reverse<(u32, NodeId)>>| {
+            for c in page.element_children(n) {
+                s.push(Reverse((sizes.subtree(page, c), c)));
+                d.push(Reverse((page.node(c).depth, c)));
+            }
+        };
+        push(root, &mut by_size, &mut by_depth);
+        // What a person does not see (scripts, styles, hidden parts) waits
+        // until everything visible has had its turn; the root itself may be
+        // hidden (chunk of a <script>), then its children are not deferred.
+        let defer = |c: NodeId| page.is_rendered(root) && !page.is_rendered(c);
+        let mut deferred: Vec<(u64, NodeId)> = Vec::new();
+        loop {
+            while let Some(&Reverse((size, c))) = by_size.peek() {
+                if plan.shown(c) {
+                    by_size.pop();
+                    continue;
+                }
+                if defer(c) {
+                    deferred.push((size, c));
+                    by_size.pop();
+                    continue;
+                }
+                let delta = size as f64 * ratio + self.unfold_delta(&plan, c);
+                if delta <= 0.0 || used + delta <= allowance {
+                    used += delta;
+                    plan.full.insert(c);
+                    by_size.pop();
+                } else {
+                    break;
+                }
+            }
+            let mut opened = false;
+            while let Some(Reverse((_, c))) = by_depth.pop() {
+                if plan.shown(c) || !self.openable(c) || defer(c) {
+                    continue;
+                }
+                let delta = self.open_cost(c, ratio) + self.unfold_delta(&plan, c);
+                if used + delta <= allowance {
+                    used += delta;
+                    plan.open.insert(c);
+                    push(c, &mut by_size, &mut by_depth);
+                    opened = true;
+                    break;
+                }
+            }
+            if !opened {
+                break;
+            }
+        }
+        deferred.sort_unstable();
+        for (size, c) in deferred {
+            let delta = size as f64 * ratio + self.unfold_delta(&plan, c);
+            if delta <= 0.0 || used + delta <= allowance {
+                used += delta;
+                plan.full.insert(c);
+            }
+        }
+        plan
+    }
+
+    /// Render a plan: placeholders for folded runs, exact token counts.
+    fn render(&mut self, root: NodeId, plan: &Plan) -> Fitted {
+        let page = self.page;
+        let mut replace: HashMap<NodeId, String> = HashMap::new();
+        let mut folded = Vec::new();
+        // Open elements in document order, so parts come out in reading order.
+        let mut open: Vec<NodeId> = plan.open.iter().copied().collect();
+        open.sort_unstable();
+        for &p in &open {
+            let kids: Vec<NodeId> = page.children(p).collect();
+            // 1-based position among element siblings, for `:nth-child`.
+            let mut position = vec![0usize; kids.len()];
+            let mut elements = 0;
+            for (i, &k) in kids.iter().enumerate() {
+                if page.is_element(k) {
+                    elements += 1;
+                    position[i] = elements;
+                }
+            }
+            let mut i = 0;
+            while i < kids.len() {
+                let c = kids[i];
+                if !page.is_element(c) || plan.shown(c) {
+                    i += 1;
+                    continue;
+                }
+                // A run of folded elements, with only whitespace/comments between.
+                let mut members = vec![c];
+                let mut last = i;
+                let mut gaps = Vec::new();
+                let mut pending_gaps = Vec::new();
+                for (j, &k) in kids.iter().enumerate().skip(i + 1) {
+                    match &page.node(k).data {
+                        NodeData::Element(_) if !plan.shown(k) => {
+                            members.push(k);
+                            last = j;
+                            gaps.append(&mut pending_gaps);
+                        }
+                        NodeData::Comment(_) => pending_gaps.push(k),
+                        NodeData::Text(t) if t.trim_ascii().is_empty() => pending_gaps.push(k),
+                        _ => break,
+                    }
+                }
+                let part = self.part(p, &members, position[i], elements);
+                replace.insert(c, placeholder_text(page, &part, c));
+                for &m in members.iter().skip(1).chain(gaps.iter()) {
+                    replace.insert(m, String::new());
+                }
+                folded.push(part);
+                // Trailing whitespace after the run stays as it was.
+                i = last + 1;
+            }
+        }
+        let mut html = String::new();
+        page.write_html(root, &mut html, &mut |n| replace.get(&n).cloned());
+        let tokens = tokens::count(&html, self.enc);
+        Fitted {
+            html,
+            tokens,
+            folded,
+        }
+    }
+
+    /// The folded part for `members`, the first at element position `first`
+    /// (1-based) of `total` element children of `parent`.
+    fn part(
+        &mut self,
+        parent: NodeId,
+        members: &[NodeId],
+        first: usize,
+        total: usize,
+    ) -> FoldedPart {
+        let bytes = members
+            .iter()
+            .map(|&m| self.sizes.subtree(self.page, m))
+            .sum();
+        if let [only] = members {
+            return FoldedPart {
+                selector: self.uniq.selector(*only).unwrap_or_default(),
+                node_id: *only,
+                elements: 1,
+                all: false,
+                bytes,
+            };
+        }
+        let last = first + members.len() - 1;
+        let parent_sel = self.uniq.selector(parent).unwrap_or_default();
+        let range = if last == total {
+            format!(":nth-child(n+{first})")
+        } else if first == 1 {
+            format!(":nth-child(-n+{last})")
+        } else {
+            format!(":nth-child(n+{first}):nth-child(-n+{last})")
+        };
+        FoldedPart {
+            selector: format!("{parent_sel} > {range}"),
+            node_id: members[0],
+            elements: members.len(),
+            all: true,
+            bytes,
+        }
+    }
+}
+
+fn placeholder_text(page: &Page, part: &FoldedPart, first: NodeId) -> String {
+    if part.all {
+        let same = shared_label(page, first, part.elements);
+        return range_placeholder(&part.selector, part.elements, part.bytes, same.as_deref());
+    }
+    let children = match page.element_children(first).count() {
+        0 => String::new(),
+        1 => "1 child, ".to_string(),
+        c => format!("{c} children, "),
+    };
+    format!(
+        "<!-- folded {} ({children}{}): chunk --selector \"{}\" -->",
+        label(page, first, true),
+        human_bytes(part.bytes),
+        part.selector
+    )
+}
+
+fn range_placeholder(selector: &str, elements: usize, bytes: u64, same: Option<&str>) -> String {
+    let what = match same {
+        Some(l) => format!("{l} ×{elements}"),
+        None => format!("{elements} elements"),
+    };
+    format!(
+        "<!-- folded {what} ({}): chunk --all --selector \"{selector}\" -->",
+        human_bytes(bytes)
+    )
+}
+
+/// `830 B`, `48.2 KB`, `3.1 MB`: a size a reader weighs at a glance.
+fn human_bytes(b: u64) -> String {
+    match b {
+        0..1_000 => format!("{b} B"),
+        1_000..1_000_000 => format!("{:.1} KB", b as f64 / 1e3),
+        _ => format!("{:.1} MB", b as f64 / 1e6),
+    }
+}
+
+/// The label all `count` elements from `first` share, if they do.
+fn shared_label(page: &Page, first: NodeId, count: usize) -> Option<String> {
+    let l = label(page, first, false);
+    let mut cur = Some(first);
+    let mut seen = 0;
+    while let Some(n) = cur {
+        if page.is_element(n) {
+            if label(page, n, false) != l {
+                return None;
+            }
+            seen += 1;
+            if seen == count {
+                return Some(l);
+            }
+        }
+        cur = page.node(n).next_sibling;
+    }
+    Some(l)
+}

@@ -1,0 +1,199 @@
+//! Seed 003's filtering rules and the facts the merging rules need about one
+//! DOM element: is it kept at all, is it clickable, which attributes survive.
+
+use crate::NodeId;
+use crate::page::{NodeData, Page, ns};
+
+/// Elements dropped with their whole subtree, whatever their rendering: they
+/// carry no content a reader sees.
+fn is_dropped_tag(tag: &str) -> bool {
+    matches!(tag, "script" | "style" | "meta" | "link")
+}
+
+/// Tags a person clicks or types into. `a` counts only with `href`: browsers
+/// make an anchor focusable and clickable only then, and named anchors
+/// (`<a id=top></a>`) are frequent empty noise. `option` is here because it is
+/// what `write` names on a `<select>`; as a text node it would merge away.
+fn is_clickable_tag(tag: &str, has_href: bool) -> bool {
+    match tag {
+        "a" => has_href,
+        "button" | "input" | "select" | "textarea" | "label" | "summary" | "option" => true,
+        _ => false,
+    }
+}
+
+/// ARIA widget roles: the element itself is operated (clicked, typed into).
+/// Composite containers (menu, tablist, grid, …) are not: their items are.
+fn is_interactive_role(role: &str) -> bool {
+    matches!(
+        role,
+        "button"
+            | "checkbox"
+            | "combobox"
+            | "link"
+            | "menuitem"
+            | "menuitemcheckbox"
+            | "menuitemradio"
+            | "option"
+            | "radio"
+            | "searchbox"
+            | "slider"
+            | "spinbutton"
+            | "switch"
+            | "tab"
+            | "textbox"
+            | "treeitem"
+    )
+}
+
+/// Attributes shown in the CNT (besides ours, the id and clickable).
+fn is_kept_attr(name: &str) -> bool {
+    name.starts_with("aria-")
+        || matches!(
+            name,
+            "role" | "href" | "src" | "alt" | "title" | "placeholder" | "name" | "type" | "value"
+        )
+}
+
+/// Inline elements: text on both sides of them runs on without a break, so
+/// merged text joins them without a space.
+pub(crate) fn is_inline_tag(tag: &str) -> bool {
+    matches!(
+        tag,
+        "a" | "abbr"
+            | "b"
+            | "bdi"
+            | "bdo"
+            | "cite"
+            | "code"
+            | "data"
+            | "dfn"
+            | "em"
+            | "font"
+            | "i"
+            | "kbd"
+            | "label"
+            | "mark"
+            | "q"
+            | "s"
+            | "samp"
+            | "small"
+            | "span"
+            | "strong"
+            | "sub"
+            | "sup"
+            | "time"
+            | "tt"
+            | "u"
+            | "var"
+    )
+}
+
+/// What the CNT keeps of one element.
+pub(crate) struct ElementFacts {
+    pub tag: String,
+    pub attrs: Vec<(String, String)>,
+    pub clickable: bool,
+    pub inline: bool,
+}
+
+/// How the filtering rules treat a DOM node.
+pub(crate) enum Kind {
+    /// Not in the CNT, nor anything under it.
+    Dropped,
+    /// Not rendered itself, but its rendered descendants are kept in its
+    /// place (`visibility: hidden` with a `visible` child, `display: contents`).
+    Transparent,
+    Text,
+    /// `<br>`: reads as a space between the words it separates.
+    Break,
+    Element(ElementFacts),
+}
+
+pub(crate) fn classify(page: &Page, id: NodeId) -> Kind {
+    let node = page.node(id);
+    match &node.data {
+        NodeData::Text(_) => {
+            if page.is_rendered(id) {
+                Kind::Text
+            } else {
+                Kind::Dropped
+            }
+        }
+        NodeData::Element(e) => {
+            let tag = e.local_name();
+            if is_dropped_tag(tag)
+                || node.inert
+                || page.static_visibility(id).display_none && !page.has_layout()
+            {
+                return Kind::Dropped;
+            }
+            if !page.is_rendered(id) {
+                return Kind::Transparent;
+            }
+            if tag == "br" {
+                return Kind::Break;
+            }
+            let mut attrs = Vec::new();
+            for a in &e.attrs {
+                let name = &*a.name.local;
+                // An empty value says nothing (`alt=""` only marks decoration)
+                // except on `value`, where it is what a field holds.
+                let empty = a.value.trim().is_empty() && name != "value";
+                if a.name.ns == ns!() && is_kept_attr(name) && !empty {
+                    attrs.push((name.to_string(), a.value.clone()));
+                }
+            }
+            ElementFacts {
+                tag: tag.to_string(),
+                attrs,
+                clickable: is_clickable(page, id),
+                inline: is_inline_tag(tag),
+            }
+            .into()
+        }
+        _ => Kind::Dropped,
+    }
+}
+
+impl From<ElementFacts> for Kind {
+    fn from(f: ElementFacts) -> Kind {
+        Kind::Element(f)
+    }
+}
+
+/// The clickable rule (see the module docs of [`crate::cnt`]).
+pub fn is_clickable(page: &Page, id: NodeId) -> bool {
+    let Some(e) = page.element(id) else {
+        return false;
+    };
+    if is_clickable_tag(e.local_name(), e.has_attr("href")) || e.has_attr("onclick") {
+        return true;
+    }
+    if e.attr("role").is_some_and(|r| {
+        r.split_ascii_whitespace()
+            .next()
+            .is_some_and(|r| is_interactive_role(&r.to_ascii_lowercase()))
+    }) {
+        return true;
+    }
+    if e.attr("tabindex")
+        .and_then(|t| t.trim().parse::<i64>().ok())
+        .is_some_and(|t| t >= 0)
+    {
+        return true;
+    }
+    if e.attr("contenteditable").is_some_and(|v| {
+        let v = v.trim();
+        v.is_empty() || v.eq_ignore_ascii_case("true") || v.eq_ignore_ascii_case("plaintext-only")
+    }) {
+        return true;
+    }
+    // `cursor` inherits: only the element that introduces `pointer` is the
+    // click target, not every descendant under it.
+    let pointer = |n: NodeId| {
+        page.layout(n)
+            .is_some_and(|l| l.cursor.as_deref() == Some("pointer"))
+    };
+    pointer(id) && !page.parent(id).is_some_and(pointer)
+}

@@ -1,0 +1,429 @@
+//! Building the CNT: seed 003's filtering and merging rules, applied bottom-up.
+//!
+//! The seed states the merges recursively (a node is merged once its children
+//! are). Preorder ids make that a plain loop: children have larger ids than
+//! their parent, so walking ids in reverse visits every node after all of its
+//! children, with no recursion over depth.
+
+use std::mem;
+
+use super::filter::{self, Kind};
+use super::{Cnt, CntNode};
+use crate::NodeId;
+use crate::page::{NodeData, Page};
+
+/// A node while the tree is being merged. `text` keeps one space at either
+/// edge where the page had whitespace there, so joins know where words break.
+struct Item {
+    id: NodeId,
+    /// `""` for a text node; `ul,li,a` after merges.
+    tag: String,
+    text: String,
+    attrs: Vec<(String, String)>,
+    clickable: bool,
+    absorbed: Vec<NodeId>,
+    children: Vec<u32>,
+    /// Whether text running into this item from the left (right) continues
+    /// the same line: true for text and inline elements, false for blocks.
+    inline_start: bool,
+    inline_end: bool,
+}
+
+impl Item {
+    /// Seed 003's "text node": no action, no children, no image.
+    fn is_text_like(&self) -> bool {
+        !self.clickable && self.children.is_empty() && !self.has_src()
+    }
+
+    /// Text with no element of its own (a DOM text node or a merge of
+    /// differently tagged text nodes).
+    fn is_pure_text(&self) -> bool {
+        self.tag.is_empty()
+    }
+
+    fn has_src(&self) -> bool {
+        self.attrs.iter().any(|(n, _)| n == "src")
+    }
+
+    fn is_blank(&self) -> bool {
+        self.text.trim().is_empty()
+    }
+}
+
+/// What a DOM node contributes to its parent's children.
+#[derive(Default)]
+enum Slot {
+    #[default]
+    Nothing,
+    One(u32),
+    /// A transparent node's kept descendants, spliced into its parent.
+    Many(Vec<u32>),
+}
+
+/// The CNT root: `<body>`, or the document element when there is none.
+fn cnt_root(page: &Page) -> NodeId {
+    page.body()
+        .or_else(|| page.document_element())
+        .unwrap_or(NodeId::DOCUMENT)
+}
+
+pub(super) fn build(page: &Page) -> Cnt {
+    let root = cnt_root(page);
+    let end = page.node(root).subtree_end.0;
+    let base = root.0;
+    let mut items: Vec<Item> = Vec::new();
+    let mut slots: Vec<Slot> = (base..end).map(|_| Slot::Nothing).collect();
+    let slot_of = |n: NodeId| (n.0 - base) as usize;
+
+    for n in (base..end).rev() {
+        let id = NodeId(n);
+        let kind = if id == root {
+            root_kind(page, id)
+        } else {
+            filter::classify(page, id)
+        };
+        let slot = match kind {
+            Kind::Dropped => Slot::Nothing,
+            Kind::Text | Kind::Break => {
+                let text = match &page.node(id).data {
+                    NodeData::Text(t) => collapse_keeping_edges(t),
+                    _ => " ".to_string(),
+                };
+                items.push(Item {
+                    id,
+                    tag: String::new(),
+                    text,
+                    attrs: Vec::new(),
+                    clickable: false,
+                    absorbed: Vec::new(),
+                    children: Vec::new(),
+                    inline_start: true,
+                    inline_end: true,
+                });
+                Slot::One((items.len() - 1) as u32)
+            }
+            Kind::Transparent => {
+                let kids = gather(page, id, &mut slots, slot_of);
+                if kids.is_empty() {
+                    Slot::Nothing
+                } else {
+                    Slot::Many(kids)
+                }
+            }
+            Kind::Element(facts) => {
+                let kids = gather(page, id, &mut slots, slot_of);
+                let kids = merge_text_runs(&mut items, kids);
+                let mut kids = appropriate_text(&mut items, kids);
+                kids.retain(|&k| {
+                    !(items[k as usize].is_pure_text() && items[k as usize].is_blank())
+                });
+                let mut me = Item {
+                    id,
+                    tag: facts.tag,
+                    text: String::new(),
+                    attrs: facts.attrs,
+                    clickable: facts.clickable,
+                    absorbed: Vec::new(),
+                    children: Vec::new(),
+                    inline_start: facts.inline,
+                    inline_end: facts.inline,
+                };
+                if let [only] = kids[..] {
+                    absorb_single_child(&mut me, &mut items, only);
+                } else {
+                    me.children = kids;
+                }
+                if me.is_text_like() && me.is_blank() && id != root {
+                    Slot::Nothing
+                } else {
+                    items.push(me);
+                    Slot::One((items.len() - 1) as u32)
+                }
+            }
+        };
+        slots[slot_of(id)] = slot;
+    }
+
+    let root_item = match mem::take(&mut slots[0]) {
+        Slot::One(i) => i,
+        // The root is always an element kept as one item (see `root_kind`).
+        _ => {
+            items.push(empty_item(root));
+            (items.len() - 1) as u32
+        }
+    };
+    compact(page, items, root_item)
+}
+
+/// The root is kept even when markup hides it, so every page has a CNT.
+fn root_kind(page: &Page, id: NodeId) -> Kind {
+    match filter::classify(page, id) {
+        Kind::Element(f) => Kind::Element(f),
+        _ => match page.element(id) {
+            Some(e) => Kind::Element(filter::ElementFacts {
+                tag: e.local_name().to_string(),
+                attrs: Vec::new(),
+                clickable: false,
+                inline: false,
+            }),
+            None => Kind::Element(filter::ElementFacts {
+                tag: "#document".to_string(),
+                attrs: Vec::new(),
+                clickable: false,
+                inline: false,
+            }),
+        },
+    }
+}
+
+fn empty_item(id: NodeId) -> Item {
+    Item {
+        id,
+        tag: String::new(),
+        text: String::new(),
+        attrs: Vec::new(),
+        clickable: false,
+        absorbed: Vec::new(),
+        children: Vec::new(),
+        inline_start: false,
+        inline_end: false,
+    }
+}
+
+/// The kept items of `id`'s children, in document order.
+fn gather(
+    page: &Page,
+    id: NodeId,
+    slots: &mut [Slot],
+    slot_of: impl Fn(NodeId) -> usize,
+) -> Vec<u32> {
+    let mut kids = Vec::new();
+    for c in page.children(id) {
+        match mem::take(&mut slots[slot_of(c)]) {
+            Slot::Nothing => {}
+            Slot::One(i) => kids.push(i),
+            Slot::Many(v) => kids.extend(v),
+        }
+    }
+    kids
+}
+
+/// Rule "text nodes": adjacent text nodes become one, their text joined.
+/// The merged node keeps a tag only when all shared it, and only the
+/// attributes all shared: it carries what is true of all of it.
+fn merge_text_runs(items: &mut [Item], kids: Vec<u32>) -> Vec<u32> {
+    let mut out: Vec<u32> = Vec::with_capacity(kids.len());
+    for k in kids {
+        let ki = k as usize;
+        let merge_into = out
+            .last()
+            .copied()
+            .filter(|&p| items[p as usize].is_text_like() && items[ki].is_text_like());
+        let Some(p) = merge_into else {
+            out.push(k);
+            continue;
+        };
+        let (head, tail) = two_mut(items, p as usize, ki);
+        if head.is_blank() && !tail.is_blank() {
+            // Name the merged node after its first real text, not a blank.
+            head.absorbed.push(head.id);
+            head.id = tail.id;
+        } else {
+            head.absorbed.push(tail.id);
+        }
+        head.text = join_text(
+            mem::take(&mut head.text),
+            head.inline_end,
+            &tail.text,
+            tail.inline_start,
+        );
+        head.inline_end = tail.inline_end;
+        if head.tag != tail.tag {
+            head.tag.clear();
+        }
+        if head.tag.is_empty() {
+            head.attrs.clear();
+        } else {
+            head.attrs.retain(|a| tail.attrs.contains(a));
+        }
+        head.absorbed.append(&mut tail.absorbed);
+    }
+    out
+}
+
+/// Rule "text appropriation": a text node goes into the next (non-text)
+/// sibling, before its text; a last-child text node goes after the text of
+/// the previous sibling when that sibling has no children.
+fn appropriate_text(items: &mut [Item], kids: Vec<u32>) -> Vec<u32> {
+    let n = kids.len();
+    let mut out: Vec<u32> = Vec::with_capacity(n);
+    let mut pending: Option<u32> = None;
+    for (i, &k) in kids.iter().enumerate() {
+        let ki = k as usize;
+        if items[ki].is_text_like() {
+            if i + 1 < n {
+                // Runs are merged, so the next sibling is not text.
+                pending = Some(k);
+                continue;
+            }
+            if let Some(&prev) = out.last()
+                && !items[prev as usize].is_text_like()
+                && items[prev as usize].children.is_empty()
+            {
+                let (sib, text) = two_mut(items, prev as usize, ki);
+                sib.text = join_text(
+                    mem::take(&mut sib.text),
+                    sib.inline_end,
+                    &text.text,
+                    text.inline_start,
+                );
+                sib.absorbed.push(text.id);
+                sib.absorbed.append(&mut text.absorbed);
+                continue;
+            }
+            out.push(k);
+        } else {
+            if let Some(t) = pending.take() {
+                let (sib, text) = two_mut(items, ki, t as usize);
+                let joined = join_text(
+                    mem::take(&mut text.text),
+                    text.inline_end,
+                    &sib.text,
+                    sib.inline_start,
+                );
+                sib.text = joined;
+                sib.absorbed.push(text.id);
+                sib.absorbed.append(&mut text.absorbed);
+            }
+            out.push(k);
+        }
+    }
+    out
+}
+
+/// Rule "node with one child".
+fn absorb_single_child(me: &mut Item, items: &mut [Item], only: u32) {
+    let child = &mut items[only as usize];
+    if child.is_pure_text() {
+        me.text = mem::take(&mut child.text);
+        me.absorbed.push(child.id);
+        me.absorbed.append(&mut child.absorbed);
+        return;
+    }
+    if me.clickable && child.clickable {
+        me.children = vec![only];
+        return;
+    }
+    for tag in child.tag.split(',') {
+        if me.tag.rsplit(',').next() != Some(tag) {
+            if !me.tag.is_empty() {
+                me.tag.push(',');
+            }
+            me.tag.push_str(tag);
+        }
+    }
+    for (name, value) in mem::take(&mut child.attrs) {
+        match me.attrs.iter_mut().find(|(n, _)| *n == name) {
+            Some(slot) => slot.1 = value,
+            None => me.attrs.push((name, value)),
+        }
+    }
+    me.text = mem::take(&mut child.text);
+    me.children = mem::take(&mut child.children);
+    me.clickable |= child.clickable;
+    me.absorbed.push(child.id);
+    me.absorbed.append(&mut child.absorbed);
+}
+
+fn two_mut(items: &mut [Item], a: usize, b: usize) -> (&mut Item, &mut Item) {
+    debug_assert_ne!(a, b);
+    if a < b {
+        let (l, r) = items.split_at_mut(b);
+        (&mut l[a], &mut r[0])
+    } else {
+        let (l, r) = items.split_at_mut(a);
+        (&mut r[0], &mut l[b])
+    }
+}
+
+/// Joins two texts the way they read on screen: words touching across
+/// inline boundaries stay together, anything else is separated by a space.
+fn join_text(mut a: String, a_inline_end: bool, b: &str, b_inline_start: bool) -> String {
+    if b.is_empty() {
+        return a;
+    }
+    if a.is_empty() {
+        a.push_str(b);
+        return a;
+    }
+    let a_space = a.ends_with(' ');
+    let b_space = b.starts_with(' ');
+    if a_space && b_space {
+        a.push_str(&b[1..]);
+    } else if a_space || b_space || (a_inline_end && b_inline_start) {
+        a.push_str(b);
+    } else {
+        a.push(' ');
+        a.push_str(b);
+    }
+    a
+}
+
+/// Collapse whitespace runs (and no-break spaces, which read as spaces) to
+/// one space, keeping a space at an edge that had whitespace.
+fn collapse_keeping_edges(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    let mut in_space = false;
+    for ch in s.chars() {
+        if ch.is_ascii_whitespace() || ch == '\u{a0}' {
+            if !in_space {
+                out.push(' ');
+                in_space = true;
+            }
+        } else {
+            out.push(ch);
+            in_space = false;
+        }
+    }
+    out
+}
+
+/// The merged items as a [`Cnt`] in preorder, texts trimmed, with an index
+/// from every DOM id that went into a CNT node to that node.
+fn compact(page: &Page, mut items: Vec<Item>, root: u32) -> Cnt {
+    let mut nodes: Vec<CntNode> = Vec::new();
+    let mut index = vec![u32::MAX; page.len()];
+    // (item, parent CNT index)
+    let mut stack: Vec<(u32, Option<u32>)> = vec![(root, None)];
+    while let Some((it, parent)) = stack.pop() {
+        let item = &mut items[it as usize];
+        let me = nodes.len() as u32;
+        for &d in std::iter::once(&item.id).chain(item.absorbed.iter()) {
+            if let Some(slot) = index.get_mut(d.index()) {
+                *slot = me;
+            }
+        }
+        let kids = mem::take(&mut item.children);
+        for &k in kids.iter().rev() {
+            stack.push((k, Some(me)));
+        }
+        nodes.push(CntNode {
+            id: item.id,
+            tag: mem::take(&mut item.tag),
+            text: item.text.trim().to_string(),
+            attrs: mem::take(&mut item.attrs),
+            clickable: item.clickable,
+            absorbed: mem::take(&mut item.absorbed),
+            parent,
+            children: Vec::with_capacity(kids.len()),
+        });
+        if let Some(p) = parent {
+            nodes[p as usize].children.push(me);
+        }
+    }
+    Cnt {
+        nodes,
+        index,
+        title: page.title(),
+    }
+}

@@ -1,0 +1,358 @@
+//! The compressed node tree (CNT): seed 003's simplified DOM for LLM agents,
+//! budgeted to an exact token count.
+//!
+//! # Building ([`Cnt::build`])
+//! The tree starts at `<body>`. Rules, exactly as seed 003 gives them:
+//! - **Filtering.** `script`, `style`, `meta`, `link`, comments and every node
+//!   that is neither an element nor text are dropped; so is what is not
+//!   rendered ([`Page::is_rendered`]: markup now, real layout from a live
+//!   browser), and a text container (no action, no image) left with no text
+//!   and no children.
+//! - **Attributes kept:** `aria-*`, `role`, `href`, `src`, `alt`, `title`,
+//!   `placeholder`, `name`, `type`, `value` (empty values dropped, except
+//!   `value`), plus ours: the id and clickable. A `data:` URL shows only its
+//!   media type.
+//! - **Clickable:** `a` with `href`, `button`, `input`, `select`, `textarea`,
+//!   `label`, `summary`, `option`; `[onclick]`; an ARIA widget role (button,
+//!   checkbox, combobox, link, menuitem, menuitemcheckbox, menuitemradio,
+//!   option, radio, searchbox, slider, spinbutton, switch, tab, textbox,
+//!   treeitem); `tabindex >= 0`; `contenteditable`; and, with real layout,
+//!   the element that introduces `cursor: pointer` (not its descendants,
+//!   which inherit it). `a` needs `href` because browsers make only those
+//!   clickable, and named anchors are common empty noise; `option` is here
+//!   because `write` names it by value, and as text it would merge away.
+//! - **Merging** (bottom-up, so "recursively" holds). A *text node* is one
+//!   with no action, no children and no image (`src`).
+//!   1. Adjacent text nodes merge into one, texts joined as they read. The
+//!      result keeps a tag and attributes only where all of them shared it.
+//!   2. A text node goes into the next sibling's text, in front; a text node
+//!      that is the last child goes after the previous sibling's text when
+//!      that sibling has no children.
+//!   3. A node with one child: a text child becomes the parent's text;
+//!      otherwise, unless both are clickable, the parent absorbs the child:
+//!      its attributes (the child's win), text, children and clickable (OR);
+//!      tags join as `parent,child` (`ul,li,a`), a repeated tag once.
+//!
+//! A CNT node's id is the [`NodeId`] of the DOM node heading it; the ids
+//! merged into it are in [`CntNode::absorbed`]. So `webfold chunk --id ID`
+//! returns the HTML behind any CNT node, and every view shares one identity.
+//!
+//! # Compression and budget ([`Cnt::view`])
+//! A node with more children than the view's width shows its first and last
+//! few around one marker, which carries the hidden count and an id `P.F-L`
+//! (children `F` to `L` of node `P`, see [`CntId`]); texts past a length
+//! are cut. The view searches for the largest width (and text length) whose
+//! rendering fits `max_tokens` exactly, then widens the shallowest levels by
+//! one child as far as the rest of the budget allows. `expand` with a marker
+//! id shows the hidden children, with a node id that node's subtree: each
+//! compressed the same way, within the same budget.
+//!
+//! # The LLM format
+//! One node per line, every character chosen to save tokens:
+//! ```text
+//! # Example Shop
+//! 5 body
+//!  7 nav,ul
+//!   9 li,a* href=/ Home
+//!   12 li,a* href=/cart Cart (2)
+//!  … 3 hidden [5.1-3]
+//!  40 form role=search
+//!   42 input* type=text name=q placeholder="Search products"
+//!   44 button* Search
+//!  61 div,p Free shipping over 50 €. Terms and conditions apply to every…+812 [61]
+//!  Contact us
+//! # expand [ID] to see what is cut: `… N hidden` children, `…+N` characters
+//! ```
+//! - `#` starts the lines that are not nodes: the page title first, and a
+//!   legend last, only when something was cut.
+//! - One space of indentation per level: a newline and a run of spaces are
+//!   one token together in o200k and cl100k, so depth costs nothing; two
+//!   spaces would cost a token more at depth one.
+//! - The id comes first because it is what an agent acts on.
+//! - Tags as seed 003 merges them, joined by `,`.
+//! - `*` right after the tags: clickable, one token where `clickable=true`
+//!   would be four.
+//! - `name=value` with quotes only when the value has a space (quotes are two
+//!   tokens each time); `\"` and `\\` escape inside quotes.
+//! - The text runs to the end of the line, unquoted: the newline ends it.
+//! - A line without an id is text: text cannot be clicked, so its id is
+//!   left out; it is quoted only when it could be read as a node line or a
+//!   marker (it starts with a digit, `"`, `…` or `#`).
+//! - `… N hidden [P.F-L]`: a marker. `…` is one token; brackets mark a handle
+//!   to expand.
+//! - `…+N [ID]` ends a cut text: N characters more, shown by expanding ID.
+//!
+//! `--json` gives the same cut as `{id, tag, text, attrs, clickable,
+//! absorbed, children}` per node, with `compressed: {id, hidden}` where
+//! children are hidden and `text_cut` where text is; `--html` draws it as a
+//! page for a person, compressed nodes outlined.
+
+mod compress;
+mod filter;
+mod html;
+mod id;
+mod json;
+mod merge;
+mod render;
+
+use std::fmt;
+
+pub use compress::Cut;
+pub use filter::is_clickable;
+pub use id::{CntId, HiddenRange};
+
+use crate::tokens::{self, Encoding};
+use crate::{Error, NodeId, Page};
+use compress::Scope;
+
+/// The CNT of one page version: every node kept after filtering and merging,
+/// in preorder, uncompressed. Views ([`Cnt::view`]) choose what to show.
+#[derive(Debug, Clone)]
+pub struct Cnt {
+    nodes: Vec<CntNode>,
+    /// DOM id → index in `nodes` of the CNT node it went into (`u32::MAX`: none).
+    index: Vec<u32>,
+    title: Option<String>,
+}
+
+/// One CNT node: a DOM element (or text) with everything merged into it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct CntNode {
+    /// The DOM node that heads this CNT node: its id in every view.
+    pub id: NodeId,
+    /// The element's tag; merged nodes list theirs outer to inner (`ul,li,a`).
+    /// Empty for text.
+    pub tag: String,
+    /// Whitespace-collapsed text, before any children.
+    pub text: String,
+    /// Kept attributes, in source order (a merged child's value wins).
+    pub attrs: Vec<(String, String)>,
+    pub clickable: bool,
+    /// DOM nodes merged into this one (children absorbed, text appropriated).
+    pub absorbed: Vec<NodeId>,
+    /// Index of the parent in [`Cnt::nodes`].
+    pub parent: Option<u32>,
+    /// Indices of the children in [`Cnt::nodes`].
+    pub children: Vec<u32>,
+}
+
+impl CntNode {
+    /// Text with no element of its own.
+    pub fn is_text(&self) -> bool {
+        self.tag.is_empty()
+    }
+
+    pub fn attr(&self, name: &str) -> Option<&str> {
+        self.attrs
+            .iter()
+            .find(|(n, _)| n == name)
+            .map(|(_, v)| v.as_str())
+    }
+
+    /// The DOM nodes this CNT node stands for: its head, then the absorbed.
+    pub fn members(&self) -> impl Iterator<Item = NodeId> + '_ {
+        std::iter::once(self.id).chain(self.absorbed.iter().copied())
+    }
+}
+
+/// Options of a CNT view.
+#[derive(Debug, Clone)]
+pub struct ViewOptions {
+    /// The whole LLM rendering stays within this many tokens.
+    pub max_tokens: usize,
+    pub encoding: Encoding,
+    /// Show only this node's subtree, or the children behind a marker.
+    pub expand: Option<CntId>,
+}
+
+/// The CLI contract's default budget.
+pub const DEFAULT_MAX_TOKENS: usize = 8000;
+
+impl Default for ViewOptions {
+    fn default() -> Self {
+        ViewOptions {
+            max_tokens: DEFAULT_MAX_TOKENS,
+            encoding: Encoding::default(),
+            expand: None,
+        }
+    }
+}
+
+impl Cnt {
+    /// Filter and merge `page` into its CNT (seed 003's rules).
+    pub fn build(page: &Page) -> Cnt {
+        merge::build(page)
+    }
+
+    /// All nodes in preorder; index 0 is the root.
+    pub fn nodes(&self) -> &[CntNode] {
+        &self.nodes
+    }
+
+    pub fn root(&self) -> &CntNode {
+        &self.nodes[0]
+    }
+
+    pub fn title(&self) -> Option<&str> {
+        self.title.as_deref()
+    }
+
+    /// Index of the CNT node that DOM node `id` is part of (its head or
+    /// merged into it), if the node survived filtering.
+    pub fn find(&self, id: NodeId) -> Option<usize> {
+        self.index
+            .get(id.index())
+            .filter(|&&i| i != u32::MAX)
+            .map(|&i| i as usize)
+    }
+
+    /// The CNT node DOM node `id` is part of.
+    pub fn node_of(&self, id: NodeId) -> Option<&CntNode> {
+        self.find(id).map(|i| &self.nodes[i])
+    }
+
+    /// Checks that `id` names something in this CNT, with the reason if not.
+    pub fn check_id(&self, id: &CntId) -> Result<(), Error> {
+        self.scope(id).map(|_| ())
+    }
+
+    fn scope(&self, id: &CntId) -> Result<Scope, Error> {
+        match *id {
+            CntId::Node(n) => match self.find(n) {
+                Some(i) => Ok(Scope::Node(i as u32)),
+                None if n.index() < self.index.len() => Err(Error::InvalidOption(format!(
+                    "node {n} is not in the CNT (hidden or filtered out); `webfold chunk INPUT --id {n}` shows its HTML"
+                ))),
+                None => Err(Error::UnknownNodeId(n)),
+            },
+            CntId::Hidden(r) => {
+                let Some(p) = self
+                    .find(r.parent)
+                    .filter(|&p| self.nodes[p].id == r.parent)
+                else {
+                    return Err(Error::InvalidOption(format!(
+                        "{r} names no compressed node: {} is not a CNT node id; take the id from a `… N hidden [ID]` line of this page's CNT",
+                        r.parent
+                    )));
+                };
+                let len = self.nodes[p].children.len() as u32;
+                if r.first > r.last || r.last >= len {
+                    return Err(Error::InvalidOption(format!(
+                        "{r} is out of range: node {} has {len} children (0 to {}); take the id from a `… N hidden [ID]` line",
+                        r.parent,
+                        len.saturating_sub(1)
+                    )));
+                }
+                Ok(Scope::Range {
+                    parent: p as u32,
+                    first: r.first,
+                    last: r.last,
+                })
+            }
+        }
+    }
+
+    /// The largest view of the CNT (or of the part `opts.expand` names) whose
+    /// LLM rendering fits `opts.max_tokens`.
+    pub fn view(&self, opts: &ViewOptions) -> Result<View<'_>, Error> {
+        let scope = match &opts.expand {
+            Some(id) => self.scope(id)?,
+            None => Scope::Whole,
+        };
+        let fitted = compress::fit(self, scope, opts.max_tokens, opts.encoding)?;
+        Ok(View {
+            cnt: self,
+            scope,
+            cut: fitted.cut,
+            text: fitted.text,
+            tokens: fitted.tokens,
+            stats: fitted.stats,
+            max_tokens: opts.max_tokens,
+            encoding: opts.encoding,
+        })
+    }
+
+    /// A view with an explicit cut and no budget: for tests and tools that
+    /// want the whole tree (`Cut::NONE`).
+    pub fn view_with_cut(
+        &self,
+        expand: Option<&CntId>,
+        cut: Cut,
+        encoding: Encoding,
+    ) -> Result<View<'_>, Error> {
+        let scope = match expand {
+            Some(id) => self.scope(id)?,
+            None => Scope::Whole,
+        };
+        let (text, stats) = render::text(self, scope, cut);
+        let tokens = tokens::count(&text, encoding);
+        Ok(View {
+            cnt: self,
+            scope,
+            cut,
+            text,
+            tokens,
+            stats,
+            max_tokens: usize::MAX,
+            encoding,
+        })
+    }
+}
+
+/// What a view left out.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct CutStats {
+    /// Compression markers shown.
+    pub markers: usize,
+    /// Children behind those markers (not counting their descendants).
+    pub hidden_children: usize,
+    /// Texts and attribute values shortened.
+    pub texts_cut: usize,
+}
+
+impl CutStats {
+    pub fn is_cut(&self) -> bool {
+        self.markers > 0 || self.texts_cut > 0
+    }
+}
+
+/// One rendering of a CNT: what an LLM reads (`text`), plus the same cut as
+/// JSON and as an HTML page for a person.
+#[derive(Debug, Clone)]
+pub struct View<'a> {
+    cnt: &'a Cnt,
+    scope: Scope,
+    /// The cut that made the text fit.
+    pub cut: Cut,
+    /// The LLM format (see the module docs).
+    pub text: String,
+    /// Exact tokens of `text`.
+    pub tokens: usize,
+    pub stats: CutStats,
+    pub max_tokens: usize,
+    pub encoding: Encoding,
+}
+
+impl View<'_> {
+    /// The same tree as JSON: `{id, tag, text, attrs, clickable, children}`
+    /// per node and `compressed: {id, hidden}` where children are hidden.
+    pub fn to_json(&self) -> String {
+        json::render(self)
+    }
+
+    /// A standalone HTML page showing the tree, compressed nodes marked.
+    pub fn to_html(&self) -> String {
+        html::render(self)
+    }
+
+    /// What this view shows: the page, a node, or a hidden range.
+    pub fn scope_label(&self) -> String {
+        self.scope.label(self.cnt)
+    }
+}
+
+impl fmt::Display for View<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.text)
+    }
+}

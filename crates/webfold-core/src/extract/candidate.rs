@@ -1,0 +1,369 @@
+//! Finding the element that holds the main content: Readability's scoring
+//! (paragraph scores flow to their ancestors, damped by link density),
+//! its promotion of the top candidate, and sibling merging.
+
+use super::classify::{Classes, is_heading};
+use super::stats::Stats;
+use crate::NodeId;
+use crate::page::Page;
+
+/// Paragraph-like elements: their own text is a paragraph of their parent.
+fn is_paragraph_tag(tag: &str) -> bool {
+    matches!(
+        tag,
+        "p" | "pre"
+            | "li"
+            | "td"
+            | "th"
+            | "dd"
+            | "dt"
+            | "blockquote"
+            | "figcaption"
+            | "caption"
+            | "address"
+            | "h1"
+            | "h2"
+            | "h3"
+            | "h4"
+            | "h5"
+            | "h6"
+    )
+}
+
+fn tag_weight(tag: &str) -> f32 {
+    match tag {
+        "div" | "article" | "main" | "section" => 5.0,
+        "pre" | "td" | "blockquote" => 3.0,
+        "address" | "ol" | "ul" | "dl" | "dd" | "dt" | "li" | "form" => -3.0,
+        "th" => -5.0,
+        t if is_heading(t) => -5.0,
+        _ => 0.0,
+    }
+}
+
+/// Prose (chars) below which a top candidate may be only an intro.
+const SHORT_PROSE: f32 = 1200.0;
+
+/// Levels a top candidate may climb to gather a lede or end note.
+const GATHER_LEVELS: usize = 1;
+/// Text a parent may add per char of prose it adds, and still be gathered.
+const GATHER_CHARS_PER_PROSE: f32 = 1.2;
+
+/// Prose that makes a sibling of the top candidate part of the article.
+const SIBLING_PROSE: f32 = 140.0;
+
+/// Prose a candidate needs before its class name counts in its favour.
+const MIN_PROSE_FOR_CLASS_BONUS: f32 = 150.0;
+
+/// Shortest text (non-whitespace chars) that counts as a paragraph.
+const MIN_PARAGRAPH_CHARS: u32 = 20;
+
+pub(crate) struct Scores {
+    pub score: Vec<f32>,
+    pub candidates: Vec<NodeId>,
+    /// Paragraph text of each subtree, each paragraph weighed by how little
+    /// of it is links: how much reading the subtree offers.
+    pub prose: Vec<f32>,
+}
+
+pub(crate) fn score(page: &Page, classes: &Classes, stats: &Stats) -> Scores {
+    let n = page.len();
+    let mut score = vec![0f32; n];
+    let mut is_candidate = vec![false; n];
+    let mut candidates = Vec::new();
+    for i in 0..n {
+        let b = &stats.block[i];
+        if b.chars < MIN_PARAGRAPH_CHARS || stats.excluded[i] {
+            continue;
+        }
+        let id = NodeId(i as u32);
+        let Some(tag) = page.tag(id) else { continue };
+        if tag == "html" {
+            continue;
+        }
+        let p_score =
+            (1.0 + b.commas as f32 + (b.chars as f32 / 85.0).min(3.0)) * (1.0 - b.link_density());
+        let mut level = 0usize;
+        let start = if is_paragraph_tag(tag) {
+            page.parent(id)
+        } else {
+            Some(id)
+        };
+        let mut cur = start;
+        while let Some(a) = cur {
+            if level >= 5 {
+                break;
+            }
+            let Some(atag) = page.tag(a) else { break };
+            // Only text straight under <body> makes the body a candidate.
+            if atag == "html" || (atag == "body" && level > 0) {
+                break;
+            }
+            let ai = a.index();
+            if !is_candidate[ai] {
+                is_candidate[ai] = true;
+                candidates.push(a);
+                score[ai] = if atag == "body" {
+                    0.0
+                } else {
+                    tag_weight(atag) + classes.signals[ai].weight()
+                };
+            }
+            let div = match level {
+                0 => 1.0,
+                1 => 2.0,
+                l => l as f32 * 3.0,
+            };
+            score[ai] += p_score / div;
+            level += 1;
+            cur = page.parent(a);
+        }
+    }
+    let prose = prose(page, stats);
+    for &c in &candidates {
+        let i = c.index();
+        // A content-sounding class ("likes-text") on a scrap of text is not
+        // an article: the class bonus needs prose to stand on.
+        if classes.signals[i].positive && prose[i] < MIN_PROSE_FOR_CLASS_BONUS {
+            score[i] -= 25.0;
+        }
+        score[i] *= 1.0 - stats.total[i].link_density();
+    }
+    Scores {
+        score,
+        candidates,
+        prose,
+    }
+}
+
+/// Paragraph text of each subtree, each paragraph weighed by how little of
+/// it is links (link-heavy blocks count nothing).
+pub(crate) fn prose(page: &Page, stats: &Stats) -> Vec<f32> {
+    let n = page.len();
+    let mut prose = vec![0f32; n];
+    for i in (1..n).rev() {
+        if stats.excluded[i] {
+            continue;
+        }
+        let b = &stats.block[i];
+        if b.chars >= MIN_PARAGRAPH_CHARS {
+            let ld = b.link_density();
+            if ld < 0.5 {
+                prose[i] += b.chars as f32 * (1.0 - ld);
+            }
+        }
+        if let Some(p) = page.parent(NodeId(i as u32)) {
+            prose[p.index()] += prose[i];
+        }
+    }
+    prose
+}
+
+/// The best candidate, promoted the way Readability does.
+pub(crate) fn top_candidate(page: &Page, scores: &Scores, stats: &Stats) -> Option<NodeId> {
+    let s = &scores.score;
+    let mut ranked: Vec<NodeId> = scores.candidates.clone();
+    ranked.sort_by(|a, b| s[b.index()].total_cmp(&s[a.index()]).then(a.cmp(b)));
+    let mut top = *ranked.first()?;
+    if s[top.index()] <= 0.0 {
+        return None;
+    }
+    let body = page.body();
+
+    // Several near-equal candidates under one ancestor: the ancestor is the article.
+    let top_score = s[top.index()];
+    let alternatives: Vec<NodeId> = ranked
+        .iter()
+        .skip(1)
+        .take(4)
+        .copied()
+        .filter(|&c| s[c.index()] / top_score >= 0.75)
+        .collect();
+    if alternatives.len() >= 3 {
+        let mut parent = page.parent(top);
+        while let Some(p) = parent {
+            if Some(p) == body || page.tag(p).is_none() {
+                break;
+            }
+            let containing = alternatives
+                .iter()
+                .filter(|&&c| page.is_ancestor_of(p, c))
+                .count();
+            if containing >= 3 {
+                top = p;
+                break;
+            }
+            parent = page.parent(p);
+        }
+    }
+
+    // Climb while the parent scores better: the content is split in parts.
+    let mut last = s[top.index()];
+    let threshold = last / 3.0;
+    let mut parent = page.parent(top);
+    while let Some(p) = parent {
+        if Some(p) == body || page.tag(p).is_none() {
+            break;
+        }
+        let ps = s[p.index()];
+        if ps == 0.0 {
+            parent = page.parent(p);
+            continue;
+        }
+        if ps < threshold {
+            break;
+        }
+        if ps > last {
+            top = p;
+            break;
+        }
+        last = ps;
+        parent = page.parent(p);
+    }
+
+    // Scores decay with depth, so a short intro near the top can beat the
+    // deeply nested body it introduces. When the top holds little prose and
+    // a near ancestor (not a link farm) holds at least twice as much, the
+    // ancestor is the article.
+    'climb: while scores.prose[top.index()] < SHORT_PROSE {
+        let mut cur = page.parent(top);
+        for _ in 0..4 {
+            let Some(p) = cur else { break };
+            if Some(p) == body || page.tag(p).is_none() {
+                break;
+            }
+            if scores.prose[top.index()] * 2.0 < scores.prose[p.index()]
+                && stats.total[p.index()].link_density() < 0.35
+            {
+                top = p;
+                continue 'climb;
+            }
+            cur = page.parent(p);
+        }
+        break;
+    }
+
+    // A lede or an end note beside the body: take the parent when what it
+    // adds is mostly prose, not links or short furniture text.
+    for _ in 0..GATHER_LEVELS {
+        let Some(p) = page.parent(top) else { break };
+        if Some(p) == body || page.tag(p).is_none() {
+            break;
+        }
+        let (pi, ti) = (p.index(), top.index());
+        let added_prose = scores.prose[pi] - scores.prose[ti];
+        let added_chars = stats.total[pi].chars.saturating_sub(stats.total[ti].chars) as f32;
+        if added_prose >= 0.05 * scores.prose[ti]
+            && added_chars <= GATHER_CHARS_PER_PROSE * added_prose
+            && stats.total[pi].link_density() < 0.15
+        {
+            top = p;
+        } else {
+            break;
+        }
+    }
+
+    // An only child says nothing its parent does not.
+    while let Some(p) = page.parent(top) {
+        if Some(p) == body || page.tag(p).is_none() || page.element_children(p).count() != 1 {
+            break;
+        }
+        top = p;
+    }
+    Some(top)
+}
+
+/// The chosen content: `top` alone (`root == top`), or `top` and the
+/// siblings in `keep` under their parent `root`.
+pub(crate) struct Selection {
+    pub top: NodeId,
+    pub root: NodeId,
+    /// Children of `root` that are content, in document order.
+    pub keep: Vec<NodeId>,
+}
+
+impl Selection {
+    /// Whether only some children of `root` are content.
+    pub fn restricted(&self) -> bool {
+        self.root != self.top
+    }
+}
+
+/// `top` and the siblings that belong to the article too (Readability's rule).
+pub(crate) fn merge_siblings(
+    page: &Page,
+    scores: &Scores,
+    stats: &Stats,
+    top: NodeId,
+) -> Selection {
+    let kept = kept_siblings(page, scores, stats, top);
+    match page.parent(top) {
+        Some(parent) if kept.len() > 1 => Selection {
+            top,
+            root: parent,
+            keep: kept,
+        },
+        _ => Selection {
+            top,
+            root: top,
+            keep: vec![top],
+        },
+    }
+}
+
+fn kept_siblings(page: &Page, scores: &Scores, stats: &Stats, top: NodeId) -> Vec<NodeId> {
+    let s = &scores.score;
+    let Some(parent) = page.parent(top) else {
+        return vec![top];
+    };
+    if page.tag(parent).is_none() {
+        return vec![top];
+    }
+    let top_score = s[top.index()];
+    let threshold = (top_score * 0.2).max(10.0);
+    let top_class = page
+        .element(top)
+        .and_then(|e| e.attr("class"))
+        .filter(|c| !c.is_empty());
+    let mut kept = Vec::new();
+    for sib in page.element_children(parent) {
+        if sib == top {
+            kept.push(sib);
+            continue;
+        }
+        if stats.excluded[sib.index()] {
+            continue;
+        }
+        let e = page.element(sib);
+        let bonus = match (top_class, e.and_then(|e| e.attr("class"))) {
+            (Some(a), Some(b)) if a == b => top_score * 0.2,
+            _ => 0.0,
+        };
+        if s[sib.index()] + bonus >= threshold {
+            kept.push(sib);
+            continue;
+        }
+        if page.tag(sib) == Some("p") {
+            let c = &stats.total[sib.index()];
+            let ld = c.link_density();
+            let len = c.chars;
+            if (len > 65 && ld < 0.25)
+                || (len > 0 && len <= 65 && ld == 0.0 && ends_sentence(&page.text_content(sib)))
+            {
+                kept.push(sib);
+            }
+        } else if scores.prose[sib.index()] >= SIBLING_PROSE
+            && scores.prose[sib.index()] * 3.0 >= stats.total[sib.index()].chars as f32 * 2.0
+            && stats.total[sib.index()].link_density() < 0.2
+        {
+            // A lede or a continuation in a wrapper of its own.
+            kept.push(sib);
+        }
+    }
+    kept
+}
+
+fn ends_sentence(text: &str) -> bool {
+    let t = text.trim_end();
+    t.ends_with('.') || t.contains(". ")
+}

@@ -1,0 +1,259 @@
+//! Main-content extraction: which part of a page is the article.
+//!
+//! The answer is a subtree (`root`) minus the subtrees inside it that are not
+//! content (`is_dropped`), plus the title, byline and date. Views render it
+//! (Markdown, text) with that filter, so links, tables and code keep whatever
+//! treatment the renderer gives them.
+//!
+//! How: classify elements (never content / furniture / candidate), score
+//! paragraphs and let the scores flow to their ancestors (Readability),
+//! take the best container and its sibling parts, then drop furniture and
+//! junk containers inside it, bottom-up. Every pass is a linear walk of the
+//! preorder arena, so page depth costs nothing. When the result holds too
+//! little text (app shells, listings, home pages) the extraction falls back
+//! to the whole page and says so in `fallback`.
+
+mod candidate;
+mod classify;
+mod clean;
+mod metadata;
+mod render;
+mod stats;
+mod text;
+
+use std::fmt;
+
+pub use metadata::{Metadata, metadata};
+
+use crate::NodeId;
+use crate::page::Page;
+use classify::{Classes, Kind};
+use stats::Stats;
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct ExtractOptions {
+    /// Fewer non-whitespace characters than this in the article: fall back
+    /// to the whole page.
+    pub min_chars: u32,
+}
+
+impl Default for ExtractOptions {
+    fn default() -> Self {
+        ExtractOptions { min_chars: 200 }
+    }
+}
+
+/// Why the extraction is the whole page rather than an article.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
+#[serde(tag = "reason", rename_all = "snake_case")]
+pub enum Fallback {
+    /// No element holds paragraph text (an app shell, an empty page).
+    NoArticle,
+    /// The best candidate held too little of the page's visible text.
+    TooLittleText {
+        article_chars: u32,
+        visible_chars: u32,
+    },
+}
+
+impl fmt::Display for Fallback {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Fallback::NoArticle => write!(f, "no main content found, so this is the whole page"),
+            Fallback::TooLittleText {
+                article_chars,
+                visible_chars,
+            } => write!(
+                f,
+                "no main content found (the best candidate held {article_chars} of the page's \
+                 {visible_chars} visible characters), so this is the whole page"
+            ),
+        }
+    }
+}
+
+/// The main content of a page.
+#[derive(Clone, Debug)]
+pub struct Extraction {
+    /// The subtree that holds the content (the `<body>` on a fallback).
+    pub root: NodeId,
+    /// Dropped subtrees inside `root`, as sorted disjoint id ranges.
+    dropped: Vec<(u32, u32)>,
+    pub metadata: Metadata,
+    /// Set when this is the whole page rather than an article.
+    pub fallback: Option<Fallback>,
+    /// Non-whitespace characters of text kept.
+    pub chars: u32,
+    /// Non-whitespace characters of all rendered text on the page.
+    pub visible_chars: u32,
+}
+
+impl Extraction {
+    /// Whether `id` lies in a dropped subtree (ids outside `root` are not "dropped": use `is_kept`).
+    pub fn is_dropped(&self, id: NodeId) -> bool {
+        let i = self.dropped.partition_point(|&(start, _)| start <= id.0);
+        i > 0 && id.0 < self.dropped[i - 1].1
+    }
+
+    /// Whether `id` is part of the extracted content.
+    pub fn is_kept(&self, page: &Page, id: NodeId) -> bool {
+        (id == self.root || page.is_ancestor_of(self.root, id)) && !self.is_dropped(id)
+    }
+
+    /// Roots of the dropped subtrees, in document order.
+    pub fn dropped(&self) -> impl Iterator<Item = NodeId> + '_ {
+        self.dropped.iter().map(|&(s, _)| NodeId(s))
+    }
+
+    /// Share of the page's visible text that was kept.
+    pub fn text_ratio(&self) -> f32 {
+        if self.visible_chars == 0 {
+            0.0
+        } else {
+            self.chars as f32 / self.visible_chars as f32
+        }
+    }
+}
+
+struct Attempt {
+    root: NodeId,
+    dropped: Vec<NodeId>,
+    chars: u32,
+}
+
+fn attempt(
+    page: &Page,
+    classes: &Classes,
+    use_classes: bool,
+    title: Option<&str>,
+) -> Option<Attempt> {
+    let furniture = |k: Kind| match k {
+        Kind::Plain => false,
+        Kind::Removed | Kind::Boilerplate => true,
+        Kind::BoilerplateByClass => use_classes,
+    };
+    let stats = Stats::compute(page, &classes.kinds, furniture);
+    let scores = candidate::score(page, classes, &stats);
+    let top = candidate::top_candidate(page, &scores, &stats)?;
+    let selection = candidate::merge_siblings(page, &scores, &stats, top);
+    let root = selection.root;
+    let dropped = clean::drops(
+        page,
+        classes,
+        furniture,
+        &stats,
+        &selection,
+        &scores.prose,
+        title,
+    );
+    let (sums, _) = stats.accumulate(page, root, |id, _| dropped.binary_search(&id).is_ok());
+    Some(Attempt {
+        root,
+        dropped,
+        chars: sums[root.index()].chars,
+    })
+}
+
+/// A class that only hints at furniture (`read-more`, `sidebar-wrap`) on an
+/// element inside the article holding at least half its prose is part of
+/// the article (a "read more" expansion, a layout wrapper): make such
+/// elements candidates again. Returns whether any changed.
+fn rescue_weak_furniture(page: &Page, classes: &mut Classes, prose: &[f32], root: NodeId) -> bool {
+    let root_prose = prose[root.index()];
+    let mut changed = false;
+    for i in page.subtree(root).map(NodeId::index) {
+        if classes.kinds[i] == Kind::BoilerplateByClass
+            && !classes.signals[i].strong_negative
+            && root_prose > 0.0
+            && prose[i] >= 0.5 * root_prose
+        {
+            classes.kinds[i] = Kind::Plain;
+            changed = true;
+        }
+    }
+    changed
+}
+
+fn ranges(page: &Page, roots: &[NodeId]) -> Vec<(u32, u32)> {
+    roots
+        .iter()
+        .map(|&r| (r.0, page.node(r).subtree_end.0))
+        .collect()
+}
+
+/// Extract the main content of `page`.
+pub fn extract(page: &Page, options: &ExtractOptions) -> Extraction {
+    let metadata = metadata::metadata(page);
+    let body = page.body().unwrap_or(NodeId::DOCUMENT);
+    let mut classes = classify::classify(page);
+    let visible = Stats::compute(page, &classes.kinds, |k| k == Kind::Removed);
+    let visible_chars = visible.total[body.index()].chars;
+    let visible_prose = candidate::prose(page, &visible);
+
+    let mut best: Option<Attempt> = None;
+    for use_classes in [true, false] {
+        let Some(mut a) = attempt(page, &classes, use_classes, metadata.title.as_deref()) else {
+            continue;
+        };
+        if use_classes
+            && rescue_weak_furniture(page, &mut classes, &visible_prose, a.root)
+            && let Some(again) = attempt(page, &classes, use_classes, metadata.title.as_deref())
+        {
+            a = again;
+        }
+        let enough = a.chars >= options.min_chars;
+        if best.as_ref().is_none_or(|b| a.chars > b.chars) {
+            best = Some(a);
+        }
+        if enough {
+            break;
+        }
+    }
+
+    let fallback = match &best {
+        None => Some(Fallback::NoArticle),
+        // A small page that is all article is not a fallback.
+        Some(a) if a.chars < options.min_chars && a.chars * 2 < visible_chars => {
+            Some(Fallback::TooLittleText {
+                article_chars: a.chars,
+                visible_chars,
+            })
+        }
+        Some(_) => None,
+    };
+    match (best, fallback) {
+        (Some(a), None) => Extraction {
+            root: a.root,
+            dropped: ranges(page, &a.dropped),
+            metadata,
+            fallback: None,
+            chars: a.chars,
+            visible_chars,
+        },
+        (_, fallback) => {
+            // The whole page, less what is never rendered.
+            let mut dropped = Vec::new();
+            let end = page.node(body).subtree_end.index();
+            let mut i = body.index() + 1;
+            while i < end {
+                if visible.excluded[i] {
+                    dropped.push(NodeId(i as u32));
+                    i = page.node(NodeId(i as u32)).subtree_end.index();
+                } else {
+                    i += 1;
+                }
+            }
+            Extraction {
+                root: body,
+                dropped: ranges(page, &dropped),
+                metadata,
+                fallback,
+                chars: visible_chars,
+                visible_chars,
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests;

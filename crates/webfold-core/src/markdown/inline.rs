@@ -1,0 +1,477 @@
+//! Inline rules: flanking whitespace, emphasis, code spans, links, images.
+
+use std::borrow::Cow;
+
+use crate::page::{ElementData, NodeId};
+
+use super::escape::{self, TextContext};
+use super::options::{Escaping, LinkReferenceStyle, LinkStyle};
+use super::prepass::{DROPPED, IN_PRE, REMOVED, TRIM_LEAD, TRIM_TRAIL};
+use super::tags::{self, js_space};
+use super::urls;
+use super::walk::{Frame, Kind, Writer};
+
+/// How many nodes an edge scan looks at before giving up. Pages nest inline
+/// elements thousands deep; an unbounded scan per element would be quadratic.
+const EDGE_SCAN_NODES: usize = 64;
+
+fn ascii_ws(c: char) -> bool {
+    matches!(c, ' ' | '\t' | '\r' | '\n')
+}
+
+/// Calls `f` on the characters of a text node as collapsed (first to last, or
+/// last to first); stops when `f` returns false. Returns whether it ran to the end.
+fn each_collapsed(raw: &str, flags: u8, reverse: bool, f: impl FnMut(char) -> bool) -> bool {
+    if flags & IN_PRE != 0 {
+        return if reverse {
+            raw.chars().rev().all(f)
+        } else {
+            raw.chars().all(f)
+        };
+    }
+    let (trim_first, trim_last) = if reverse {
+        (flags & TRIM_TRAIL != 0, flags & TRIM_LEAD != 0)
+    } else {
+        (flags & TRIM_LEAD != 0, flags & TRIM_TRAIL != 0)
+    };
+    if reverse {
+        collapse_chars(raw.chars().rev(), trim_first, trim_last, f)
+    } else {
+        collapse_chars(raw.chars(), trim_first, trim_last, f)
+    }
+}
+
+fn collapse_chars(
+    mut chars: impl Iterator<Item = char>,
+    trim_first: bool,
+    trim_last: bool,
+    mut f: impl FnMut(char) -> bool,
+) -> bool {
+    let is_ws = |c: char| c.is_ascii() && tags::collapsible(c as u8);
+    let mut first = true;
+    let mut pending = chars.next();
+    while let Some(c) = pending {
+        if is_ws(c) {
+            let mut next = chars.next();
+            while next.is_some_and(is_ws) {
+                next = chars.next();
+            }
+            let dropped = (first && trim_first) || (next.is_none() && trim_last);
+            if !dropped && !f(' ') {
+                return false;
+            }
+            pending = next;
+        } else {
+            if !f(c) {
+                return false;
+            }
+            pending = chars.next();
+        }
+        first = false;
+    }
+    true
+}
+
+fn shorten_owned(url: Cow<'_, str>) -> Cow<'_, str> {
+    match urls::shorten_data_uri(&url) {
+        Cow::Owned(short) => Cow::Owned(short),
+        Cow::Borrowed(_) => url,
+    }
+}
+
+impl<'a> Writer<'a> {
+    /// The topmost node of the dropped subtree `id` is in.
+    fn dropped_root(&self, mut id: NodeId) -> NodeId {
+        while let Some(p) = self.page.parent(id) {
+            if !self.pre.has(p, DROPPED) {
+                break;
+            }
+            id = p;
+        }
+        id
+    }
+
+    /// Visits the text nodes of `id`'s subtree (or `id` itself) in order or in
+    /// reverse, with their flags, until `f` returns false or the scan limit is hit.
+    /// Returns false if it stopped early.
+    fn each_text(&self, id: NodeId, reverse: bool, mut f: impl FnMut(&str, u8) -> bool) -> bool {
+        let page = self.page;
+        if let Some(t) = page.text(id) {
+            let fl = self.pre.get(id);
+            return fl & (REMOVED | DROPPED) != 0 || f(t, fl);
+        }
+        let first = id.0 + 1;
+        let end = page.node(id).subtree_end.0;
+        let mut scanned = 0;
+        let mut j = if reverse { end } else { first };
+        loop {
+            let n = if reverse {
+                if j <= first {
+                    return true;
+                }
+                j -= 1;
+                NodeId(j)
+            } else {
+                if j >= end {
+                    return true;
+                }
+                NodeId(j)
+            };
+            scanned += 1;
+            if scanned > EDGE_SCAN_NODES {
+                return false;
+            }
+            let fl = self.pre.get(n);
+            if fl & DROPPED != 0 {
+                j = if reverse {
+                    self.dropped_root(n).0
+                } else {
+                    page.node(n).subtree_end.0
+                };
+                continue;
+            }
+            if !reverse {
+                j += 1;
+            }
+            if fl & REMOVED == 0
+                && let Some(t) = page.text(n)
+                && !f(t, fl)
+            {
+                return false;
+            }
+        }
+    }
+
+    /// First (or last) character of a node's collapsed text content.
+    fn edge_char(&self, id: NodeId, from_end: bool) -> Option<char> {
+        let mut found = None;
+        self.each_text(id, from_end, |t, fl| {
+            each_collapsed(t, fl, from_end, |c| {
+                found = Some(c);
+                false
+            });
+            found.is_none()
+        });
+        found
+    }
+
+    /// turndown's `isFlankedByWhitespace`: the sibling on that side ends (or
+    /// starts) with a space.
+    fn flanked(&self, id: NodeId, left: bool) -> bool {
+        let sib = if left {
+            self.prev_kept_sibling(id)
+        } else {
+            self.next_kept_sibling(id)
+        };
+        let Some(sib) = sib else { return false };
+        if let Some(e) = self.page.element(sib) {
+            let tag = e.local_name();
+            if (self.opts.preformatted_code && tag == "code") || tags::is_block(tag) {
+                return false;
+            }
+        }
+        self.edge_char(sib, left) == Some(' ')
+    }
+
+    /// turndown's `flankingWhitespace`: the whitespace at the edges of an inline
+    /// element's text, moved outside its delimiters. ASCII whitespace is dropped
+    /// where the neighbour already has a space.
+    pub(super) fn flanks(&self, id: NodeId) -> (String, String) {
+        let mut lead = String::new();
+        let mut lead_ascii = 0;
+        let mut ascii_run = true;
+        let mut seen_text = false;
+        let complete = self.each_text(id, false, |t, fl| {
+            each_collapsed(t, fl, false, |c| {
+                if !js_space(c) {
+                    seen_text = true;
+                    return false;
+                }
+                lead.push(c);
+                if ascii_run && ascii_ws(c) {
+                    lead_ascii += 1;
+                } else {
+                    ascii_run = false;
+                }
+                true
+            });
+            !seen_text
+        });
+        let mut trail = String::new();
+        let mut trail_ascii = 0;
+        if seen_text || !complete {
+            let mut rev = Vec::new();
+            let mut ascii_run = true;
+            let mut done = false;
+            self.each_text(id, true, |t, fl| {
+                each_collapsed(t, fl, true, |c| {
+                    if !js_space(c) {
+                        done = true;
+                        return false;
+                    }
+                    rev.push(c);
+                    if ascii_run && ascii_ws(c) {
+                        trail_ascii += 1;
+                    } else {
+                        ascii_run = false;
+                    }
+                    true
+                });
+                !done
+            });
+            trail.extend(rev.iter().rev());
+        }
+        if lead_ascii > 0 && self.flanked(id, true) {
+            lead.drain(..lead_ascii);
+        }
+        if trail_ascii > 0 && self.flanked(id, false) {
+            trail.truncate(trail.len() - trail_ascii);
+        }
+        (lead, trail)
+    }
+
+    fn no_flanks(&self, id: NodeId, tag_is_code: bool) -> bool {
+        id == self.root || (self.opts.preformatted_code && (tag_is_code || self.code_depth > 0))
+    }
+
+    /// Opens an inline element: leading flank, `delim`, then its content.
+    pub(super) fn inline_open(&mut self, id: NodeId, kind: Kind<'a>, delim: &str) {
+        let (lead, trail) = if self.no_flanks(id, matches!(kind, Kind::Code)) {
+            (String::new(), String::new())
+        } else {
+            self.flanks(id)
+        };
+        self.join(0);
+        let start = self.out.len();
+        self.emit(&lead);
+        let lead_end = self.out.len();
+        self.emit(delim);
+        let barrier = !matches!(kind, Kind::Inline);
+        let trim = !lead.is_empty() || !trail.is_empty();
+        let frame = self.push(id, kind, start, lead_end);
+        frame.trail = trail;
+        frame.trim = trim;
+        if barrier {
+            self.barrier(trim.then_some(true));
+        } else if trim {
+            self.strip_at = self.out.len();
+            self.strip_ws = true;
+        }
+    }
+
+    pub(super) fn link_open(&mut self, id: NodeId, e: &'a ElementData) {
+        let href = e.attr("href").unwrap_or("");
+        let compact = self.opts.compact;
+        let script = href
+            .trim_start()
+            .get(..11)
+            .is_some_and(|s| s.eq_ignore_ascii_case("javascript:"));
+        if href.is_empty() || (compact && script) {
+            self.inline_open(id, Kind::Inline, "");
+            return;
+        }
+        let mut url = urls::resolve(href, self.base.as_ref());
+        if !self.opts.keep_data_uris {
+            url = shorten_owned(url);
+        }
+        let title = if compact { None } else { e.attr("title") };
+        let (lead, trail) = if self.no_flanks(id, false) {
+            (String::new(), String::new())
+        } else {
+            self.flanks(id)
+        };
+        self.join(0);
+        let start = self.out.len();
+        self.emit(&lead);
+        let lead_end = self.out.len();
+        if compact
+            && self.opts.escaping == Escaping::Minimal
+            && self.out.ends_with('!')
+            && !self.out.ends_with("\\!")
+        {
+            // `!` + `[text](url)` would read as an image.
+            self.out.pop();
+            self.out.push_str("\\!");
+        }
+        self.emit("[");
+        let trim = !lead.is_empty() || !trail.is_empty();
+        let frame = self.push(id, Kind::Link { href: url, title }, start, lead_end);
+        frame.trail = trail;
+        frame.trim = trim;
+        self.barrier(trim.then_some(true));
+        self.bracket_depth += 1;
+        if compact {
+            // Link text must stay on one line: card links wrap headings and paragraphs.
+            self.flat_depth += 1;
+        }
+    }
+
+    pub(super) fn inline_exit(&mut self, frame: Frame<'a>) {
+        if self.opts.compact && !matches!(frame.kind, Kind::Code) {
+            // A closing delimiter after a break or a space would not close.
+            self.drop_final_break(frame.content);
+            self.trim_end(frame.content);
+        } else if frame.trim {
+            self.trim_end(frame.content);
+        }
+        let content = frame.content.min(self.out.len());
+        let blank = self.out[content..].trim_matches(js_space).is_empty();
+        match &frame.kind {
+            Kind::Emphasis { delim } => {
+                if blank {
+                    self.out.truncate(frame.lead_end);
+                } else {
+                    self.out.push_str(delim);
+                }
+            }
+            Kind::Code => {
+                self.code_depth -= 1;
+                if content == self.out.len() {
+                    self.out.truncate(frame.lead_end);
+                } else {
+                    self.code_span_exit(frame.lead_end, content);
+                }
+            }
+            Kind::Link { href, title } => {
+                self.bracket_depth -= 1;
+                if self.opts.compact {
+                    self.flat_depth -= 1;
+                    self.flatten(content, false);
+                }
+                if self.opts.compact && blank {
+                    self.out.truncate(frame.lead_end);
+                } else {
+                    self.link_exit(content, href, *title);
+                }
+            }
+            _ => {}
+        }
+        self.out.push_str(&frame.trail);
+    }
+
+    /// turndown's code rule: line breaks become spaces; the delimiter is a run of
+    /// backticks the content does not contain, padded with a space when needed.
+    fn code_span_exit(&mut self, lead_end: usize, content: usize) {
+        let mut body = std::mem::take(&mut self.scratch);
+        body.clear();
+        let raw = &self.out[content..];
+        let mut chars = raw.chars().peekable();
+        while let Some(c) = chars.next() {
+            match c {
+                '\r' => {
+                    if chars.peek() == Some(&'\n') {
+                        chars.next();
+                    }
+                    body.push(' ');
+                }
+                '\n' => body.push(' '),
+                _ => body.push(c),
+            }
+        }
+        let mut runs = Vec::new();
+        let mut run = 0;
+        for b in body.bytes().chain(std::iter::once(0)) {
+            if b == b'`' {
+                run += 1;
+            } else if run > 0 {
+                runs.push(run);
+                run = 0;
+            }
+        }
+        let mut ticks = 1;
+        while runs.contains(&ticks) {
+            ticks += 1;
+        }
+        let b = body.as_bytes();
+        let pad = body.starts_with('`')
+            || body.ends_with('`')
+            || (b.len() >= 2
+                && b[0] == b' '
+                && b[b.len() - 1] == b' '
+                && body.bytes().any(|c| c != b' '));
+        self.out.truncate(lead_end);
+        for _ in 0..ticks {
+            self.out.push('`');
+        }
+        if pad {
+            self.out.push(' ');
+        }
+        self.out.push_str(&body);
+        if pad {
+            self.out.push(' ');
+        }
+        for _ in 0..ticks {
+            self.out.push('`');
+        }
+        self.scratch = body;
+    }
+
+    fn link_exit(&mut self, content: usize, href: &str, title: Option<&str>) {
+        let mode = self.opts.escaping;
+        match self.opts.link_style {
+            LinkStyle::Inlined => {
+                self.out.push_str("](");
+                escape::push_destination(&mut self.out, href, mode);
+                if let Some(t) = title {
+                    escape::push_title(&mut self.out, t);
+                }
+                self.out.push(')');
+            }
+            LinkStyle::Referenced => {
+                let mut def = String::new();
+                match self.opts.link_reference_style {
+                    LinkReferenceStyle::Full => {
+                        let n = self.refs.len() + 1;
+                        self.out.push_str(&format!("][{n}]"));
+                        def.push_str(&format!("[{n}]: "));
+                    }
+                    LinkReferenceStyle::Collapsed | LinkReferenceStyle::Shortcut => {
+                        def.push('[');
+                        def.push_str(&self.out[content..]);
+                        def.push_str("]: ");
+                        let tail =
+                            if self.opts.link_reference_style == LinkReferenceStyle::Collapsed {
+                                "][]"
+                            } else {
+                                "]"
+                            };
+                        self.out.push_str(tail);
+                    }
+                }
+                escape::push_destination(&mut def, href, mode);
+                if let Some(t) = title {
+                    escape::push_title(&mut def, t);
+                }
+                self.refs.push(def);
+            }
+        }
+    }
+
+    pub(super) fn image(&mut self, e: &ElementData) {
+        let Some(src) = urls::image_source(e) else {
+            return;
+        };
+        let alt = escape::clean_attribute(e.attr("alt").unwrap_or(""));
+        let compact = self.opts.compact;
+        if compact && alt.trim().is_empty() && urls::is_data_uri(src) {
+            // Spacers and tracking pixels.
+            return;
+        }
+        let mut url = urls::resolve(src, self.base.as_ref());
+        if !self.opts.keep_data_uris {
+            url = shorten_owned(url);
+        }
+        self.emit("![");
+        let ctx = TextContext {
+            line_start: false,
+            in_brackets: true,
+        };
+        escape::push_text(&mut self.out, &alt, self.opts.escaping, ctx);
+        self.out.push_str("](");
+        escape::push_destination(&mut self.out, &url, self.opts.escaping);
+        if !compact && let Some(t) = e.attr("title") {
+            escape::push_title(&mut self.out, t);
+        }
+        self.out.push(')');
+    }
+}

@@ -1,0 +1,148 @@
+//! Text previews: the first characters of the text a line stands for.
+
+use super::scope::Scope;
+use crate::page::{NodeData, NodeId};
+
+/// Characters in a preview (seed 000).
+pub const PREVIEW_CHARS: usize = 50;
+
+/// Elements that do not break a line of text: crossing them adds no space.
+pub(super) fn is_inline(tag: &str) -> bool {
+    matches!(
+        tag,
+        "a" | "abbr"
+            | "b"
+            | "bdi"
+            | "bdo"
+            | "big"
+            | "cite"
+            | "code"
+            | "data"
+            | "del"
+            | "dfn"
+            | "em"
+            | "font"
+            | "i"
+            | "img"
+            | "ins"
+            | "kbd"
+            | "label"
+            | "mark"
+            | "nobr"
+            | "q"
+            | "s"
+            | "samp"
+            | "small"
+            | "span"
+            | "strike"
+            | "strong"
+            | "sub"
+            | "sup"
+            | "time"
+            | "tt"
+            | "u"
+            | "var"
+    )
+}
+
+/// The visible text of `root`'s subtree that no other line shows
+/// (`is_shown(n)` marks elements with their own line), whitespace-collapsed
+/// and cut to [`PREVIEW_CHARS`] characters plus "…". `None` when empty.
+pub(super) fn preview(
+    scope: &Scope<'_>,
+    root: NodeId,
+    is_shown: &dyn Fn(NodeId) -> bool,
+) -> Option<String> {
+    let page = scope.page;
+    let end = page.node(root).subtree_end.0;
+    let mut out = String::new();
+    let mut chars = 0usize;
+    let mut pending_space = false;
+    // Block elements we are inside, to add a space when leaving one.
+    let mut open_blocks: Vec<NodeId> = Vec::new();
+    let mut i = root.0 + 1;
+    while i < end && chars <= PREVIEW_CHARS {
+        let n = NodeId(i);
+        while open_blocks
+            .last()
+            .is_some_and(|&b| page.node(b).subtree_end.0 <= i)
+        {
+            open_blocks.pop();
+            pending_space = true;
+        }
+        match &page.node(n).data {
+            NodeData::Element(e) => {
+                let block = !is_inline(e.local_name());
+                if scope.is_hidden(n) || is_shown(n) {
+                    pending_space |= block;
+                    i = page.node(n).subtree_end.0;
+                    continue;
+                }
+                if block {
+                    pending_space = true;
+                    open_blocks.push(n);
+                }
+            }
+            NodeData::Text(t) => {
+                for word_part in split_keep_edges(t) {
+                    match word_part {
+                        Part::Space => pending_space = true,
+                        Part::Word(w) => {
+                            if pending_space && chars > 0 {
+                                out.push(' ');
+                                chars += 1;
+                            }
+                            pending_space = false;
+                            out.push_str(w);
+                            chars += w.chars().count();
+                            if chars > PREVIEW_CHARS {
+                                break;
+                            }
+                        }
+                    }
+                }
+            }
+            _ => {}
+        }
+        i += 1;
+    }
+    if out.is_empty() {
+        return None;
+    }
+    if chars > PREVIEW_CHARS {
+        let cut: String = out.chars().take(PREVIEW_CHARS).collect();
+        let mut cut = cut.trim_end().to_string();
+        cut.push('…');
+        return Some(cut);
+    }
+    Some(out)
+}
+
+enum Part<'a> {
+    Space,
+    Word(&'a str),
+}
+
+/// Words and the whitespace between them (runs of whitespace are one `Space`).
+fn split_keep_edges(t: &str) -> impl Iterator<Item = Part<'_>> {
+    let mut rest = t;
+    std::iter::from_fn(move || {
+        if rest.is_empty() {
+            return None;
+        }
+        let ws = rest.len()
+            - rest
+                .trim_start_matches(|c: char| c.is_ascii_whitespace())
+                .len();
+        if ws > 0 {
+            rest = &rest[ws..];
+            return Some(Part::Space);
+        }
+        let word_len = rest
+            .find(|c: char| c.is_ascii_whitespace())
+            .unwrap_or(rest.len());
+        let (w, r) = rest.split_at(word_len);
+        rest = r;
+        Some(Part::Word(w))
+    })
+}

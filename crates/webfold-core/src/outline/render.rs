@@ -1,0 +1,305 @@
+//! Turning the first `k` lines of a [`Plan`] (in budget rank order) into the
+//! text tree and the JSON tree.
+
+use super::plan::{Entry, Plan};
+use super::preview::preview;
+use super::scope::{Scope, label, label_is_unique};
+use super::{CutPart, DomNode};
+use crate::page::NodeId;
+use crate::select::UniqueSelectors;
+
+pub(super) struct Renderer<'s, 'p> {
+    scope: &'s Scope<'p>,
+    plan: &'s Plan,
+    uniq: UniqueSelectors<'p>,
+    /// Per entry: whether its label needs the `@id` handle (lazily computed).
+    needs_handle: Vec<Option<bool>>,
+    /// `shown[n] == generation`: element `n` has its own line in this render.
+    shown: Vec<u32>,
+    generation: u32,
+    pub total_elements: usize,
+}
+
+pub(super) struct Rendered {
+    pub text: String,
+    pub shown_elements: usize,
+    /// Lines whose children were cut by the budget, with how many.
+    pub cut: Vec<(usize, usize)>,
+}
+
+impl<'s, 'p> Renderer<'s, 'p> {
+    pub fn new(scope: &'s Scope<'p>, plan: &'s Plan, total_elements: usize) -> Self {
+        Renderer {
+            scope,
+            plan,
+            uniq: UniqueSelectors::new(scope.page),
+            needs_handle: vec![None; plan.entries.len()],
+            shown: vec![0; scope.page.len()],
+            generation: 0,
+            total_elements,
+        }
+    }
+
+    fn kept(&self, e: usize, k: usize) -> bool {
+        self.plan.rank[e] < k
+    }
+
+    /// Kept children are always a prefix of an entry's kids (see `Plan::rank`).
+    fn kept_kids(&self, e: usize, k: usize) -> &'s [usize] {
+        let kids = &self.plan.entries[e].kids;
+        let n = kids.iter().take_while(|&&c| self.plan.rank[c] < k).count();
+        &kids[..n]
+    }
+
+    pub fn selector(&mut self, n: NodeId) -> String {
+        self.uniq.selector(n).unwrap_or_default()
+    }
+
+    fn needs_handle(&mut self, e: usize) -> bool {
+        if let Some(v) = self.needs_handle[e] {
+            return v;
+        }
+        let plan = self.plan;
+        let entry = &plan.entries[e];
+        let v = entry.repeat() > 1 || {
+            let last = entry.last();
+            let sel = self.selector(last);
+            !label_is_unique(&sel, &label(self.scope.page, last, true))
+        };
+        self.needs_handle[e] = Some(v);
+        v
+    }
+
+    fn mark_shown(&mut self, k: usize) {
+        self.generation = self.generation.wrapping_add(1);
+        if self.generation == 0 {
+            self.shown.iter_mut().for_each(|s| *s = 0);
+            self.generation = 1;
+        }
+        for (e, entry) in self.plan.entries.iter().enumerate() {
+            if self.plan.rank[e] < k {
+                for &m in &entry.members {
+                    self.shown[m.index()] = self.generation;
+                }
+            }
+        }
+    }
+
+    fn preview_of(&self, entry: &Entry) -> Option<String> {
+        let shown = &self.shown;
+        let generation = self.generation;
+        preview(self.scope, entry.last(), &|n| {
+            shown[n.index()] == generation
+        })
+    }
+
+    /// The line for an entry, without tree drawing.
+    fn line(&mut self, e: usize, k: usize) -> String {
+        let page = self.scope.page;
+        let plan = self.plan;
+        let entry = &plan.entries[e];
+        let mut s = if entry.repeat() > 1 {
+            format!("{} ×{}", label(page, entry.first(), false), entry.repeat())
+        } else {
+            let parts: Vec<String> = entry.chain.iter().map(|&n| label(page, n, true)).collect();
+            parts.join(" > ")
+        };
+        let mut notes: Vec<String> = Vec::new();
+        if entry.parent.is_none() {
+            notes.push(format!("{} elements", self.total_elements));
+        }
+        if entry.child_count > 0 && self.kept_kids(e, k).is_empty() {
+            notes.push(match (entry.child_count, entry.homogeneous) {
+                (1, _) => "1 child".to_string(),
+                (c, true) => format!("{c} items"),
+                (c, false) => format!("{c} children"),
+            });
+        }
+        if !notes.is_empty() {
+            s.push_str(&format!(" ({})", notes.join(", ")));
+        }
+        if self.needs_handle(e) {
+            s.push_str(&format!(" @{}", entry.last()));
+        }
+        if let Some(p) = self.preview_of(entry) {
+            s.push_str(&format!(" \"{p}\""));
+        }
+        s
+    }
+
+    /// The text of the outline showing the `k` highest-ranked lines.
+    pub fn render(&mut self, k: usize, max_tokens: Option<usize>) -> Rendered {
+        let k = k.clamp(1, self.plan.entries.len());
+        self.mark_shown(k);
+        let mut text = String::new();
+        let mut shown_elements = 0;
+        let mut any_handle = false;
+        let mut cut = Vec::new();
+        // (entry, prefix for its line, prefix for its children, connector)
+        enum Item {
+            Line {
+                e: usize,
+                connector: &'static str,
+                prefix: String,
+                child_prefix: String,
+            },
+            More {
+                hidden: usize,
+                prefix: String,
+            },
+        }
+        let mut stack = vec![Item::Line {
+            e: 0,
+            connector: "",
+            prefix: String::new(),
+            child_prefix: String::new(),
+        }];
+        while let Some(item) = stack.pop() {
+            match item {
+                Item::More { hidden, prefix } => {
+                    text.push_str(&prefix);
+                    text.push_str(&format!("└── … {hidden} more\n"));
+                }
+                Item::Line {
+                    e,
+                    connector,
+                    prefix,
+                    child_prefix,
+                } => {
+                    let line = self.line(e, k);
+                    any_handle |= self.needs_handle(e);
+                    text.push_str(&prefix);
+                    text.push_str(connector);
+                    text.push_str(&line);
+                    text.push('\n');
+                    let plan = self.plan;
+                    let entry = &plan.entries[e];
+                    shown_elements += entry.covered();
+                    let kept = self.kept_kids(e, k);
+                    let hidden: usize = entry.kids[kept.len()..]
+                        .iter()
+                        .map(|&c| self.plan.entries[c].repeat())
+                        .sum();
+                    if hidden > 0 && !kept.is_empty() {
+                        stack.push(Item::More {
+                            hidden,
+                            prefix: child_prefix.clone(),
+                        });
+                    }
+                    if hidden > 0 {
+                        cut.push((e, hidden));
+                    }
+                    for (i, &c) in kept.iter().enumerate().rev() {
+                        let last = i + 1 == kept.len() && hidden == 0;
+                        let (connector, extend) = if last {
+                            ("└── ", "    ")
+                        } else {
+                            ("├── ", "│   ")
+                        };
+                        stack.push(Item::Line {
+                            e: c,
+                            connector,
+                            prefix: child_prefix.clone(),
+                            child_prefix: format!("{child_prefix}{extend}"),
+                        });
+                    }
+                }
+            }
+        }
+        if k < self.plan.entries.len() {
+            let budget = max_tokens
+                .map(|b| format!(" {b} tokens"))
+                .unwrap_or_default();
+            text.push_str(&format!(
+                "[cut to fit{budget}: {shown_elements} of {} elements shown. Unfold a part with chunk --selector SEL, or chunk --id N for @N]\n",
+                self.total_elements
+            ));
+        } else if any_handle {
+            text.push_str("[@N: node id, unfold with chunk --id N]\n");
+        }
+        Rendered {
+            text,
+            shown_elements,
+            cut,
+        }
+    }
+
+    /// The JSON tree for the last render of `k` lines (call after `render`).
+    pub fn dom_tree(&mut self, k: usize) -> DomNode {
+        let k = k.clamp(1, self.plan.entries.len());
+        let plan = self.plan;
+        let entries = &plan.entries;
+        let mut built: Vec<Option<DomNode>> = (0..entries.len()).map(|_| None).collect();
+        // Breadth-first order puts children after parents: build in reverse.
+        for e in (0..entries.len()).rev() {
+            if !self.kept(e, k) {
+                continue;
+            }
+            let entry = &entries[e];
+            let children: Vec<DomNode> = self
+                .kept_kids(e, k)
+                .iter()
+                .filter_map(|&c| built[c].take())
+                .collect();
+            let mut node = self.dom_node(entry.last(), entry.child_count as usize);
+            node.text_preview = self.preview_of(entry);
+            node.children = children;
+            for &wrapper in entry.chain.iter().rev().skip(1) {
+                let mut outer = self.dom_node(wrapper, 1);
+                outer.children = vec![node];
+                node = outer;
+            }
+            if entry.repeat() > 1 {
+                node.repeat = Some(entry.repeat());
+            }
+            built[e] = Some(node);
+        }
+        built[0]
+            .take()
+            .unwrap_or_else(|| self.dom_node(entries[0].first(), 0))
+    }
+
+    fn dom_node(&mut self, n: NodeId, child_count: usize) -> DomNode {
+        let page = self.scope.page;
+        let (tag, id, classes) = match page.element(n) {
+            Some(e) => {
+                let mut classes: Vec<String> = Vec::new();
+                for c in e.classes() {
+                    if !classes.iter().any(|x| x == c) {
+                        classes.push(c.to_string());
+                    }
+                }
+                (
+                    e.local_name().to_string(),
+                    e.id().map(str::to_string),
+                    classes,
+                )
+            }
+            None => (String::new(), None, Vec::new()),
+        };
+        DomNode {
+            tag,
+            id,
+            classes,
+            selector: self.selector(n),
+            node_id: n,
+            child_count,
+            text_preview: None,
+            repeat: None,
+            children: Vec::new(),
+        }
+    }
+
+    pub fn cut_parts(&mut self, cut: &[(usize, usize)]) -> Vec<CutPart> {
+        cut.iter()
+            .map(|&(e, hidden)| {
+                let n = self.plan.entries[e].last();
+                CutPart {
+                    selector: self.selector(n),
+                    node_id: n,
+                    hidden_children: hidden,
+                }
+            })
+            .collect()
+    }
+}

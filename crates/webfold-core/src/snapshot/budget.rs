@@ -1,0 +1,658 @@
+//! Cutting a snapshot to `max_elements` and an exact token budget.
+//!
+//! The candidates (interactive elements, or every element with
+//! `interactive_only` off) are ranked by [`priority`](super::priority), and
+//! the first `max_elements` are considered in that order. Each is kept if it
+//! still fits the token budget together with the ancestors it needs (kept
+//! elements keep their ancestors, so the YAML stays a tree; a candidate that
+//! comes along as an ancestor counts as kept). An element too large for what
+//! is left is skipped rather than ending the walk, so one long text cannot
+//! starve everything ranked after it. A second pass spends what is left on
+//! the kept elements' details (`/url`, `/placeholder`, text children), in the
+//! same order: on a crowded page a ref to act on is worth more than the next
+//! link's URL.
+//!
+//! Costs are exact: o200k/cl100k pre-tokenization never joins text across a
+//! line break (the break ends the line's last piece), so the tokens of
+//! `line + "\n"` add up to the tokens of the whole output. The final text is
+//! counted (header apart from the rest, by the same property; the tests check
+//! it against a whole count), and details, then elements, are given back from
+//! the end until it fits.
+
+use std::cell::Cell;
+
+use super::parse::{Line, LineKind, SnapTree, push_line};
+use super::priority::{element_priority, is_interactive_role, order_by_priority};
+use crate::tokens::{self, Encoding};
+
+/// What the budget works with, besides the tree.
+#[derive(Clone, Debug)]
+pub struct BudgetParams {
+    pub interactive_only: bool,
+    pub viewport_only: bool,
+    pub max_elements: usize,
+    pub max_tokens: usize,
+    pub encoding: Encoding,
+}
+
+/// Why elements were cut.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Truncation {
+    /// More candidates than `max_elements`.
+    ElementLimit,
+    /// The token budget ran out first.
+    TokenBudget,
+}
+
+impl Truncation {
+    pub fn header_words(self) -> &'static str {
+        match self {
+            Truncation::ElementLimit => "element limit",
+            Truncation::TokenBudget => "token budget",
+        }
+    }
+}
+
+/// A subtree holding cut elements: where to look for them.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct CutGroup {
+    /// `role "name"` of the container.
+    pub label: String,
+    pub aria_ref: Option<String>,
+    pub count: usize,
+}
+
+/// A budgeted rendering.
+#[derive(Clone, Debug)]
+pub struct Budgeted {
+    pub text: String,
+    /// Exact tokens of `text`.
+    pub tokens: usize,
+    /// Candidates (elements the view counts), N in the header.
+    pub total: usize,
+    /// Candidates kept, K in the header.
+    pub kept: usize,
+    pub truncation: Option<Truncation>,
+    /// Candidates left out by `viewport_only`.
+    pub outside_viewport: usize,
+    pub cut_groups: Vec<CutGroup>,
+    /// Lines of the tree that were printed.
+    pub shown: Vec<usize>,
+}
+
+/// The lines around the YAML: breadcrumbs and notes that count toward the budget.
+#[derive(Clone, Debug, Default)]
+pub struct Frame {
+    /// Printed after the truncation header, before the YAML (`# Navigation: …`).
+    pub preamble: Vec<String>,
+    /// Printed after the YAML.
+    pub notes: Vec<String>,
+}
+
+/// Roles whose subtree makes a good handle for "the elements cut in here".
+const CONTAINER_ROLES: &[&str] = &[
+    "navigation",
+    "banner",
+    "contentinfo",
+    "main",
+    "complementary",
+    "search",
+    "form",
+    "region",
+    "article",
+    "dialog",
+    "alertdialog",
+    "list",
+    "table",
+    "grid",
+    "treegrid",
+    "tree",
+    "menu",
+    "menubar",
+    "tablist",
+    "tabpanel",
+    "toolbar",
+    "listbox",
+    "radiogroup",
+    "group",
+];
+
+/// Is line `i` a candidate: an element the view counts?
+pub fn is_candidate(line: &Line, interactive_only: bool) -> bool {
+    line.kind == LineKind::Element
+        && (!interactive_only || is_interactive_role(&line.role) || line.cursor_pointer)
+}
+
+/// Cut `tree` to the budget. `in_viewport[i]` says whether line `i`'s element
+/// is in the viewport (absent without a live layout). `forced` lines are
+/// always printed (with their ancestors): the dedup's one-line summaries.
+///
+/// Two passes: first the elements themselves (their own line and the
+/// ancestors they need), in priority order; then, with what budget is left,
+/// their details (props such as `/url`, and text children), in the same
+/// order. A ref to act on is worth more than the next element's URL.
+pub fn fit(
+    tree: &SnapTree,
+    in_viewport: Option<&[bool]>,
+    forced: &[usize],
+    params: &BudgetParams,
+    frame: &Frame,
+) -> Budgeted {
+    let vp = |i: usize| in_viewport.is_some_and(|v| v.get(i).copied().unwrap_or(false));
+    let mut outside_viewport = 0;
+    let mut candidates = Vec::new();
+    for (i, line) in tree.lines.iter().enumerate() {
+        if !is_candidate(line, params.interactive_only) || forced.contains(&i) {
+            continue;
+        }
+        if params.viewport_only && !vp(i) {
+            outside_viewport += 1;
+            continue;
+        }
+        candidates.push(i);
+    }
+    let priorities: Vec<u32> = candidates
+        .iter()
+        .map(|&i| element_priority(&tree.lines[i].role, vp(i)))
+        .collect();
+    let ranked: Vec<usize> = order_by_priority(&priorities)
+        .into_iter()
+        .map(|k| candidates[k])
+        .collect();
+    let considered = &ranked[..ranked.len().min(params.max_elements)];
+
+    // Reserve room for the header and closing lines, then fill greedily.
+    let frame_cost: usize = frame
+        .preamble
+        .iter()
+        .chain(&frame.notes)
+        .map(|l| count_line(l, params.encoding))
+        .sum();
+    let limit = params
+        .max_tokens
+        .saturating_sub(header_reserve(params) + closing_reserve(params));
+    let mut is_ranked = vec![false; tree.lines.len()];
+    for &c in &ranked {
+        is_ranked[c] = true;
+    }
+    let mut plan = Plan {
+        forced: forced.to_vec(),
+        kept: Vec::new(),
+        detailed: Vec::new(),
+    };
+    let costs = LineCosts::new(tree, params.encoding);
+    let mut sel = Selection::build(tree, &costs, &plan, frame_cost);
+    let mut shown_candidates = ranked.iter().filter(|&&r| sel.shown[r]).count();
+    for &c in considered {
+        // Candidates that come along as ancestors count toward the limit too.
+        let new_candidates = std::iter::once(c)
+            .chain(tree.ancestors(c))
+            .take_while(|&a| !sel.shown[a])
+            .filter(|&a| is_ranked[a])
+            .count();
+        if shown_candidates >= params.max_elements {
+            break;
+        }
+        if shown_candidates + new_candidates > params.max_elements {
+            continue;
+        }
+        if sel.total() + sel.element_delta(c) <= limit {
+            sel.add_element(c);
+            plan.kept.push(c);
+            shown_candidates += new_candidates;
+        } else if limit.saturating_sub(sel.total()) < 4 {
+            break;
+        }
+    }
+    for &c in &plan.kept {
+        if !sel.has_details(c) {
+            continue;
+        }
+        if sel.total() + sel.details_delta(c) <= limit {
+            sel.add_details(c);
+            plan.detailed.push(c);
+        }
+    }
+
+    // Render, count the whole, and give back details, then elements, until it fits.
+    loop {
+        let out = finish(
+            tree,
+            &sel,
+            &ranked,
+            considered.len(),
+            outside_viewport,
+            params,
+            frame,
+        );
+        if out.tokens <= params.max_tokens {
+            return out;
+        }
+        if plan.detailed.pop().is_none() && plan.kept.pop().is_none() {
+            if plan.forced.is_empty() {
+                // The frame alone is over budget.
+                return header_only(out, params);
+            }
+            // The one-line summaries alone do not fit: print none of them.
+            plan.forced.clear();
+        }
+        sel = Selection::build(tree, &costs, &plan, frame_cost);
+    }
+}
+
+/// What is printed: forced lines, kept elements, and the kept elements whose
+/// details are printed too.
+struct Plan {
+    forced: Vec<usize>,
+    kept: Vec<usize>,
+    detailed: Vec<usize>,
+}
+
+fn header_only(mut out: Budgeted, params: &BudgetParams) -> Budgeted {
+    let text = format!(
+        "# Elements: 0 of {} (truncated: token budget)\n# This view does not fit in {} tokens; raise --max-tokens or snapshot a subtree with --ref/--selector",
+        out.total, params.max_tokens
+    );
+    out.tokens = tokens::count(&text, params.encoding);
+    out.text = text;
+    out.kept = 0;
+    out.shown.clear();
+    out.truncation = Some(Truncation::TokenBudget);
+    out
+}
+
+fn count_line(line: &str, enc: Encoding) -> usize {
+    let mut s = String::with_capacity(line.len() + 1);
+    s.push_str(line);
+    s.push('\n');
+    tokens::count(&s, enc)
+}
+
+/// Tokens the two header lines can take at most.
+fn header_reserve(params: &BudgetParams) -> usize {
+    let n = params.max_elements.max(100_000);
+    let text = format!(
+        "# Elements: {n} of {n} (truncated: element limit)\n# Tokens: ~{}\n",
+        params.max_tokens
+    );
+    tokens::count(&text, params.encoding) + 2
+}
+
+/// Tokens the closing lines can take: three groups with moderate names, and
+/// the details note.
+fn closing_reserve(params: &BudgetParams) -> usize {
+    let group = CutGroup {
+        label: "navigation \"Some fairly long region name here\"".into(),
+        aria_ref: Some("e99999".into()),
+        count: 99999,
+    };
+    let text = format!(
+        "{}\n{}\n",
+        closing_line(99999, &[group.clone(), group.clone(), group]),
+        details_note(99999)
+    );
+    tokens::count(&text, params.encoding) + 8
+}
+
+/// Says that some printed elements lack their props or text, and how to get them.
+pub fn details_note(n: usize) -> String {
+    format!(
+        "# {n} elements shown without their /url or text to fit the budget: snapshot --ref REF or find prints them"
+    )
+}
+
+/// Token cost of each line, with and without a trailing `:`, counted once.
+struct LineCosts<'a> {
+    tree: &'a SnapTree,
+    enc: Encoding,
+    cells: Vec<[Cell<u32>; 2]>,
+}
+
+impl<'a> LineCosts<'a> {
+    fn new(tree: &'a SnapTree, enc: Encoding) -> Self {
+        LineCosts {
+            tree,
+            enc,
+            cells: (0..tree.lines.len())
+                .map(|_| [Cell::new(u32::MAX), Cell::new(u32::MAX)])
+                .collect(),
+        }
+    }
+
+    fn get(&self, i: usize, has_children: bool) -> usize {
+        let cell = &self.cells[i][has_children as usize];
+        if cell.get() == u32::MAX {
+            let mut s = String::new();
+            push_line(&mut s, &self.tree.lines[i], has_children);
+            s.push('\n');
+            cell.set(u32::try_from(tokens::count(&s, self.enc)).unwrap_or(u32::MAX - 1));
+        }
+        cell.get() as usize
+    }
+}
+
+/// The lines shown so far and what they cost.
+struct Selection<'a> {
+    tree: &'a SnapTree,
+    costs: &'a LineCosts<'a>,
+    shown: Vec<bool>,
+    shown_children: Vec<u32>,
+    cost: Vec<usize>,
+    lines_total: usize,
+    /// Preamble and notes.
+    fixed: usize,
+}
+
+impl<'a> Selection<'a> {
+    fn build(tree: &'a SnapTree, costs: &'a LineCosts<'a>, plan: &Plan, fixed: usize) -> Self {
+        let n = tree.lines.len();
+        let mut sel = Selection {
+            tree,
+            costs,
+            shown: vec![false; n],
+            shown_children: vec![0; n],
+            cost: vec![0; n],
+            lines_total: 0,
+            fixed,
+        };
+        for &f in &plan.forced {
+            sel.add_element(f);
+        }
+        for &k in &plan.kept {
+            sel.add_element(k);
+        }
+        for &d in &plan.detailed {
+            sel.add_details(d);
+        }
+        sel
+    }
+
+    fn total(&self) -> usize {
+        self.lines_total + self.fixed
+    }
+
+    fn line_cost(&self, i: usize, has_children: bool) -> usize {
+        self.costs.get(i, has_children)
+    }
+
+    /// An element's details: its props and text children.
+    fn details(&self, c: usize) -> impl Iterator<Item = usize> + '_ {
+        self.tree
+            .children(c)
+            .filter(|&k| self.tree.lines[k].kind != LineKind::Element)
+    }
+
+    fn has_details(&self, c: usize) -> bool {
+        self.details(c).next().is_some()
+    }
+
+    /// Whether `c`'s details are printed.
+    fn details_shown(&self, c: usize) -> bool {
+        self.details(c).any(|k| self.shown[k])
+    }
+
+    /// What a line's cost becomes when it gains its first printed child.
+    fn colon_delta(&self, i: usize) -> usize {
+        if self.shown[i] && self.shown_children[i] == 0 {
+            self.line_cost(i, true).saturating_sub(self.cost[i])
+        } else {
+            0
+        }
+    }
+
+    /// Extra tokens for printing element `c` and the ancestors it needs.
+    fn element_delta(&self, c: usize) -> usize {
+        if self.shown[c] {
+            return 0;
+        }
+        let mut extra = self.line_cost(c, false);
+        for a in self.tree.ancestors(c) {
+            if self.shown[a] {
+                extra += self.colon_delta(a);
+                break;
+            }
+            extra += self.line_cost(a, true);
+        }
+        extra
+    }
+
+    /// Extra tokens for printing `c`'s details under it.
+    fn details_delta(&self, c: usize) -> usize {
+        let lines: usize = self
+            .details(c)
+            .filter(|&k| !self.shown[k])
+            .map(|k| self.line_cost(k, false))
+            .sum();
+        if lines == 0 {
+            0
+        } else {
+            lines + self.colon_delta(c)
+        }
+    }
+
+    fn show_line(&mut self, i: usize) {
+        if self.shown[i] {
+            return;
+        }
+        self.shown[i] = true;
+        self.cost[i] = self.line_cost(i, self.shown_children[i] > 0);
+        self.lines_total += self.cost[i];
+        if let Some(p) = self.tree.lines[i].parent {
+            self.shown_children[p] += 1;
+            if self.shown_children[p] == 1 && self.shown[p] {
+                let new = self.line_cost(p, true);
+                self.lines_total = self.lines_total + new - self.cost[p];
+                self.cost[p] = new;
+            }
+        }
+    }
+
+    /// Show `c` and every ancestor, top down.
+    fn add_element(&mut self, c: usize) {
+        let mut chain: Vec<usize> = self
+            .tree
+            .ancestors(c)
+            .take_while(|&a| !self.shown[a])
+            .collect();
+        chain.reverse();
+        for a in chain {
+            self.show_line(a);
+        }
+        self.show_line(c);
+    }
+
+    fn add_details(&mut self, c: usize) {
+        let details: Vec<usize> = self.details(c).collect();
+        for k in details {
+            self.show_line(k);
+        }
+    }
+}
+
+#[allow(clippy::too_many_arguments)]
+fn finish(
+    tree: &SnapTree,
+    sel: &Selection<'_>,
+    ranked: &[usize],
+    considered: usize,
+    outside_viewport: usize,
+    params: &BudgetParams,
+    frame: &Frame,
+) -> Budgeted {
+    // Candidates printed as ancestors of kept ones count as kept: they are there, with refs.
+    let total = ranked.len();
+    let shown_count = ranked.iter().filter(|&&c| sel.shown[c]).count();
+    let truncation = if shown_count == total {
+        None
+    } else if ranked[..considered].iter().any(|&c| !sel.shown[c]) {
+        Some(Truncation::TokenBudget)
+    } else {
+        Some(Truncation::ElementLimit)
+    };
+    let mut body = String::new();
+    let mut shown = Vec::new();
+    for (i, line) in tree.lines.iter().enumerate() {
+        if sel.shown[i] {
+            push_line(&mut body, line, sel.shown_children[i] > 0);
+            body.push('\n');
+            shown.push(i);
+        }
+    }
+    let mut tail = String::new();
+    let mut cut_groups = Vec::new();
+    if truncation.is_some() {
+        let cut: Vec<usize> = ranked.iter().copied().filter(|&c| !sel.shown[c]).collect();
+        cut_groups = group_cut(tree, &cut);
+        tail.push_str(&closing_line(cut.len(), &cut_groups));
+        tail.push('\n');
+    }
+    let bare = ranked
+        .iter()
+        .filter(|&&k| sel.shown[k] && sel.has_details(k) && !sel.details_shown(k))
+        .count();
+    if bare > 0 {
+        tail.push_str(&details_note(bare));
+        tail.push('\n');
+    }
+    if outside_viewport > 0 {
+        tail.push_str(&format!(
+            "# {outside_viewport} more elements are outside the viewport: drop --viewport-only to include them\n"
+        ));
+    }
+    for note in &frame.notes {
+        tail.push_str(note);
+        tail.push('\n');
+    }
+    let mut pre = String::new();
+    for line in &frame.preamble {
+        pre.push_str(line);
+        pre.push('\n');
+    }
+    let mut rest = pre;
+    rest.push_str(&body);
+    rest.push_str(&tail);
+    while rest.ends_with('\n') {
+        rest.pop();
+    }
+    // Pre-tokenization never joins text across a line break (the break ends
+    // the previous line's last piece), so header and rest count apart.
+    let rest_tokens = tokens::count(&rest, params.encoding);
+    let (text, count) = match truncation {
+        None => (rest, rest_tokens),
+        Some(tr) => {
+            let header = |t: usize| {
+                format!(
+                    "# Elements: {shown_count} of {total} (truncated: {})\n# Tokens: ~{t}\n",
+                    tr.header_words()
+                )
+            };
+            let t = header_fixpoint(&header, rest_tokens, params.encoding);
+            let mut text = header(t);
+            text.push_str(&rest);
+            (text, t)
+        }
+    };
+    Budgeted {
+        text,
+        tokens: count,
+        total,
+        kept: shown_count,
+        truncation,
+        outside_viewport,
+        cut_groups,
+        shown,
+    }
+}
+
+/// The `# Tokens: ~T` header counts the output it is part of: find T with
+/// `count(header(T)) + rest == T`. The header's count moves only with T's
+/// digit count, so a few rounds settle it.
+fn header_fixpoint(header: &dyn Fn(usize) -> String, rest: usize, enc: Encoding) -> usize {
+    let total = |t: usize| tokens::count(&header(t), enc) + rest;
+    let mut t = total(rest);
+    for _ in 0..8 {
+        let n = total(t);
+        if n == t {
+            return t;
+        }
+        t = n;
+    }
+    // Oscillating across a digit boundary: search near it.
+    (t.saturating_sub(8)..t + 8)
+        .find(|&c| total(c) == c)
+        .unwrap_or(t)
+}
+
+/// Group cut candidates by the nearest container ancestor with a ref.
+fn group_cut(tree: &SnapTree, cut: &[usize]) -> Vec<CutGroup> {
+    let mut groups: Vec<(usize, usize)> = Vec::new(); // (line, count)
+    let mut loose = 0usize;
+    for &c in cut {
+        let container = tree.ancestors(c).find(|&a| {
+            let l = &tree.lines[a];
+            l.aria_ref.is_some() && CONTAINER_ROLES.contains(&l.role.as_str())
+        });
+        match container {
+            Some(a) => match groups.iter_mut().find(|(g, _)| *g == a) {
+                Some(g) => g.1 += 1,
+                None => groups.push((a, 1)),
+            },
+            None => loose += 1,
+        }
+    }
+    // Biggest groups first; equal counts in document order.
+    groups.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
+    let mut out: Vec<CutGroup> = groups
+        .into_iter()
+        .take(3)
+        .map(|(a, count)| {
+            let l = &tree.lines[a];
+            CutGroup {
+                label: label(l),
+                aria_ref: l.aria_ref.clone(),
+                count,
+            }
+        })
+        .collect();
+    if out.is_empty() && loose > 0 {
+        out.push(CutGroup {
+            label: "the page".into(),
+            aria_ref: None,
+            count: loose,
+        });
+    }
+    out
+}
+
+/// `role "name"` with the name shortened for a one-line note.
+pub(crate) fn label(l: &Line) -> String {
+    match &l.name {
+        Some(n) if !n.is_empty() => {
+            let short: String = n.chars().take(40).collect();
+            let ell = if n.chars().count() > 40 { "…" } else { "" };
+            format!("{} {:?}", l.role, format!("{short}{ell}"))
+        }
+        _ => l.role.clone(),
+    }
+}
+
+/// Says how many were cut, where most of them are, and how to get them.
+pub fn closing_line(cut: usize, groups: &[CutGroup]) -> String {
+    let mut s = format!("# {cut} lower-priority elements not shown");
+    let located: Vec<String> = groups
+        .iter()
+        .filter_map(|g| {
+            g.aria_ref
+                .as_ref()
+                .map(|r| format!("{} in {} [ref={r}]", g.count, g.label))
+        })
+        .collect();
+    if !located.is_empty() {
+        s.push_str(" (");
+        s.push_str(&located.join(", "));
+        s.push(')');
+    }
+    s.push_str(". To see them: snapshot --ref REF (one subtree) or --selector SEL, raise --max-elements/--max-tokens, --viewport-only on a live page; chunk --ref REF gives an element's HTML");
+    s
+}

@@ -1,0 +1,266 @@
+//! What changed between two snapshots of the same page (seed 001's differ).
+//!
+//! Elements are matched by ref (the session keeps refs stable while role and
+//! name are unchanged); elements without a ref by their place: parent, role,
+//! name and rank among like siblings. An element whose own line, props or text
+//! changed is `changed`; a new one `added` (with its whole subtree); a gone
+//! one `removed` (its top line only). Each is printed under its ancestor path,
+//! and every printed line is an ordinary snapshot line, the mark being a YAML
+//! comment after it (`- button "Buy" [ref=e9] # added`), so ref parsers and
+//! YAML readers both take the diff as they take a snapshot. playwright-mcp
+//! dropped its diffs because their format broke ref parsers; this one cannot.
+
+use std::collections::HashMap;
+
+use super::parse::{Line, LineKind, SnapTree};
+
+/// How many elements changed.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct DiffStats {
+    pub added: usize,
+    pub removed: usize,
+    pub changed: usize,
+}
+
+impl DiffStats {
+    pub fn is_empty(&self) -> bool {
+        self.added + self.removed + self.changed == 0
+    }
+}
+
+/// The marks diffs put after a line.
+pub const ADDED: &str = " added";
+pub const REMOVED: &str = " removed";
+pub const CHANGED: &str = " changed";
+
+/// The changes from `old` to `new` as a tree of marked lines plus context.
+pub fn diff(old: &SnapTree, new: &SnapTree) -> (SnapTree, DiffStats) {
+    let old_ids = identities(old);
+    let new_ids = identities(new);
+    let old_content = content_hashes(old);
+    let new_content = content_hashes(new);
+    let old_by_id: HashMap<u64, usize> = old_ids
+        .iter()
+        .enumerate()
+        .filter_map(|(i, id)| id.map(|id| (id, i)))
+        .collect();
+    let new_by_id: HashMap<u64, usize> = new_ids
+        .iter()
+        .enumerate()
+        .filter_map(|(i, id)| id.map(|id| (id, i)))
+        .collect();
+
+    let n = new.lines.len();
+    let mut stats = DiffStats::default();
+    let mut show = vec![false; n];
+    let mut mark: Vec<Option<&'static str>> = vec![None; n];
+    let mut added = vec![false; n];
+    for i in 0..n {
+        let Some(id) = new_ids[i] else { continue };
+        let parent_added = new.lines[i].parent.is_some_and(|p| added[p]);
+        match old_by_id.get(&id) {
+            None => {
+                added[i] = true;
+                if !parent_added {
+                    stats.added += 1;
+                    mark[i] = Some(ADDED);
+                    show[i..new.lines[i].subtree_end].fill(true);
+                    show_ancestors(new, i, &mut show);
+                }
+            }
+            Some(&o) if !parent_added && old_content[o] != new_content[i] => {
+                stats.changed += 1;
+                mark[i] = Some(CHANGED);
+                show[i] = true;
+                for k in new.children(i).filter(|&k| !new.lines[k].is_element()) {
+                    show[k] = true;
+                }
+                show_ancestors(new, i, &mut show);
+            }
+            Some(_) => {}
+        }
+    }
+
+    // Removed: top-most old elements whose id is gone, placed under the new
+    // counterpart of their old parent, after their nearest surviving old sibling.
+    let mut removed_first: HashMap<Option<usize>, Vec<usize>> = HashMap::new();
+    let mut removed_after: HashMap<usize, Vec<usize>> = HashMap::new();
+    let mut old_removed = vec![false; old.lines.len()];
+    // Per old parent (index + 1; 0 for the top level): the new counterpart of
+    // the last surviving child seen so far. Preorder visits siblings in order.
+    let mut last_survivor: Vec<Option<usize>> = vec![None; old.lines.len() + 1];
+    for o in 0..old.lines.len() {
+        let Some(id) = old_ids[o] else { continue };
+        let slot = old.lines[o].parent.map_or(0, |p| p + 1);
+        if let Some(&ni) = new_by_id.get(&id) {
+            last_survivor[slot] = Some(ni);
+            continue;
+        }
+        old_removed[o] = true;
+        if old.lines[o].parent.is_some_and(|p| old_removed[p]) {
+            continue;
+        }
+        // The old parent must survive for the line to have a place.
+        let new_parent = match old.lines[o].parent {
+            None => None,
+            Some(p) => match old_ids[p].and_then(|id| new_by_id.get(&id).copied()) {
+                Some(np) => Some(np),
+                None => continue,
+            },
+        };
+        stats.removed += 1;
+        match last_survivor[slot] {
+            Some(ns) if new.lines[ns].parent == new_parent => {
+                removed_after.entry(ns).or_default().push(o)
+            }
+            _ => removed_first.entry(new_parent).or_default().push(o),
+        }
+        if let Some(np) = new_parent {
+            show[np] = true;
+            show_ancestors(new, np, &mut show);
+        }
+    }
+
+    // Emit in new-tree order, slotting removed lines in.
+    let mut out: Vec<Line> = Vec::new();
+    let removed_line = |o: usize, depth: usize| {
+        let mut l = old.lines[o].clone();
+        l.depth = depth;
+        l.comment = Some(REMOVED.to_string());
+        l
+    };
+    if let Some(list) = removed_first.get(&None) {
+        out.extend(list.iter().map(|&o| removed_line(o, 0)));
+    }
+    let mut pending: Vec<(usize, usize, usize)> = Vec::new(); // (end, depth, old line)
+    for i in 0..n {
+        while pending.last().is_some_and(|&(end, _, _)| end <= i) {
+            if let Some((_, depth, o)) = pending.pop() {
+                out.push(removed_line(o, depth));
+            }
+        }
+        let line = &new.lines[i];
+        if show[i] {
+            let mut l = line.clone();
+            l.comment = mark[i].map(str::to_string);
+            out.push(l);
+            if let Some(list) = removed_first.get(&Some(i)) {
+                out.extend(list.iter().map(|&o| removed_line(o, line.depth + 1)));
+            }
+        }
+        if let Some(list) = removed_after.get(&i) {
+            for &o in list.iter().rev() {
+                pending.push((line.subtree_end, line.depth, o));
+            }
+        }
+    }
+    while let Some((_, depth, o)) = pending.pop() {
+        out.push(removed_line(o, depth));
+    }
+    (
+        SnapTree::from_lines(Vec::new(), split_inline_values(out), Vec::new()),
+        stats,
+    )
+}
+
+/// A line printed with an inline value cannot have children; if the diff
+/// gives it some (a removed child), its value becomes a `- text:` child.
+fn split_inline_values(lines: Vec<Line>) -> Vec<Line> {
+    let mut out = Vec::with_capacity(lines.len());
+    for i in 0..lines.len() {
+        let mut l = lines[i].clone();
+        let has_child = lines.get(i + 1).is_some_and(|next| next.depth > l.depth);
+        if has_child && l.raw_value.is_some() {
+            let text = Line {
+                kind: LineKind::Text,
+                depth: l.depth + 1,
+                parent: None,
+                subtree_end: 0,
+                raw_key: "text".into(),
+                raw_value: l.raw_value.take(),
+                role: "text".into(),
+                name: None,
+                attrs: Vec::new(),
+                aria_ref: None,
+                cursor_pointer: false,
+                value: l.value.take(),
+                comment: None,
+            };
+            out.push(l);
+            out.push(text);
+        } else {
+            out.push(l);
+        }
+    }
+    out
+}
+
+fn show_ancestors(tree: &SnapTree, i: usize, show: &mut [bool]) {
+    for a in tree.ancestors(i) {
+        if show[a] {
+            break;
+        }
+        show[a] = true;
+    }
+}
+
+/// An identity per element line: its ref, or its place among its parent's
+/// children (role, name and rank among like siblings). `None` for text and props.
+fn identities(tree: &SnapTree) -> Vec<Option<u64>> {
+    let mut ids: Vec<Option<u64>> = vec![None; tree.lines.len()];
+    // Rank of (parent, role, name) among siblings without refs.
+    let mut ranks: HashMap<(Option<u64>, u64), u32> = HashMap::new();
+    for i in 0..tree.lines.len() {
+        let l = &tree.lines[i];
+        if !l.is_element() {
+            continue;
+        }
+        let id = match &l.aria_ref {
+            Some(r) => hash(&[b"ref", r.as_bytes()]),
+            None => {
+                let parent = l.parent.and_then(|p| ids[p]);
+                let rn = hash(&[
+                    l.role.as_bytes(),
+                    l.name.as_deref().unwrap_or("").as_bytes(),
+                ]);
+                let rank = ranks.entry((parent, rn)).or_insert(0);
+                *rank += 1;
+                let p = parent.unwrap_or(0).to_le_bytes();
+                hash(&[b"pos", &p, &rn.to_le_bytes(), &rank.to_le_bytes()])
+            }
+        };
+        ids[i] = Some(id);
+    }
+    ids
+}
+
+/// Hash of what an element line shows: its own item and its text and props.
+fn content_hashes(tree: &SnapTree) -> Vec<u64> {
+    (0..tree.lines.len())
+        .map(|i| {
+            let l = &tree.lines[i];
+            if !l.is_element() {
+                return 0;
+            }
+            let mut parts: Vec<String> = vec![l.item_text(false)];
+            parts.extend(
+                tree.children(i)
+                    .filter(|&k| !tree.lines[k].is_element())
+                    .map(|k| tree.lines[k].item_text(false)),
+            );
+            let bytes: Vec<&[u8]> = parts.iter().map(|p| p.as_bytes()).collect();
+            hash(&bytes)
+        })
+        .collect()
+}
+
+fn hash(parts: &[&[u8]]) -> u64 {
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for p in parts {
+        for &b in p.iter().chain(&[0xff]) {
+            h ^= u64::from(b);
+            h = h.wrapping_mul(0x0100_0000_01b3);
+        }
+    }
+    h
+}

@@ -1,0 +1,258 @@
+//! Search the snapshot instead of reading all of it (`webfold find`).
+//!
+//! A query is plain text (case-insensitive, whitespace-collapsed substring) or
+//! `/regex/` (with an optional `i` flag: `/sign ?in/i`). It is matched against
+//! each element's name, its inline value, its text children and its props
+//! (`/url`, `/placeholder`); a text or prop match is reported on the element
+//! it belongs to. Each match prints as its ancestor path (a comment line,
+//! nameless generic wrappers left out) followed by its first few snapshot
+//! lines, refs included, so an agent can act on it or unfold it with
+//! `snapshot --ref` / `chunk --ref`. A match that already shows among an
+//! earlier match's lines is not printed again.
+
+use super::parse::{LineKind, SnapTree, push_line};
+use crate::error::Error;
+use crate::page::collapse_whitespace;
+use crate::tokens::{self, Encoding};
+
+/// Defaults for [`FindOptions`].
+pub const DEFAULT_MAX_MATCHES: usize = 20;
+pub const DEFAULT_LINES_PER_MATCH: usize = 4;
+
+/// A parsed query.
+#[derive(Clone, Debug)]
+pub enum Query {
+    /// Lower-cased, whitespace-collapsed text.
+    Text(String),
+    Regex(regex::Regex),
+}
+
+impl Query {
+    /// `/…/` or `/…/i` is a regex; anything else is text.
+    pub fn parse(q: &str) -> Result<Query, Error> {
+        let regex_body = q.strip_prefix('/').and_then(|r| {
+            r.strip_suffix("/i")
+                .map(|b| (b, true))
+                .or_else(|| r.strip_suffix('/').map(|b| (b, false)))
+        });
+        match regex_body {
+            Some((body, ci)) if !body.is_empty() => regex::RegexBuilder::new(body)
+                .case_insensitive(ci)
+                .size_limit(1 << 20)
+                .build()
+                .map(Query::Regex)
+                .map_err(|e| {
+                    // The regex crate's message spans lines (a caret under the spot); keep its last.
+                    let msg = e.to_string();
+                    let reason = msg.lines().rev().find(|l| !l.trim().is_empty()).unwrap_or("").trim().trim_start_matches("error: ").to_string();
+                    Error::InvalidOption(format!("invalid regex /{body}/: {reason}; write plain text to search for it literally"))
+                }),
+            _ => {
+                let t = collapse_whitespace(q).to_lowercase();
+                if t.is_empty() {
+                    return Err(Error::InvalidOption("empty query: give the text or /regex/ to look for".into()));
+                }
+                Ok(Query::Text(t))
+            }
+        }
+    }
+
+    pub fn matches(&self, s: &str) -> bool {
+        match self {
+            Query::Text(t) => s.to_lowercase().contains(t.as_str()),
+            Query::Regex(r) => r.is_match(s),
+        }
+    }
+}
+
+/// How much to show.
+#[derive(Clone, Debug)]
+pub struct FindOptions {
+    pub max_matches: usize,
+    /// Lines of each match's subtree to print (its own line included).
+    pub lines_per_match: usize,
+    pub max_tokens: usize,
+    pub encoding: Encoding,
+}
+
+impl Default for FindOptions {
+    fn default() -> Self {
+        FindOptions {
+            max_matches: DEFAULT_MAX_MATCHES,
+            lines_per_match: DEFAULT_LINES_PER_MATCH,
+            max_tokens: super::DEFAULT_MAX_TOKENS,
+            encoding: Encoding::default(),
+        }
+    }
+}
+
+/// One matching element.
+#[derive(Clone, Debug, serde::Serialize)]
+pub struct FindMatch {
+    /// Line index in the snapshot tree.
+    #[serde(skip)]
+    pub line: usize,
+    #[serde(rename = "ref", skip_serializing_if = "Option::is_none")]
+    pub aria_ref: Option<String>,
+    pub role: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
+    /// Ancestors from the top, as `role "name" [ref=…]`.
+    pub path: Vec<String>,
+    /// The first lines of its subtree, re-indented to the top level.
+    pub lines: Vec<String>,
+}
+
+/// The matches and their rendering.
+#[derive(Clone, Debug, serde::Serialize)]
+pub struct FindResult {
+    pub query: String,
+    /// Matching elements in the page (all of them, printed or not).
+    pub total: usize,
+    pub matches: Vec<FindMatch>,
+    pub text: String,
+    pub tokens: usize,
+}
+
+/// Find the elements of `tree` matching `query`.
+pub fn find_in_tree(
+    tree: &SnapTree,
+    query_text: &str,
+    query: &Query,
+    options: &FindOptions,
+) -> FindResult {
+    let mut hits: Vec<usize> = Vec::new();
+    let mut seen = vec![false; tree.lines.len()];
+    for (i, l) in tree.lines.iter().enumerate() {
+        let hit = match l.kind {
+            LineKind::Element => {
+                l.name.as_deref().is_some_and(|n| query.matches(n))
+                    || l.value.as_deref().is_some_and(|v| query.matches(v))
+            }
+            LineKind::Text | LineKind::Prop => l.value.as_deref().is_some_and(|v| query.matches(v)),
+        };
+        if !hit {
+            continue;
+        }
+        // Text and props report on the element they belong to.
+        let owner = if l.kind == LineKind::Element {
+            Some(i)
+        } else {
+            l.parent
+        };
+        if let Some(o) = owner
+            && !seen[o]
+        {
+            seen[o] = true;
+            hits.push(o);
+        }
+    }
+    // A text child can report its parent after a deeper hit: back to document order.
+    hits.sort_unstable();
+    let total = hits.len();
+    let mut matches: Vec<FindMatch> = Vec::new();
+    let mut text = String::new();
+    let mut header = format!(
+        "# {total} match{} for {query_text:?}",
+        if total == 1 { "" } else { "es" }
+    );
+    if total > options.max_matches {
+        header.push_str(&format!(" (first {} shown)", options.max_matches));
+    }
+    text.push_str(&header);
+    let mut used = tokens::count(&text, options.encoding);
+    let mut shown = 0;
+    // Lines already printed: a match inside an earlier match's lines adds nothing.
+    let mut printed_until: Option<(usize, usize)> = None;
+    let mut skipped = 0;
+    for &h in hits.iter() {
+        if shown >= options.max_matches {
+            break;
+        }
+        if printed_until.is_some_and(|(start, end)| h > start && h < end) {
+            skipped += 1;
+            continue;
+        }
+        let m = describe(tree, h, options.lines_per_match);
+        let mut block = String::from("\n# in: ");
+        block.push_str(if m.path.is_empty() { "(top level)" } else { "" });
+        block.push_str(&m.path.join(" > "));
+        for l in &m.lines {
+            block.push('\n');
+            block.push_str(l);
+        }
+        let cost = tokens::count(&block, options.encoding);
+        // Room for the closing note if more follow.
+        if used + cost + 40 > options.max_tokens {
+            break;
+        }
+        used += cost;
+        text.push_str(&block);
+        printed_until = Some((
+            h,
+            h + m.lines.iter().filter(|l| !l.starts_with('#')).count(),
+        ));
+        matches.push(m);
+        shown += 1;
+    }
+    if shown + skipped < total {
+        text.push_str(&format!(
+            "\n# {} more not shown: narrow the query, or raise --max-tokens",
+            total - shown - skipped
+        ));
+    }
+    let tokens = tokens::count(&text, options.encoding);
+    FindResult {
+        query: query_text.to_string(),
+        total,
+        matches,
+        text,
+        tokens,
+    }
+}
+
+fn describe(tree: &SnapTree, i: usize, max_lines: usize) -> FindMatch {
+    let l = &tree.lines[i];
+    // Nameless generic wrappers say nothing about where a node is.
+    let mut path: Vec<String> = tree
+        .ancestors(i)
+        .filter(|&a| !(tree.lines[a].role == "generic" && tree.lines[a].name.is_none()))
+        .map(|a| {
+            let al = &tree.lines[a];
+            let mut s = super::budget::label(al);
+            if let Some(r) = &al.aria_ref {
+                s.push_str(&format!(" [ref={r}]"));
+            }
+            s
+        })
+        .collect();
+    path.reverse();
+    let base = l.depth;
+    let end = l.subtree_end;
+    let mut lines = Vec::new();
+    for k in i..end.min(i + max_lines.max(1)) {
+        let kl = &tree.lines[k];
+        let mut line = kl.clone();
+        line.depth -= base;
+        // A child beyond the cut is not printed; say so on the colon line.
+        let has_children = kl.subtree_end > k + 1 && k + 1 < i + max_lines.max(1);
+        let mut s = String::new();
+        push_line(&mut s, &line, has_children);
+        lines.push(s);
+    }
+    let rest = end - i - lines.len();
+    if rest > 0 {
+        lines.push(format!(
+            "# … {rest} more lines: snapshot --ref {}",
+            l.aria_ref.as_deref().unwrap_or("REF")
+        ));
+    }
+    FindMatch {
+        line: i,
+        aria_ref: l.aria_ref.clone(),
+        role: l.role.clone(),
+        name: l.name.clone(),
+        path,
+        lines,
+    }
+}

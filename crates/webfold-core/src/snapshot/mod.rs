@@ -1,0 +1,534 @@
+//! The accessibility snapshot as agents get it: budgeted, stable, deduped, diffed.
+//!
+//! [`crate::aria`] renders Playwright's YAML for a page. This layer (seed 001)
+//! turns it into the view an agent reads, under a budget that is a promise:
+//! - [`budget`]: keep the highest-priority elements ([`priority`]) under
+//!   `max_elements` and an exact `max_tokens` (header included), keep their
+//!   ancestors, and say what was cut and how to get it;
+//! - [`session`]: per conversation and page name, history breadcrumbs, stable
+//!   refs, and the previous tree;
+//! - [`dedup`]: site chrome unchanged since the previous page of the same site
+//!   prints as one line;
+//! - [`diff`]: a second snapshot of the same URL prints only what changed;
+//! - [`parse`]: the reader for the YAML all of this works on, line by line;
+//! - [`find`]: the few nodes matching a text or regex, with their refs.
+//!
+//! `full_snapshot` bypasses every limit: without a session the text is
+//! byte-for-byte Playwright's; with one it gains only the breadcrumb line and
+//! session-stable refs.
+
+pub mod budget;
+pub mod dedup;
+pub mod diff;
+pub mod find;
+pub mod parse;
+pub mod priority;
+pub mod session;
+
+use crate::aria::{self, Mode, RefAllocator};
+use crate::error::Error;
+use crate::page::{NodeData, NodeId, Page};
+use crate::tokens::{self, Encoding};
+
+pub use budget::{CutGroup, Truncation};
+pub use diff::DiffStats;
+pub use parse::{Line, LineKind, SnapTree, parse};
+pub use session::SnapshotSession;
+
+/// Seed 001's defaults and clamps.
+pub const DEFAULT_MAX_ELEMENTS: usize = 300;
+pub const MAX_ELEMENTS_RANGE: (usize, usize) = (1, 1000);
+pub const DEFAULT_MAX_TOKENS: usize = 8000;
+pub const MAX_TOKENS_RANGE: (usize, usize) = (1000, 50_000);
+
+/// Seed 001's `SnapshotOptions`, plus the mode, tokenizer and diff switch.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(default)]
+pub struct SnapshotOptions {
+    pub mode: Mode,
+    /// Count and keep interactive elements only; other nodes appear as their ancestors.
+    pub interactive_only: bool,
+    /// Bypass every limit (and dedup and diff).
+    pub full_snapshot: bool,
+    /// Clamped to 1–1000.
+    pub max_elements: usize,
+    /// Clamped to 1000–50000; the whole output, header included, stays within it.
+    pub max_tokens: usize,
+    /// Only elements in the viewport; needs a live page's layout.
+    pub viewport_only: bool,
+    /// Print the session's navigation breadcrumbs.
+    pub include_history: bool,
+    /// In a session, a repeated snapshot of the same URL prints only what changed.
+    pub diff: bool,
+    pub encoding: Encoding,
+}
+
+impl Default for SnapshotOptions {
+    fn default() -> Self {
+        SnapshotOptions {
+            mode: Mode::Ai,
+            interactive_only: true,
+            full_snapshot: false,
+            max_elements: DEFAULT_MAX_ELEMENTS,
+            max_tokens: DEFAULT_MAX_TOKENS,
+            viewport_only: false,
+            include_history: true,
+            diff: true,
+            encoding: Encoding::default(),
+        }
+    }
+}
+
+impl SnapshotOptions {
+    /// The options with `max_elements` and `max_tokens` clamped to the seed's ranges.
+    pub fn clamped(&self) -> SnapshotOptions {
+        let mut o = self.clone();
+        o.max_elements = o
+            .max_elements
+            .clamp(MAX_ELEMENTS_RANGE.0, MAX_ELEMENTS_RANGE.1);
+        o.max_tokens = o.max_tokens.clamp(MAX_TOKENS_RANGE.0, MAX_TOKENS_RANGE.1);
+        o
+    }
+}
+
+/// Which part of the page to snapshot.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub enum Scope {
+    #[default]
+    Page,
+    /// The subtree of the first element a CSS selector matches.
+    Selector(String),
+    /// The subtree of the element with this ref.
+    Ref(String),
+}
+
+/// What kind of view came out.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ViewKind {
+    /// Everything, as Playwright prints it.
+    Full,
+    /// Cut to the budget (or within it without cuts).
+    Budgeted,
+    /// Only the changes since the previous snapshot of this URL.
+    Diff,
+}
+
+/// A snapshot view and what it did.
+#[derive(Clone, Debug, serde::Serialize)]
+pub struct Snapshot {
+    pub text: String,
+    /// Exact tokens of `text`.
+    pub tokens: usize,
+    pub kind: ViewKind,
+    /// Elements the view counts (N of the header).
+    pub total_elements: usize,
+    /// Elements printed (K of the header).
+    pub kept_elements: usize,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub truncation: Option<Truncation>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub cut_groups: Vec<CutGroup>,
+    /// Refs of subtrees printed as `(unchanged since previous page)`.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub unchanged: Vec<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub diff: Option<DiffStats>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub url: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub title: Option<String>,
+}
+
+/// The page's full tree as parsed lines, with the DOM facts behind each line.
+#[derive(Clone, Debug)]
+pub struct Prepared {
+    pub tree: SnapTree,
+    /// Per line: the DOM element behind it (elements only).
+    pub nodes: Vec<Option<NodeId>>,
+    /// Per line: in the viewport of a live capture.
+    pub in_viewport: Vec<bool>,
+    /// Per line: DOM position hash (0 for text and props).
+    pub dom: Vec<u64>,
+}
+
+/// Build and render the page's full tree and read it back as lines. With a
+/// session, refs are renumbered to the session's (the session remembers them).
+pub fn prepare(
+    page: &Page,
+    mode: Mode,
+    url: &str,
+    session: Option<&mut SnapshotSession>,
+) -> Result<(Prepared, Vec<session::RefIdentity>), Error> {
+    let Some(root) = page.body().or_else(|| page.document_element()) else {
+        return Ok((
+            Prepared {
+                tree: SnapTree::default(),
+                nodes: Vec::new(),
+                in_viewport: Vec::new(),
+                dom: Vec::new(),
+            },
+            Vec::new(),
+        ));
+    };
+    let mut aria_tree = aria::build(page, root, mode);
+    if mode == Mode::Ai {
+        aria::assign_refs(&mut aria_tree, &mut RefAllocator::new());
+    }
+    let yaml = aria::render_yaml(&aria_tree, None);
+    let mut tree = parse::parse(&yaml).map_err(|e| {
+        Error::InvalidOption(format!(
+            "internal: the snapshot did not read back ({e}); please report this page"
+        ))
+    })?;
+
+    // Arena nodes after the root are the printed lines (elements and text) in
+    // preorder. Props lines have no node, and a line printing its only text
+    // child inline (`- strong: Hi`) stands for that child too.
+    let positions = dom_positions(page);
+    let n = tree.lines.len();
+    let mut nodes = vec![None; n];
+    let mut in_viewport = vec![false; n];
+    let mut dom = vec![0u64; n];
+    let mut arena = aria_tree.nodes.iter().skip(1);
+    for (i, line) in tree.lines.iter().enumerate() {
+        if line.kind == LineKind::Prop {
+            continue;
+        }
+        let Some(node) = arena.next() else { break };
+        if line.kind == LineKind::Element && line.raw_value.is_some() {
+            for _ in 0..node.children.len() {
+                arena.next();
+            }
+        }
+        if line.kind != LineKind::Element || node.role != line.role {
+            continue;
+        }
+        if let Some(id) = node.node {
+            nodes[i] = Some(id);
+            dom[i] = positions.get(id.index()).copied().unwrap_or(0);
+            in_viewport[i] = page.layout(id).is_some_and(|l| l.in_viewport);
+        }
+    }
+    let identities = match session {
+        Some(s) if mode == Mode::Ai => {
+            let element_dom: Vec<u64> = (0..n)
+                .filter(|&i| tree.lines[i].is_element())
+                .map(|i| dom[i])
+                .collect();
+            s.stabilize_refs(&mut tree, url, &element_dom)
+        }
+        _ => Vec::new(),
+    };
+    Ok((
+        Prepared {
+            tree,
+            nodes,
+            in_viewport,
+            dom,
+        },
+        identities,
+    ))
+}
+
+/// A hash per node of its DOM position: the chain of tag names and element
+/// sibling indexes from the root. Stable across parses of the same markup and
+/// across edits elsewhere on the page.
+fn dom_positions(page: &Page) -> Vec<u64> {
+    let nodes = page.nodes();
+    let mut hashes = vec![0u64; nodes.len()];
+    let mut child_counts = vec![0u32; nodes.len()];
+    for (i, node) in nodes.iter().enumerate() {
+        let NodeData::Element(e) = &node.data else {
+            continue;
+        };
+        let (parent_hash, index) = match node.parent {
+            Some(p) => {
+                child_counts[p.index()] += 1;
+                (hashes[p.index()], child_counts[p.index()])
+            }
+            None => (0, 0),
+        };
+        let mut h = parent_hash ^ 0xcbf2_9ce4_8422_2325;
+        for &b in e.local_name().as_bytes().iter().chain(&index.to_le_bytes()) {
+            h ^= u64::from(b);
+            h = h.wrapping_mul(0x0100_0000_01b3);
+        }
+        hashes[i] = h.max(1);
+    }
+    hashes
+}
+
+/// The snapshot view of `page` (at `url`, for history and same-site dedup).
+pub fn snapshot(
+    page: &Page,
+    url: &str,
+    scope: &Scope,
+    options: &SnapshotOptions,
+    mut session: Option<&mut SnapshotSession>,
+) -> Result<Snapshot, Error> {
+    let opts = options.clamped();
+    if opts.viewport_only && !page.has_layout() {
+        return Err(Error::InvalidOption(
+            "--viewport-only needs a live page: static HTML has no viewport. Snapshot a live browser page, or drop --viewport-only (and use --selector/--ref for a part of the page)".into(),
+        ));
+    }
+    let title = page.title();
+    let scoped = *scope != Scope::Page;
+    // A scoped view reads the session (for refs) but does not move it on.
+    let mut scratch;
+    let sess: Option<&mut SnapshotSession> = match session.as_deref_mut() {
+        Some(s) if scoped => {
+            scratch = s.clone();
+            Some(&mut scratch)
+        }
+        other => other,
+    };
+    let (prepared, identities) = prepare(page, opts.mode, url, sess)?;
+    let mode_name = mode_name(opts.mode);
+
+    // Session bookkeeping first, so breadcrumbs include this page.
+    let mut preamble = Vec::new();
+    let mut previous_same_url = None;
+    let mut previous_same_site = None;
+    if let Some(s) = session {
+        if !scoped {
+            previous_same_url = s.previous_of(url, mode_name).cloned();
+            previous_same_site = s
+                .previous_same_site(url)
+                .filter(|p| p.mode == mode_name)
+                .cloned();
+            s.record_navigation(url, title.as_deref());
+            s.previous = Some(session::PreviousSnapshot {
+                url: url.to_string(),
+                mode: mode_name.to_string(),
+                yaml: prepared.tree.render(),
+                refs: identities,
+                nav: dedup::nav_pattern(&prepared.tree),
+                chrome_refs: session::chrome_refs(&prepared.tree),
+            });
+        }
+        if opts.include_history
+            && let Some(b) = s.breadcrumbs()
+        {
+            preamble.push(b);
+        }
+    }
+
+    let (tree, nodes_vp) = match scope {
+        Scope::Page => (prepared.tree, prepared.in_viewport),
+        Scope::Ref(r) => {
+            let Some(line) = prepared.tree.find_ref(r) else {
+                return Err(Error::UnknownRef(r.clone()));
+            };
+            subtree_forest(&prepared, &[line])
+        }
+        Scope::Selector(sel) => {
+            let target = page.query(sel)?;
+            let roots = lines_under(&prepared, page, target);
+            if roots.is_empty() {
+                return Err(Error::InvalidOption(format!(
+                    "'{sel}' matches an element with nothing in the accessibility tree (hidden or presentational): try a parent, or `webfold chunk --selector` for its HTML"
+                )));
+            }
+            subtree_forest(&prepared, &roots)
+        }
+    };
+
+    let base = Snapshot {
+        text: String::new(),
+        tokens: 0,
+        kind: ViewKind::Full,
+        total_elements: 0,
+        kept_elements: 0,
+        truncation: None,
+        cut_groups: Vec::new(),
+        unchanged: Vec::new(),
+        diff: None,
+        url: Some(url.to_string()),
+        title: title.clone(),
+    };
+    let count_elements = |t: &SnapTree| {
+        t.lines
+            .iter()
+            .filter(|l| budget::is_candidate(l, opts.interactive_only && !opts.full_snapshot))
+            .count()
+    };
+
+    if opts.full_snapshot {
+        let mut text = preamble.join("\n");
+        if !text.is_empty() && !tree.is_empty() {
+            text.push('\n');
+        }
+        text.push_str(&tree.render());
+        let n = count_elements(&tree);
+        return Ok(Snapshot {
+            tokens: tokens::count(&text, opts.encoding),
+            text,
+            total_elements: n,
+            kept_elements: n,
+            ..base
+        });
+    }
+
+    let params = budget::BudgetParams {
+        interactive_only: opts.interactive_only,
+        viewport_only: opts.viewport_only,
+        max_elements: opts.max_elements,
+        max_tokens: opts.max_tokens,
+        encoding: opts.encoding,
+    };
+    let mut notes = Vec::new();
+    if opts.interactive_only {
+        notes.push("# Interactive elements only; --all-roles adds text and structure".to_string());
+    }
+
+    // A repeated snapshot of the same URL: only what changed, when that is
+    // shorter than the view itself.
+    let mut diff_view = None;
+    if opts.diff
+        && let Some(prev) = &previous_same_url
+        && let Ok(old) = parse::parse(&prev.yaml)
+    {
+        let (changes, stats) = diff::diff(&old, &tree);
+        let mut text = preamble.join("\n");
+        if !text.is_empty() {
+            text.push('\n');
+        }
+        if stats.is_empty() {
+            text.push_str(
+                "# No changes since the last snapshot of this page (--no-diff prints it whole)",
+            );
+        } else {
+            text.push_str(&format!(
+                "# Changes since the last snapshot of this page: {} added, {} removed, {} changed (--no-diff prints it whole)\n",
+                stats.added, stats.removed, stats.changed
+            ));
+            text.push_str(&changes.render());
+        }
+        let t = tokens::count(&text, opts.encoding);
+        preamble.push(format!(
+            "# {} added, {} removed, {} changed since the last snapshot of this page; the whole view is shorter than the list",
+            stats.added, stats.removed, stats.changed
+        ));
+        diff_view = Some(Snapshot {
+            text,
+            tokens: t,
+            kind: ViewKind::Diff,
+            diff: Some(stats),
+            ..base.clone()
+        });
+    }
+
+    // Another page of the same site: unchanged chrome becomes one line each.
+    let (tree, in_viewport, forced, unchanged) = match &previous_same_site {
+        Some(prev) if !scoped => {
+            let c = dedup::collapse(&tree, &prev.nav);
+            let vp: Vec<bool> = c
+                .source
+                .iter()
+                .map(|&s| nodes_vp.get(s).copied().unwrap_or(false))
+                .collect();
+            let unchanged = c
+                .markers
+                .iter()
+                .filter_map(|&m| c.tree.lines[m].aria_ref.clone())
+                .collect();
+            (c.tree, vp, c.markers, unchanged)
+        }
+        _ => (tree, nodes_vp, Vec::new(), Vec::new()),
+    };
+
+    let frame = budget::Frame { preamble, notes };
+    let vp = page.has_layout().then_some(in_viewport.as_slice());
+    let b = budget::fit(&tree, vp, &forced, &params, &frame);
+    if let Some(d) = diff_view
+        && d.tokens < b.tokens
+    {
+        return Ok(d);
+    }
+    Ok(Snapshot {
+        text: b.text,
+        tokens: b.tokens,
+        kind: ViewKind::Budgeted,
+        total_elements: b.total,
+        kept_elements: b.kept,
+        truncation: b.truncation,
+        cut_groups: b.cut_groups,
+        unchanged,
+        ..base
+    })
+}
+
+fn mode_name(mode: Mode) -> &'static str {
+    match mode {
+        Mode::Ai => "ai",
+        Mode::Aria => "aria",
+    }
+}
+
+/// The top-most element lines whose DOM node is `target` or inside it.
+fn lines_under(p: &Prepared, page: &Page, target: NodeId) -> Vec<usize> {
+    let mut roots = Vec::new();
+    let mut i = 0;
+    while i < p.tree.lines.len() {
+        if let Some(n) = p.nodes[i]
+            && (n == target || page.is_ancestor_of(target, n))
+        {
+            roots.push(i);
+            i = p.tree.lines[i].subtree_end;
+            continue;
+        }
+        i += 1;
+    }
+    roots
+}
+
+/// The subtrees at `roots`, re-indented to the top level, with their viewport flags.
+fn subtree_forest(p: &Prepared, roots: &[usize]) -> (SnapTree, Vec<bool>) {
+    let mut lines = Vec::new();
+    let mut vp = Vec::new();
+    for &r in roots {
+        let base = p.tree.lines[r].depth;
+        for i in r..p.tree.lines[r].subtree_end {
+            let mut l = p.tree.lines[i].clone();
+            l.depth -= base;
+            lines.push(l);
+            vp.push(p.in_viewport[i]);
+        }
+    }
+    (SnapTree::from_lines(Vec::new(), lines, Vec::new()), vp)
+}
+
+/// The DOM element behind `aria_ref` as the page's snapshot numbers it (with
+/// the session's numbering when one is given): `chunk --ref` and friends.
+pub fn resolve_ref(
+    page: &Page,
+    aria_ref: &str,
+    url: &str,
+    session: Option<&SnapshotSession>,
+) -> Result<NodeId, Error> {
+    let mut scratch = session.cloned();
+    let (p, _) = prepare(page, Mode::Ai, url, scratch.as_mut())?;
+    let line = p
+        .tree
+        .find_ref(aria_ref)
+        .ok_or_else(|| Error::UnknownRef(aria_ref.to_string()))?;
+    p.nodes[line].ok_or_else(|| Error::UnknownRef(aria_ref.to_string()))
+}
+
+/// `webfold find`: the elements of `page`'s snapshot matching `query`
+/// (text or `/regex/`), numbered as the session numbers them.
+pub fn find(
+    page: &Page,
+    url: &str,
+    query: &str,
+    mode: Mode,
+    options: &find::FindOptions,
+    session: Option<&SnapshotSession>,
+) -> Result<find::FindResult, Error> {
+    let q = find::Query::parse(query)?;
+    let mut scratch = session.cloned();
+    let (p, _) = prepare(page, mode, url, scratch.as_mut())?;
+    Ok(find::find_in_tree(&p.tree, query, &q, options))
+}

@@ -1,0 +1,627 @@
+//! A reader for the snapshot YAML we (and Playwright) print.
+//!
+//! Every view built on the snapshot (budget, dedup, diff, find) works on this
+//! line tree rather than on the renderer's internals: each line keeps its raw
+//! text, so re-emitting a subset is byte-exact with what the full render said,
+//! and the same code reads Playwright's own output or an agent's saved copy.
+//!
+//! The format is a strict subset of YAML: one item per line, `- ` after an
+//! indent of two spaces per level. A line is an element
+//! (`- role "name" [attr] [ref=e5]` with an optional `: value` or a trailing
+//! `:` before children), a text child (`- text: value`) or a prop
+//! (`- /url: value`). Keys that need quoting are single-quoted, values that
+//! need it double-quoted. Lines starting with `#` are comments; ` # …` after
+//! an item is a trailing comment (the diff uses it to mark changes).
+
+use crate::error::Error;
+
+/// What a line of the snapshot stands for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum LineKind {
+    /// An accessibility node: role, name, states, ref.
+    Element,
+    /// A text child: `- text: …`.
+    Text,
+    /// A property of its parent: `- /url: …`, `- /placeholder: …`.
+    Prop,
+}
+
+/// One item of the snapshot, with its place in the tree.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Line {
+    pub kind: LineKind,
+    /// Nesting level (indent / 2).
+    pub depth: usize,
+    pub parent: Option<usize>,
+    /// One past the last line of this item's subtree (lines are in preorder).
+    pub subtree_end: usize,
+    /// The key exactly as printed (single-quoted when YAML needs it).
+    pub raw_key: String,
+    /// The inline value exactly as printed after `: `, if any.
+    pub raw_value: Option<String>,
+    /// `role` for elements, `text` for text, the prop name (`/url`) for props.
+    pub role: String,
+    /// The accessible name, decoded.
+    pub name: Option<String>,
+    /// States and flags in print order, e.g. `("level", Some("2"))`, `("checked", None)`.
+    /// The ref and cursor are kept apart.
+    pub attrs: Vec<(String, Option<String>)>,
+    pub aria_ref: Option<String>,
+    /// `[cursor=pointer]` was printed.
+    pub cursor_pointer: bool,
+    /// The inline value, decoded.
+    pub value: Option<String>,
+    /// A trailing ` # …` comment (without the `#`), as diffs and finds print.
+    pub comment: Option<String>,
+}
+
+impl Line {
+    /// The line without indentation, `- ` prefix or comment, as the renderer
+    /// prints it when `has_children` tells whether children follow.
+    pub fn item_text(&self, has_children: bool) -> String {
+        let mut s = String::with_capacity(self.raw_key.len() + 2);
+        s.push_str(&self.raw_key);
+        match &self.raw_value {
+            Some(v) => {
+                s.push_str(": ");
+                s.push_str(v);
+            }
+            None if has_children => s.push(':'),
+            None => {}
+        }
+        s
+    }
+
+    pub fn is_element(&self) -> bool {
+        self.kind == LineKind::Element
+    }
+}
+
+/// A parsed snapshot: comment lines around the item tree, and the items in preorder.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct SnapTree {
+    /// `#` lines before the first item (our headers).
+    pub header: Vec<String>,
+    /// `#` lines after the first item (our closing notes).
+    pub footer: Vec<String>,
+    pub lines: Vec<Line>,
+}
+
+impl SnapTree {
+    pub fn len(&self) -> usize {
+        self.lines.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.lines.is_empty()
+    }
+
+    /// A tree from lines whose `depth` is set (e.g. a filtered copy of another
+    /// tree): parents and subtree ends are recomputed.
+    pub fn from_lines(header: Vec<String>, mut lines: Vec<Line>, footer: Vec<String>) -> SnapTree {
+        let mut open: Vec<usize> = Vec::new();
+        for i in 0..lines.len() {
+            let depth = lines[i].depth.min(open.len());
+            lines[i].depth = depth;
+            while open.len() > depth {
+                if let Some(closed) = open.pop() {
+                    lines[closed].subtree_end = i;
+                }
+            }
+            lines[i].parent = open.last().copied();
+            lines[i].subtree_end = i + 1;
+            open.push(i);
+        }
+        let end = lines.len();
+        for i in open {
+            lines[i].subtree_end = end;
+        }
+        SnapTree {
+            header,
+            lines,
+            footer,
+        }
+    }
+
+    /// Direct children of line `i`, in order.
+    pub fn children(&self, i: usize) -> impl Iterator<Item = usize> + '_ {
+        let end = self.lines[i].subtree_end;
+        let mut next = i + 1;
+        std::iter::from_fn(move || {
+            if next >= end {
+                return None;
+            }
+            let cur = next;
+            next = self.lines[cur].subtree_end;
+            Some(cur)
+        })
+    }
+
+    /// Top-level items.
+    pub fn roots(&self) -> impl Iterator<Item = usize> + '_ {
+        let mut next = 0;
+        std::iter::from_fn(move || {
+            if next >= self.lines.len() {
+                return None;
+            }
+            let cur = next;
+            next = self.lines[cur].subtree_end;
+            Some(cur)
+        })
+    }
+
+    /// Ancestors of `i` from its parent up.
+    pub fn ancestors(&self, i: usize) -> impl Iterator<Item = usize> + '_ {
+        let mut next = self.lines[i].parent;
+        std::iter::from_fn(move || {
+            let cur = next?;
+            next = self.lines[cur].parent;
+            Some(cur)
+        })
+    }
+
+    /// The element line carrying `aria_ref`.
+    pub fn find_ref(&self, aria_ref: &str) -> Option<usize> {
+        self.lines
+            .iter()
+            .position(|l| l.aria_ref.as_deref() == Some(aria_ref))
+    }
+
+    /// Print the whole tree (comments first) exactly as parsed.
+    pub fn render(&self) -> String {
+        let mut out = String::new();
+        for c in &self.header {
+            out.push_str(c);
+            out.push('\n');
+        }
+        for (i, line) in self.lines.iter().enumerate() {
+            push_line(&mut out, line, line.subtree_end > i + 1);
+            out.push('\n');
+        }
+        for c in &self.footer {
+            out.push_str(c);
+            out.push('\n');
+        }
+        if out.ends_with('\n') {
+            out.pop();
+        }
+        out
+    }
+}
+
+/// Append one item at its indent, with its trailing comment.
+pub(crate) fn push_line(out: &mut String, line: &Line, has_children: bool) {
+    push_item(out, line.depth, &line.item_text(has_children));
+    if let Some(c) = &line.comment {
+        out.push_str(" #");
+        out.push_str(c);
+    }
+}
+
+pub(crate) fn push_item(out: &mut String, depth: usize, item: &str) {
+    for _ in 0..depth {
+        out.push_str("  ");
+    }
+    out.push_str("- ");
+    out.push_str(item);
+}
+
+/// Parse snapshot YAML. Blank lines are ignored; anything that is not an
+/// item or a comment is an error naming the line.
+pub fn parse(text: &str) -> Result<SnapTree, Error> {
+    let mut tree = SnapTree::default();
+    // Open items by depth: the stack of ancestors of the next line.
+    let mut open: Vec<usize> = Vec::new();
+    for (lineno, raw) in text.lines().enumerate() {
+        let err = |reason: &str| {
+            Error::InvalidOption(format!(
+                "snapshot line {}: {reason}: {}",
+                lineno + 1,
+                truncate_for_error(raw)
+            ))
+        };
+        if raw.trim().is_empty() {
+            continue;
+        }
+        let indent = raw.len() - raw.trim_start_matches(' ').len();
+        let rest = &raw[indent..];
+        if rest.starts_with('#') {
+            if tree.lines.is_empty() {
+                tree.header.push(raw.to_string());
+            } else {
+                tree.footer.push(raw.to_string());
+            }
+            continue;
+        }
+        let Some(item) = rest.strip_prefix("- ") else {
+            return Err(err("expected '- ' after the indent"));
+        };
+        if indent % 2 != 0 {
+            return Err(err("indent is not a multiple of two spaces"));
+        }
+        let depth = indent / 2;
+        if depth > open.len() {
+            return Err(err("indented deeper than its parent"));
+        }
+        // Close items that are not ancestors of this one.
+        while open.len() > depth {
+            let closed = open.pop().unwrap_or_default();
+            tree.lines[closed].subtree_end = tree.lines.len();
+        }
+        let mut line = parse_item(item).map_err(|r| err(&r))?;
+        line.depth = depth;
+        line.parent = open.last().copied();
+        line.subtree_end = tree.lines.len() + 1;
+        if let Some(p) = line.parent
+            && tree.lines[p].raw_value.is_some()
+        {
+            return Err(err("a line with an inline value cannot have children"));
+        }
+        open.push(tree.lines.len());
+        tree.lines.push(line);
+    }
+    let end = tree.lines.len();
+    for i in open {
+        tree.lines[i].subtree_end = end;
+    }
+    Ok(tree)
+}
+
+fn truncate_for_error(s: &str) -> String {
+    if s.chars().count() <= 80 {
+        return s.to_string();
+    }
+    let cut: String = s.chars().take(80).collect();
+    format!("{cut}…")
+}
+
+/// Parse one item (the text after `- `).
+fn parse_item(item: &str) -> Result<Line, String> {
+    let (raw_key, key, after_key) = if item.starts_with('\'') {
+        let (decoded, used) = single_quoted(item)?;
+        (item[..used].to_string(), decoded, &item[used..])
+    } else {
+        let end = unquoted_key_end(item);
+        (
+            item[..end].to_string(),
+            item[..end].to_string(),
+            &item[end..],
+        )
+    };
+    let (raw_value, comment) = split_value_and_comment(after_key)?;
+    let value = match &raw_value {
+        Some(v) if v.starts_with('"') => {
+            let (decoded, used) = double_quoted(v)?;
+            if used != v.len() {
+                return Err("text after a quoted value".into());
+            }
+            Some(decoded)
+        }
+        Some(v) => Some(v.clone()),
+        None => None,
+    };
+    let mut line = Line {
+        kind: LineKind::Element,
+        depth: 0,
+        parent: None,
+        subtree_end: 0,
+        raw_key,
+        raw_value,
+        role: String::new(),
+        name: None,
+        attrs: Vec::new(),
+        aria_ref: None,
+        cursor_pointer: false,
+        value,
+        comment,
+    };
+    if key == "text" {
+        line.kind = LineKind::Text;
+        line.role = key;
+        return Ok(line);
+    }
+    if key.starts_with('/') {
+        line.kind = LineKind::Prop;
+        line.role = key;
+        return Ok(line);
+    }
+    parse_element_key(&key, &mut line)?;
+    Ok(line)
+}
+
+/// Where an unquoted key ends: at the first `: `, a final `:`, or ` #`.
+/// Unquoted keys never contain these (the renderer quotes such keys).
+fn unquoted_key_end(item: &str) -> usize {
+    let b = item.as_bytes();
+    for i in 0..b.len() {
+        match b[i] {
+            b':' if i + 1 == b.len() || b[i + 1] == b' ' => return i,
+            b' ' if b.get(i + 1) == Some(&b'#') => return i,
+            _ => {}
+        }
+    }
+    b.len()
+}
+
+/// After the key: nothing, `:`, `: value`, each optionally followed by ` # comment`.
+fn split_value_and_comment(rest: &str) -> Result<(Option<String>, Option<String>), String> {
+    let (body, comment) = split_comment(rest)?;
+    if body.is_empty() {
+        return Ok((None, comment));
+    }
+    let Some(after_colon) = body.strip_prefix(':') else {
+        return Err("expected ':' after the key".into());
+    };
+    if after_colon.is_empty() {
+        return Ok((None, comment));
+    }
+    let Some(value) = after_colon.strip_prefix(' ') else {
+        return Err("expected a space after ':'".into());
+    };
+    if value.is_empty() {
+        return Err("empty value after ': '".into());
+    }
+    Ok((Some(value.to_string()), comment))
+}
+
+/// Split ` # comment` off the end, respecting a double-quoted value.
+fn split_comment(rest: &str) -> Result<(&str, Option<String>), String> {
+    let b = rest.as_bytes();
+    let mut i = 0;
+    let mut in_quotes = false;
+    while i < b.len() {
+        match b[i] {
+            b'\\' if in_quotes => i += 1,
+            // Only a value's leading quote opens a quoted scalar.
+            b'"' if in_quotes || rest[..i].ends_with(": ") => in_quotes = !in_quotes,
+            b' ' if !in_quotes && b.get(i + 1) == Some(&b'#') => {
+                return Ok((&rest[..i], Some(rest[i + 2..].to_string())));
+            }
+            _ => {}
+        }
+        i += 1;
+    }
+    if in_quotes {
+        return Err("unterminated double-quoted value".into());
+    }
+    Ok((rest, None))
+}
+
+/// `'…'` with `''` for a quote; returns the text and the bytes consumed.
+fn single_quoted(s: &str) -> Result<(String, usize), String> {
+    let mut out = String::new();
+    let mut chars = s.char_indices().skip(1).peekable();
+    while let Some((i, c)) = chars.next() {
+        if c == '\'' {
+            if let Some(&(_, '\'')) = chars.peek() {
+                chars.next();
+                out.push('\'');
+                continue;
+            }
+            return Ok((out, i + 1));
+        }
+        out.push(c);
+    }
+    Err("unterminated single-quoted key".into())
+}
+
+/// A YAML double-quoted scalar as the renderer writes it (JSON-like escapes
+/// plus `\xNN`); returns the text and the bytes consumed.
+fn double_quoted(s: &str) -> Result<(String, usize), String> {
+    let mut out = String::new();
+    let mut chars = s.char_indices().skip(1);
+    while let Some((i, c)) = chars.next() {
+        match c {
+            '"' => return Ok((out, i + 1)),
+            '\\' => {
+                let Some((_, e)) = chars.next() else { break };
+                match e {
+                    '"' => out.push('"'),
+                    '\\' => out.push('\\'),
+                    '/' => out.push('/'),
+                    'b' => out.push('\u{8}'),
+                    'f' => out.push('\u{c}'),
+                    'n' => out.push('\n'),
+                    'r' => out.push('\r'),
+                    't' => out.push('\t'),
+                    '0' => out.push('\0'),
+                    'x' | 'u' | 'U' => {
+                        let len = match e {
+                            'x' => 2,
+                            'u' => 4,
+                            _ => 8,
+                        };
+                        let hex: String = (0..len)
+                            .filter_map(|_| chars.next().map(|(_, h)| h))
+                            .collect();
+                        let cp = u32::from_str_radix(&hex, 16)
+                            .map_err(|_| format!("bad escape \\{e}{hex}"))?;
+                        // Surrogate pairs arrive as two \u escapes.
+                        let c = char::from_u32(cp).unwrap_or('\u{fffd}');
+                        out.push(c);
+                    }
+                    other => return Err(format!("unknown escape \\{other}")),
+                }
+            }
+            c => out.push(c),
+        }
+    }
+    Err("unterminated double-quoted string".into())
+}
+
+/// `role "name" [attr] [attr=value] …`, name JSON-encoded.
+fn parse_element_key(key: &str, line: &mut Line) -> Result<(), String> {
+    let (role, mut rest) = match key.find(' ') {
+        Some(i) => (&key[..i], &key[i..]),
+        None => (key, ""),
+    };
+    if role.is_empty() {
+        return Err("empty role".into());
+    }
+    line.role = role.to_string();
+    if let Some(r) = rest.strip_prefix(" \"") {
+        let quoted = &rest[1..];
+        let (name, used) = json_string(quoted)?;
+        line.name = Some(name);
+        rest = &r[used - 1..];
+    }
+    while !rest.is_empty() {
+        let Some(r) = rest.strip_prefix(" [") else {
+            return Err(format!("expected ' [' in key, found '{rest}'"));
+        };
+        let Some(close) = r.find(']') else {
+            return Err("unclosed '['".into());
+        };
+        let attr = &r[..close];
+        rest = &r[close + 1..];
+        let (name, value) = match attr.split_once('=') {
+            Some((n, v)) => (n, Some(v.to_string())),
+            None => (attr, None),
+        };
+        match (name, value) {
+            ("ref", Some(v)) if !v.is_empty() => line.aria_ref = Some(v),
+            ("cursor", Some(v)) if v == "pointer" => line.cursor_pointer = true,
+            (n, v) => line.attrs.push((n.to_string(), v)),
+        }
+    }
+    Ok(())
+}
+
+/// A JSON string starting at `s[0] == '"'`; returns the text and bytes consumed.
+fn json_string(s: &str) -> Result<(String, usize), String> {
+    let mut out = String::new();
+    let mut chars = s.char_indices().skip(1);
+    let mut pending_high: Option<u32> = None;
+    while let Some((i, c)) = chars.next() {
+        match c {
+            '"' => return Ok((out, i + 1)),
+            '\\' => {
+                let Some((_, e)) = chars.next() else { break };
+                let simple = match e {
+                    '"' => Some('"'),
+                    '\\' => Some('\\'),
+                    '/' => Some('/'),
+                    'b' => Some('\u{8}'),
+                    'f' => Some('\u{c}'),
+                    'n' => Some('\n'),
+                    'r' => Some('\r'),
+                    't' => Some('\t'),
+                    'u' => None,
+                    other => return Err(format!("unknown escape \\{other} in name")),
+                };
+                if let Some(c) = simple {
+                    if pending_high.take().is_some() {
+                        out.push('\u{fffd}');
+                    }
+                    out.push(c);
+                    continue;
+                }
+                let hex: String = (0..4)
+                    .filter_map(|_| chars.next().map(|(_, h)| h))
+                    .collect();
+                let cu =
+                    u32::from_str_radix(&hex, 16).map_err(|_| format!("bad escape \\u{hex}"))?;
+                match (pending_high.take(), cu) {
+                    (None, 0xD800..=0xDBFF) => pending_high = Some(cu),
+                    (Some(hi), 0xDC00..=0xDFFF) => {
+                        let cp = 0x10000 + ((hi - 0xD800) << 10) + (cu - 0xDC00);
+                        out.push(char::from_u32(cp).unwrap_or('\u{fffd}'));
+                    }
+                    (hi, cu) => {
+                        if hi.is_some() {
+                            out.push('\u{fffd}');
+                        }
+                        out.push(char::from_u32(cu).unwrap_or('\u{fffd}'));
+                    }
+                }
+            }
+            c => {
+                if pending_high.take().is_some() {
+                    out.push('\u{fffd}');
+                }
+                out.push(c);
+            }
+        }
+    }
+    Err("unterminated name".into())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_elements_text_and_props() {
+        let yaml = "- generic [active] [ref=e1]:\n  - link \"Home\" [ref=e2] [cursor=pointer]:\n    - /url: /\n  - 'heading \"a: b\" [level=2] [ref=e3]'\n  - text: \"x: y\"\n  - textbox \"Qty\" [ref=e4]: \"3\"";
+        let t = parse(yaml).unwrap();
+        assert_eq!(t.len(), 6);
+        assert_eq!(t.lines[1].role, "link");
+        assert_eq!(t.lines[1].name.as_deref(), Some("Home"));
+        assert_eq!(t.lines[1].aria_ref.as_deref(), Some("e2"));
+        assert!(t.lines[1].cursor_pointer);
+        assert_eq!(t.lines[2].kind, LineKind::Prop);
+        assert_eq!(t.lines[2].value.as_deref(), Some("/"));
+        assert_eq!(t.lines[3].name.as_deref(), Some("a: b"));
+        assert_eq!(
+            t.lines[3].attrs,
+            vec![("level".to_string(), Some("2".to_string()))]
+        );
+        assert_eq!(t.lines[4].value.as_deref(), Some("x: y"));
+        assert_eq!(t.lines[5].value.as_deref(), Some("3"));
+        assert_eq!(t.lines[0].subtree_end, 6);
+        assert_eq!(t.children(0).collect::<Vec<_>>(), vec![1, 3, 4, 5]);
+        assert_eq!(t.render(), yaml);
+    }
+
+    #[test]
+    fn trailing_comments_are_kept_apart() {
+        let t = parse("- button \"Buy\" [ref=e5] # added\n- text: \"a # b\" # changed").unwrap();
+        assert_eq!(t.lines[0].aria_ref.as_deref(), Some("e5"));
+        assert_eq!(t.lines[0].comment.as_deref(), Some(" added"));
+        assert_eq!(t.lines[1].value.as_deref(), Some("a # b"));
+        assert_eq!(t.lines[1].comment.as_deref(), Some(" changed"));
+    }
+
+    #[test]
+    fn never_panics_on_odd_input() {
+        let odd = [
+            "- 'a''",
+            "- \"",
+            "- a: \"\\",
+            "- a: \"\\u12\"",
+            "- a \"\\ud800\" [",
+            "- a [ref=]",
+            "- a [x",
+            "-",
+            "- : x",
+            "- a:b: c",
+            "  - a",
+            "- a\n      - b",
+            "- ü: \"é\\x4\"",
+            "- a \"b\" c",
+            "- text: a #",
+            "#\n#",
+        ];
+        for s in odd {
+            let _ = parse(s);
+        }
+        for s in ["- a", "- 'x' # c", "- a \"\\ud83d\\ude00\""] {
+            assert!(parse(s).is_ok(), "{s}");
+        }
+        assert_eq!(
+            parse("- a \"\\ud83d\\ude00\"").unwrap().lines[0]
+                .name
+                .as_deref(),
+            Some("😀")
+        );
+    }
+
+    #[test]
+    fn rejects_what_is_not_a_snapshot() {
+        assert!(parse("hello").is_err());
+        assert!(parse("- a\n    - b").is_err());
+        assert!(parse("- button \"x").is_err());
+        assert!(parse("- text: a\n  - text: b").is_err());
+    }
+}

@@ -1,0 +1,301 @@
+//! One test per Markdown rule, in webfold's default (compact) style.
+
+use url::Url;
+use webfold_core::markdown::{MarkdownOptions, to_markdown, to_markdown_filtered};
+use webfold_core::{NodeId, Page};
+
+fn md(html: &str) -> String {
+    to_markdown(
+        &Page::parse(html),
+        NodeId::DOCUMENT,
+        &MarkdownOptions::default(),
+    )
+}
+
+fn md_at(html: &str, url: &str) -> String {
+    let opts = MarkdownOptions {
+        base_url: Some(Url::parse(url).unwrap()),
+        ..MarkdownOptions::default()
+    };
+    to_markdown(&Page::parse(html), NodeId::DOCUMENT, &opts)
+}
+
+#[test]
+fn headings_are_atx_on_one_line() {
+    assert_eq!(
+        md("<h1>Title</h1><h3>Sub <em>x</em></h3>"),
+        "# Title\n\n### Sub *x*"
+    );
+    assert_eq!(md("<h2>Two<br>lines\n</h2>"), "## Two lines");
+    assert_eq!(md("<h2> </h2><p>after</p>"), "after");
+    let setext = MarkdownOptions {
+        heading_style: webfold_core::markdown::HeadingStyle::Setext,
+        ..Default::default()
+    };
+    assert_eq!(
+        to_markdown(&Page::parse("<h1>Tïtle</h1>"), NodeId::DOCUMENT, &setext),
+        "Tïtle\n====="
+    );
+}
+
+#[test]
+fn paragraphs_and_whitespace_collapse() {
+    assert_eq!(
+        md("<p>  one\n\n   two  </p>\n\n<p>three</p>"),
+        "one two\n\nthree"
+    );
+    assert_eq!(md("<div>a<div>b</div>c</div>"), "a\n\nb\n\nc");
+    assert_eq!(md("<p>a <span> b </span> c</p>"), "a b c");
+    assert_eq!(md("<p>x&nbsp;y</p>"), "x\u{a0}y");
+}
+
+#[test]
+fn emphasis_uses_asterisks_and_drops_empty_spans() {
+    assert_eq!(
+        md("<p><em>a</em> <strong>b</strong> <i> c </i>d</p>"),
+        "*a* **b** *c* d"
+    );
+    assert_eq!(md("<p>in<em>word</em>s</p>"), "in*word*s");
+    assert_eq!(md("<p>x<em> </em>y<b></b></p>"), "x y");
+    assert_eq!(md("<p><del>old</del> new</p>"), "~~old~~ new");
+    // A break inside emphasis would leave the closing `**` on a line of its own.
+    assert_eq!(
+        md("<p><strong><br></strong>x <b>bold<br></b>y</p>"),
+        "x **bold**y"
+    );
+}
+
+#[test]
+fn links_resolve_against_the_base_url() {
+    let html = r##"<p><a href="../docs/guide.html">Guide</a> <a href="/root">Root</a>
+        <a href="?page=2">Next</a> <a href="#sec">Sec</a> <a href="//cdn.example.net/x">CDN</a>
+        <a href="mailto:a@example.com">Mail</a> <a href="tel:+15550100">Call</a>
+        <a href="https://other.example/a b">Space</a></p>"##;
+    assert_eq!(
+        md_at(html, "https://example.com/blog/2024/post.html"),
+        "[Guide](https://example.com/blog/docs/guide.html) [Root](https://example.com/root) \
+         [Next](https://example.com/blog/2024/post.html?page=2) [Sec](#sec) [CDN](https://cdn.example.net/x) \
+         [Mail](mailto:a@example.com) [Call](tel:+15550100) [Space](<https://other.example/a b>)"
+    );
+    // Without a base, relative links stay relative.
+    assert_eq!(md("<a href='a/b.html'>x</a>"), "[x](a/b.html)");
+}
+
+#[test]
+fn base_href_wins_over_the_document_url() {
+    let html =
+        "<head><base href='/static/'></head><a href='page.html'>P</a><img src='i.png' alt='I'>";
+    assert_eq!(
+        md_at(html, "https://example.com/a/b.html"),
+        "[P](https://example.com/static/page.html)![I](https://example.com/static/i.png)"
+    );
+}
+
+#[test]
+fn useless_links_keep_only_their_text() {
+    assert_eq!(
+        md("<p><a href='javascript:void(0)'>Menu</a> <a href='/x'></a>end</p>"),
+        "Menu end"
+    );
+    assert_eq!(md("<p><a name='top'>anchor</a></p>"), "anchor");
+    assert_eq!(md("<p><a href='/x' title='tip'>t</a></p>"), "[t](/x)");
+    assert_eq!(md("<p>Wow!<a href='/x'>link</a></p>"), "Wow\\![link](/x)");
+    // Card links wrap blocks; the link text stays on one line.
+    assert_eq!(
+        md("<a href='/story'><h3>Big news</h3><p>Read <em>more</em></p></a><p>next</p>"),
+        "[Big news Read *more*](/story)\n\nnext"
+    );
+}
+
+#[test]
+fn images_prefer_the_real_source_and_shorten_data_uris() {
+    let b64 = "A".repeat(2000);
+    let html = format!(
+        "<p><img alt='lazy' src='data:image/gif;base64,R0lGODlhAQABAAAAACw=' data-src='/real.jpg'>\
+         <img alt='set' srcset='/s.jpg 1x, /l.jpg 2x'>\
+         <img alt='inline' src='data:image/png;base64,{b64}'>\
+         <img src='data:image/png;base64,{b64}'>\
+         <img alt='(x)' src='/p (1).png'></p>"
+    );
+    assert_eq!(
+        md_at(&html, "https://example.com/"),
+        "![lazy](https://example.com/real.jpg)![set](https://example.com/s.jpg)\
+         ![inline](data:image/png;base64,…)![(x)](https://example.com/p%20(1).png)"
+    );
+    let kept = MarkdownOptions {
+        keep_data_uris: true,
+        ..Default::default()
+    };
+    let out = to_markdown(&Page::parse(&html), NodeId::DOCUMENT, &kept);
+    assert!(out.contains(&b64));
+}
+
+#[test]
+fn nested_lists_indent_by_marker_width() {
+    let html = "<ul><li>one</li><li>two<ol start='9'><li>nine</li><li>ten<ul><li>deep</li></ul></li></ol></li>\
+                <li><p>para</p><p>second</p></li></ul>";
+    assert_eq!(
+        md(html),
+        "- one\n- two\n  9. nine\n  10. ten\n      - deep\n- para\n\n  second"
+    );
+    assert_eq!(
+        md("<ol><li>a</li><li hidden>b</li><li>c</li></ol>"),
+        "1. a\n2. c"
+    );
+}
+
+#[test]
+fn block_quotes_nest() {
+    assert_eq!(
+        md("<blockquote><p>a</p><blockquote><p>b</p></blockquote><p>c</p></blockquote>"),
+        "> a\n>\n> > b\n>\n> c"
+    );
+    assert_eq!(md("<blockquote> </blockquote><p>x</p>"), "x");
+}
+
+#[test]
+fn code_spans_and_fenced_blocks() {
+    assert_eq!(
+        md("<p>use <code>a`b</code> and <code> x </code></p>"),
+        "use ``a`b`` and `x`"
+    );
+    assert_eq!(md("<p><code>a <b>bold</b> c</code></p>"), "`a bold c`");
+    assert_eq!(
+        md("<pre><code class='language-rust'>fn main() {\n    x_y * 2;\n}\n</code></pre>"),
+        "```rust\nfn main() {\n    x_y * 2;\n}\n```"
+    );
+    assert_eq!(
+        md("<pre class='lang-py'>print(1)</pre>"),
+        "```py\nprint(1)\n```"
+    );
+    assert_eq!(
+        md("<pre><span>a</span><br><span>b</span></pre>"),
+        "```\na\nb\n```"
+    );
+    assert_eq!(
+        md("<pre><code>```\nx\n```</code></pre>"),
+        "````\n```\nx\n```\n````"
+    );
+    assert_eq!(
+        md("<ul><li>code:<pre>x\ny</pre></li></ul>"),
+        "- code:\n\n  ```\n  x\n  y\n  ```"
+    );
+}
+
+#[test]
+fn gfm_tables_escape_pipes_and_keep_columns() {
+    let html = "<table><caption>Prices</caption><thead><tr><th>Name</th><th>Value</th><th>Note</th></tr></thead>\
+                <tbody><tr><td>a|b</td><td colspan=2>wide</td></tr>\
+                <tr><td rowspan=2>tall</td><td><p>x</p><p>y</p></td><td>1<br>2</td></tr>\
+                <tr><td>z</td><td><code>c|d</code></td></tr></tbody></table>";
+    assert_eq!(
+        md(html),
+        "Prices\n\n| Name | Value | Note |\n| --- | --- | --- |\n| a\\|b | wide | |\n\
+         | tall | x y | 1 2 |\n| | z | `c\\|d` |"
+    );
+    // No header cells: the first row is the header all the same.
+    assert_eq!(
+        md("<table><tr><td>a</td><td>b</td></tr></table>"),
+        "| a | b |\n| --- | --- |"
+    );
+}
+
+#[test]
+fn layout_tables_become_blocks() {
+    let html = "<table><tr><td><h2>Side</h2></td><td><p>Main text</p></td></tr></table>";
+    assert_eq!(md(html), "## Side\n\nMain text");
+    let nested =
+        "<table><tr><td><table><tr><td>a</td><td>b</td></tr></table></td><td>c</td></tr></table>";
+    assert_eq!(md(nested), "| a | b |\n| --- | --- |\n\nc");
+    assert_eq!(md("<table><tr><td>only</td></tr></table>"), "only");
+}
+
+#[test]
+fn line_breaks() {
+    assert_eq!(md("<p>a<br>b</p>"), "a\\\nb");
+    assert_eq!(md("<p>a<br></p><p>b<br><br>c</p>"), "a\n\nb\n\nc");
+    let two_spaces = MarkdownOptions {
+        br: "  ".into(),
+        ..Default::default()
+    };
+    assert_eq!(
+        to_markdown(&Page::parse("<p>a<br>b</p>"), NodeId::DOCUMENT, &two_spaces),
+        "a  \nb"
+    );
+}
+
+#[test]
+fn hidden_and_non_text_elements_are_dropped() {
+    let html = "<head><title>T</title><style>p{}</style></head><body>\
+        <script>var x = 1;</script><noscript>enable js</noscript><template><p>tpl</p></template>\
+        <p hidden>hidden</p><p style='display:none'>none</p><p>seen <span style='visibility:hidden'>ghost</span></p>\
+        <svg><text>chart</text></svg><select><option>France</option></select><iframe src='/x'></iframe>\
+        <p aria-hidden='true'>aria</p><nav><a href='/home'>Home</a></nav></body>";
+    assert_eq!(md(html), "seen\n\naria\n\n[Home](/home)");
+}
+
+#[test]
+fn escaping_is_minimal_but_safe() {
+    assert_eq!(
+        md("<p>snake_case a * b 2*3*4</p>"),
+        "snake_case a * b 2\\*3\\*4"
+    );
+    assert_eq!(
+        md("<p># not heading</p><p>1. not list</p><p>- nor this</p>"),
+        "\\# not heading\n\n1\\. not list\n\n\\- nor this"
+    );
+    assert_eq!(md("<p>x<br>+ y</p>"), "x\\\n\\+ y");
+    assert_eq!(
+        md("<p>[1] &lt;div&gt; `tick` _u_</p>"),
+        "[1\\] \\<div> \\`tick\\` \\_u\\_"
+    );
+    assert_eq!(md("<p>In C# 1. x</p>"), "In C# 1. x");
+}
+
+#[test]
+fn filter_and_subtree_root() {
+    let page = Page::parse(
+        "<article><h1>T</h1><div class=ad>Buy</div><p>Body <span class=ad>x</span>text</p></article><footer>f</footer>",
+    );
+    let article = page.query("article").unwrap();
+    let ads: Vec<NodeId> = page.query_all(".ad").unwrap();
+    let skip = |id: NodeId| ads.contains(&id);
+    let out = to_markdown_filtered(&page, article, &MarkdownOptions::default(), &skip);
+    assert_eq!(out, "# T\n\nBody text");
+    let p = page.query("p").unwrap();
+    assert_eq!(
+        to_markdown(&page, p, &MarkdownOptions::default()),
+        "Body xtext"
+    );
+    assert_eq!(
+        to_markdown(&page, NodeId(u32::MAX), &MarkdownOptions::default()),
+        ""
+    );
+}
+
+#[test]
+fn deep_nesting_converts_without_recursion() {
+    let depth = 100_000;
+    for (open, close) in [
+        ("<div>", "</div>"),
+        ("<span>", "</span>"),
+        ("<blockquote>", "</blockquote>"),
+        ("<ul><li>", "</li></ul>"),
+        ("<b>", "</b>"),
+    ] {
+        let html = format!("{}deep text{}", open.repeat(depth), close.repeat(depth));
+        let page = Page::parse(&html);
+        // Run on a small stack: any recursion over depth would overflow it.
+        let out = std::thread::Builder::new()
+            .stack_size(256 * 1024)
+            .spawn(move || to_markdown(&page, NodeId::DOCUMENT, &MarkdownOptions::default()))
+            .unwrap()
+            .join()
+            .unwrap();
+        assert!(
+            out.contains("deep text"),
+            "{open}: {}",
+            &out[..out.len().min(200)]
+        );
+    }
+}

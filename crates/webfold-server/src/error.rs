@@ -1,0 +1,121 @@
+//! Errors of the bridge API: always JSON `{error, detail?, …}` with a status.
+//!
+//! `error` is short and stable (seed 000's clients match on "Conversation not
+//! found" and "Element not found"); `detail` says what to do next.
+
+use axum::http::StatusCode;
+use axum::response::{IntoResponse, Response};
+use serde_json::{Map, Value, json};
+
+/// An error response of the bridge API.
+#[derive(Debug)]
+pub struct ApiError {
+    pub status: StatusCode,
+    pub error: String,
+    pub detail: Option<String>,
+    /// Extra top-level fields (e.g. `suggestions`).
+    pub extra: Map<String, Value>,
+}
+
+impl ApiError {
+    pub fn new(status: StatusCode, error: impl Into<String>) -> Self {
+        Self {
+            status,
+            error: error.into(),
+            detail: None,
+            extra: Map::new(),
+        }
+    }
+
+    pub fn detail(mut self, detail: impl Into<String>) -> Self {
+        self.detail = Some(detail.into());
+        self
+    }
+
+    pub fn with(mut self, key: &str, value: Value) -> Self {
+        self.extra.insert(key.to_owned(), value);
+        self
+    }
+
+    pub fn bad_request(detail: impl Into<String>) -> Self {
+        Self::new(StatusCode::BAD_REQUEST, "Bad request").detail(detail)
+    }
+
+    pub fn conversation_not_found() -> Self {
+        Self::new(StatusCode::NOT_FOUND, "Conversation not found").detail(
+            "no conversation has this id (it may have been deleted); create one with POST /conversations",
+        )
+    }
+
+    pub fn internal(detail: impl Into<String>) -> Self {
+        Self::new(StatusCode::INTERNAL_SERVER_ERROR, "Internal error").detail(detail)
+    }
+
+    pub fn body(&self) -> Value {
+        let mut body = Map::new();
+        body.insert("error".into(), json!(self.error));
+        if let Some(d) = &self.detail {
+            body.insert("detail".into(), json!(d));
+        }
+        for (k, v) in &self.extra {
+            body.insert(k.clone(), v.clone());
+        }
+        Value::Object(body)
+    }
+}
+
+impl IntoResponse for ApiError {
+    fn into_response(self) -> Response {
+        (self.status, axum::Json(self.body())).into_response()
+    }
+}
+
+impl From<crate::service::ServiceError> for ApiError {
+    fn from(e: crate::service::ServiceError) -> Self {
+        use crate::service::ServiceError as E;
+        match e {
+            E::ConversationNotFound => ApiError::conversation_not_found(),
+            E::VersionNotFound { version, kept } => {
+                ApiError::new(StatusCode::NOT_FOUND, "Version not found").detail(format!(
+                    "version {version} is not kept; kept versions: {}",
+                    kept.iter()
+                        .map(u32::to_string)
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                ))
+            }
+            E::Store(e) => ApiError::internal(e.to_string()),
+            E::Task(e) => ApiError::internal(e),
+        }
+    }
+}
+
+/// Maps a core view error to the bridge's statuses.
+pub fn view_error(e: webfold_core::Error) -> ApiError {
+    use webfold_core::Error as E;
+    match e {
+        E::ElementNotFound {
+            selector,
+            suggestions,
+        } => ApiError::new(StatusCode::NOT_FOUND, "Element not found")
+            .detail(format!(
+                "no element matches '{selector}'; try one of the suggestions or check the outline"
+            ))
+            .with("suggestions", json!(suggestions)),
+        E::InvalidSelector { .. } => {
+            ApiError::new(StatusCode::BAD_REQUEST, "Invalid selector").detail(e.to_string())
+        }
+        E::UnknownNodeId(_) | E::UnknownRef(_) => {
+            ApiError::new(StatusCode::NOT_FOUND, "Element not found").detail(e.to_string())
+        }
+        E::BudgetTooSmall { .. } => {
+            ApiError::new(StatusCode::BAD_REQUEST, "Budget too small").detail(e.to_string())
+        }
+        E::InvalidOption(_) => {
+            ApiError::new(StatusCode::BAD_REQUEST, "Invalid option").detail(e.to_string())
+        }
+        // Variants the core adds later are user errors until mapped here.
+        #[allow(unreachable_patterns)]
+        other => ApiError::bad_request(other.to_string()),
+    }
+}

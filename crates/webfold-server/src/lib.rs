@@ -1,0 +1,100 @@
+//! webfold-server: the surfaces that run as a service.
+//!
+//! - The bridge HTTP API of seed 000 (`POST /conversations`, `GET …/chunk`, …)
+//!   in [`api`], over the conversation service in [`service`] (SQLite store +
+//!   byte-bounded cache of parsed pages).
+//! - MCP, the same tool set ([`mcp::WebfoldTools`]) over stdio and over
+//!   streamable HTTP at `/mcp`.
+//! - [`security`]: the guard every HTTP request passes first (Host, Origin,
+//!   preflight, bearer token, body limit).
+//!
+//! Surfaces are thin: requests are parsed here and rendered by the core's views.
+
+pub mod api;
+pub mod cache;
+pub mod error;
+pub mod extract;
+pub mod mcp;
+pub mod security;
+pub mod service;
+pub mod views;
+
+use std::net::SocketAddr;
+use std::sync::Arc;
+
+use axum::Router;
+use axum::extract::DefaultBodyLimit;
+use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
+use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
+
+use crate::mcp::{ToolContext, WebfoldTools};
+use crate::security::Policy;
+use crate::service::Conversations;
+
+/// Seed 000's port.
+pub const DEFAULT_PORT: u16 = 3456;
+/// Largest request body: a 32 MB page is far past any real capture.
+pub const DEFAULT_MAX_BODY_BYTES: usize = 32 * 1024 * 1024;
+/// Memory for parsed pages (≈ 2–3× their HTML size each).
+pub const DEFAULT_CACHE_BYTES: usize = 512 * 1024 * 1024;
+
+/// The whole HTTP app: bridge API + `/mcp`, behind the guard.
+pub fn app(conversations: Arc<Conversations>, tools: ToolContext, policy: Policy) -> Router {
+    let mcp_config = StreamableHttpServerConfig::default()
+        .with_allowed_hosts(policy.allowed_hosts.clone())
+        .with_allowed_origins(policy.allowed_origins.clone())
+        .enforce_origin_validation()
+        .with_max_request_body_bytes(policy.max_body_bytes);
+    let mcp = StreamableHttpService::new(
+        move || Ok(WebfoldTools::new(tools.clone())),
+        Arc::new(LocalSessionManager::default()),
+        mcp_config,
+    );
+    let max_body = policy.max_body_bytes;
+    let policy = Arc::new(policy);
+    api::routes()
+        .with_state(conversations)
+        .nest_service("/mcp", mcp)
+        .fallback(not_found)
+        .layer(DefaultBodyLimit::max(max_body))
+        .layer(axum::middleware::from_fn_with_state(
+            policy,
+            security::guard,
+        ))
+}
+
+async fn not_found() -> error::ApiError {
+    error::ApiError::new(axum::http::StatusCode::NOT_FOUND, "Not found")
+        .detail("unknown endpoint; see the Bridge API section of the README")
+}
+
+/// Serves `app` on `listener` until Ctrl-C or SIGTERM.
+pub async fn serve(listener: tokio::net::TcpListener, app: Router) -> std::io::Result<()> {
+    axum::serve(
+        listener,
+        app.into_make_service_with_connect_info::<SocketAddr>(),
+    )
+    .with_graceful_shutdown(shutdown_signal())
+    .await
+}
+
+async fn shutdown_signal() {
+    let ctrl_c = async {
+        let _ = tokio::signal::ctrl_c().await;
+    };
+    #[cfg(unix)]
+    let term = async {
+        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
+            Ok(mut s) => {
+                s.recv().await;
+            }
+            Err(_) => std::future::pending::<()>().await,
+        }
+    };
+    #[cfg(not(unix))]
+    let term = std::future::pending::<()>();
+    tokio::select! {
+        _ = ctrl_c => {},
+        _ = term => {},
+    }
+}

@@ -1,0 +1,214 @@
+//! Conversations as the surfaces see them: the store for durability, the page
+//! cache for speed. Both the bridge API and the MCP tools go through here.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+
+use tokio::sync::OnceCell;
+use webfold_core::Page;
+use webfold_core::snapshot::SnapshotSession;
+use webfold_store::{
+    Conversation, ConversationId, ListQuery, NewConversation, NewPage, Store, StoreError,
+};
+
+use crate::cache::{LoadedPage, PageCache};
+
+#[derive(Debug, thiserror::Error)]
+pub enum ServiceError {
+    #[error("Conversation not found")]
+    ConversationNotFound,
+    #[error("version {version} of this conversation is not kept")]
+    VersionNotFound { version: u32, kept: Vec<u32> },
+    #[error(transparent)]
+    Store(#[from] StoreError),
+    #[error("{0}")]
+    Task(String),
+}
+
+pub type Result<T, E = ServiceError> = std::result::Result<T, E>;
+
+/// Whether this process is the only writer of the store.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Freshness {
+    /// Every change goes through this process (`webfold serve`): the cache is
+    /// authoritative and a cached page is served without touching the store.
+    Exclusive,
+    /// Another process may refresh conversations (`webfold mcp` sharing the
+    /// bridge's database): each lookup asks the store for the latest version.
+    Shared,
+}
+
+type Loading = Arc<OnceCell<Arc<LoadedPage>>>;
+
+/// The conversation service.
+pub struct Conversations {
+    store: Arc<dyn Store>,
+    cache: PageCache,
+    freshness: Freshness,
+    /// Loads in flight, so a burst of requests after a restart parses once.
+    loading: Mutex<HashMap<(ConversationId, u32), Loading>>,
+    /// Accessibility-snapshot state per conversation (stable refs, history,
+    /// the previous tree for diffs). Kept in memory: after a restart refs
+    /// start over, which the snapshot header makes visible.
+    sessions: Mutex<HashMap<ConversationId, Arc<Mutex<SnapshotSession>>>>,
+}
+
+impl Conversations {
+    pub fn new(store: Arc<dyn Store>, cache_bytes: usize, freshness: Freshness) -> Self {
+        Self {
+            store,
+            cache: PageCache::new(cache_bytes),
+            freshness,
+            loading: Mutex::default(),
+            sessions: Mutex::default(),
+        }
+    }
+
+    pub fn cache(&self) -> &PageCache {
+        &self.cache
+    }
+
+    /// Stores a new conversation, then parses and caches its page.
+    pub async fn create(&self, new: NewConversation) -> Result<(Conversation, Arc<LoadedPage>)> {
+        let html = new.page.html.clone();
+        let conv = self.store.create(new).await?;
+        let loaded = parse(conv.id, conv.version, conv.url.clone(), html).await?;
+        self.cache.insert(loaded.clone());
+        Ok((conv, loaded))
+    }
+
+    /// Adds a version, keeping the previous one, and caches the new page.
+    pub async fn refresh(
+        &self,
+        id: ConversationId,
+        page: NewPage,
+    ) -> Result<(Conversation, Arc<LoadedPage>)> {
+        let html = page.html.clone();
+        let conv = self
+            .store
+            .add_version(id, page)
+            .await?
+            .ok_or(ServiceError::ConversationNotFound)?;
+        let loaded = parse(conv.id, conv.version, conv.url.clone(), html).await?;
+        self.cache.insert(loaded.clone());
+        Ok((conv, loaded))
+    }
+
+    pub async fn get(&self, id: ConversationId) -> Result<Conversation> {
+        self.store
+            .get(id)
+            .await?
+            .ok_or(ServiceError::ConversationNotFound)
+    }
+
+    pub async fn list(&self, query: ListQuery) -> Result<Vec<Conversation>> {
+        Ok(self.store.list(query).await?)
+    }
+
+    pub async fn versions(&self, id: ConversationId) -> Result<Vec<u32>> {
+        Ok(self.store.versions(id).await?)
+    }
+
+    /// The snapshot session of a conversation, created on first use.
+    pub fn snapshot_session(&self, id: ConversationId) -> Arc<Mutex<SnapshotSession>> {
+        let mut sessions = self.sessions.lock().unwrap_or_else(|p| p.into_inner());
+        sessions.entry(id).or_default().clone()
+    }
+
+    pub async fn delete(&self, id: ConversationId) -> Result<()> {
+        let existed = self.store.delete(id).await?;
+        self.cache.remove(id);
+        self.sessions
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .remove(&id);
+        if existed {
+            Ok(())
+        } else {
+            Err(ServiceError::ConversationNotFound)
+        }
+    }
+
+    /// The parsed latest version.
+    pub async fn latest(&self, id: ConversationId) -> Result<Arc<LoadedPage>> {
+        let version = match (self.freshness, self.cache.latest_version(id)) {
+            (Freshness::Exclusive, Some(v)) => v,
+            _ => {
+                let conv = self.get(id).await?;
+                self.cache.note_version(id, conv.version);
+                conv.version
+            }
+        };
+        self.version(id, version).await
+    }
+
+    /// The page as of the version before the latest, if one is kept.
+    pub async fn previous(
+        &self,
+        id: ConversationId,
+        latest: u32,
+    ) -> Result<Option<Arc<LoadedPage>>> {
+        let kept = self.versions(id).await?;
+        match kept.iter().copied().filter(|v| *v < latest).max() {
+            Some(v) => Ok(Some(self.version(id, v).await?)),
+            None => Ok(None),
+        }
+    }
+
+    /// A parsed version, from the cache or the store.
+    pub async fn version(&self, id: ConversationId, version: u32) -> Result<Arc<LoadedPage>> {
+        if let Some(hit) = self.cache.get(id, version) {
+            return Ok(hit);
+        }
+        let cell = {
+            let mut loading = self.loading.lock().unwrap_or_else(|p| p.into_inner());
+            loading.entry((id, version)).or_default().clone()
+        };
+        let result = cell
+            .get_or_try_init(|| async {
+                if let Some(hit) = self.cache.get(id, version) {
+                    return Ok(hit);
+                }
+                let Some(stored) = self.store.page(id, Some(version)).await? else {
+                    return Err(match self.store.get(id).await? {
+                        None => ServiceError::ConversationNotFound,
+                        Some(_) => ServiceError::VersionNotFound {
+                            version,
+                            kept: self.versions(id).await?,
+                        },
+                    });
+                };
+                let loaded = parse(id, stored.version, stored.url, stored.html).await?;
+                self.cache.insert(loaded.clone());
+                Ok(loaded)
+            })
+            .await
+            .cloned();
+        self.loading
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .remove(&(id, version));
+        result
+    }
+}
+
+/// Parses on the blocking pool: a 30 MB page takes a few hundred
+/// milliseconds, which must not stall the request threads.
+async fn parse(
+    id: ConversationId,
+    version: u32,
+    url: Option<String>,
+    html: String,
+) -> Result<Arc<LoadedPage>> {
+    tokio::task::spawn_blocking(move || {
+        Arc::new(LoadedPage::new(
+            id,
+            version,
+            url,
+            html.len(),
+            Page::parse(&html),
+        ))
+    })
+    .await
+    .map_err(|e| ServiceError::Task(format!("parsing the page failed: {e}")))
+}

@@ -1,0 +1,606 @@
+//! The bridge API of seed 000, in-process over a real SQLite file.
+
+mod common;
+
+use axum::body::Body;
+use axum::http::{Request, StatusCode};
+use common::{HOST, app, query};
+use serde_json::json;
+use webfold_core::Page;
+
+const FIXTURE: &str = r#"<!doctype html><html><head><title>Acme</title></head><body>
+<header id="main-header"><nav class="navbar"><a href="/">Home</a><a href="/p">Pricing</a></nav></header>
+<main id="content">
+  <section class="hero"><h1>Welcome to Our Platform</h1><p>The best solution for your needs</p><button class="cta-btn">Get Started</button></section>
+  <section class="features"><div class="card">A</div><div class="card">B</div><div class="card">C</div></section>
+</main>
+<footer id="main-footer">© Acme</footer>
+</body></html>"#;
+
+#[tokio::test]
+async fn create_then_chunk_returns_the_exact_outer_html() {
+    let t = app();
+    let r = t
+        .post_json(
+            "/conversations",
+            &json!({"session_id": "abcdef-123", "cwd": "/", "permissionMode": "ask", "jsonSchema": {"type": "object"}, "html": FIXTURE, "url": "https://acme.test/"}),
+        )
+        .await;
+    assert_eq!(r.status, StatusCode::OK, "{}", r.body);
+    let id = r.body["conversationId"].as_str().unwrap();
+    assert_eq!(id.len(), 32);
+    assert!(id.bytes().all(|b| b.is_ascii_hexdigit()));
+    assert!(r.body["structure"].is_string());
+    assert!(r.body["tokens"].is_u64());
+    assert_eq!(r.body["version"], 1);
+
+    let r = t
+        .get(&format!(
+            "/conversations/{id}/chunk?{}",
+            query(&[("selector", "section.hero")])
+        ))
+        .await;
+    assert_eq!(r.status, StatusCode::OK, "{}", r.body);
+    assert_eq!(r.body["selector"], "section.hero");
+    assert_eq!(r.body["found"], true);
+    assert_eq!(
+        r.body["html"],
+        r#"<section class="hero"><h1>Welcome to Our Platform</h1><p>The best solution for your needs</p><button class="cta-btn">Get Started</button></section>"#
+    );
+    assert_eq!(r.body["matches"], 1);
+
+    // Several matches: the first (querySelector semantics), or all of them.
+    let r = t
+        .get(&format!(
+            "/conversations/{id}/chunk?{}",
+            query(&[("selector", ".card")])
+        ))
+        .await;
+    assert_eq!(r.body["html"], r#"<div class="card">A</div>"#);
+    let r = t
+        .get(&format!(
+            "/conversations/{id}/chunk?all=true&{}",
+            query(&[("selector", ".card")])
+        ))
+        .await;
+    assert_eq!(r.body["matches"], 3);
+    let html = r.body["html"].as_str().unwrap();
+    assert!(
+        html.contains(r#"<div class="card">A</div>"#)
+            && html.contains(r#"<div class="card">C</div>"#),
+        "{html}"
+    );
+    assert!(html.contains("match 3/3"), "{html}");
+
+    // A budget folds instead of cutting, and never exceeds max_tokens.
+    let r = t
+        .get(&format!(
+            "/conversations/{id}/chunk?selector=main&max_tokens=40"
+        ))
+        .await;
+    assert_eq!(r.status, StatusCode::OK, "{}", r.body);
+    assert!(r.body["tokens"].as_u64().unwrap() <= 40, "{}", r.body);
+    assert!(
+        !r.body["folded"].as_array().unwrap().is_empty(),
+        "{}",
+        r.body
+    );
+    let r = t
+        .get(&format!(
+            "/conversations/{id}/chunk?selector=main&max_tokens=1"
+        ))
+        .await;
+    assert_eq!(r.status, StatusCode::BAD_REQUEST, "{}", r.body);
+    assert!(
+        r.body["detail"]
+            .as_str()
+            .unwrap()
+            .contains("raise max_tokens"),
+        "{}",
+        r.body
+    );
+
+    // By node id: the id the first match reported.
+    let r = t
+        .get(&format!("/conversations/{id}/chunk?selector=.card"))
+        .await;
+    let node = r.body["id"].as_u64().unwrap();
+    let r = t.get(&format!("/conversations/{id}/chunk?id={node}")).await;
+    assert_eq!(r.status, StatusCode::OK, "{}", r.body);
+    assert_eq!(r.body["html"], r#"<div class="card">A</div>"#);
+    let unique = r.body["selector"].as_str().unwrap().to_string();
+    let page = Page::parse(FIXTURE);
+    assert_eq!(
+        page.query_all(&unique).unwrap().len(),
+        1,
+        "{unique} selects one element"
+    );
+}
+
+#[tokio::test]
+async fn chunk_errors_follow_the_seed() {
+    let t = app();
+    let id = t.create(FIXTURE).await;
+
+    let r = t
+        .get(&format!(
+            "/conversations/{id}/chunk?{}",
+            query(&[("selector", "section.heroo")])
+        ))
+        .await;
+    assert_eq!(r.status, StatusCode::NOT_FOUND);
+    assert_eq!(r.body["error"], "Element not found");
+    let suggestions = r.body["suggestions"].as_array().unwrap();
+    assert!(
+        suggestions.iter().any(|s| s == "section.hero"),
+        "{suggestions:?}"
+    );
+
+    let r = t
+        .get(&format!(
+            "/conversations/{id}/chunk?{}",
+            query(&[("selector", "div[")])
+        ))
+        .await;
+    assert_eq!(r.status, StatusCode::BAD_REQUEST);
+    assert_eq!(r.body["error"], "Invalid selector");
+    assert!(r.body["detail"].as_str().unwrap().contains("div["));
+
+    let r = t.get(&format!("/conversations/{id}/chunk")).await;
+    assert_eq!(r.status, StatusCode::BAD_REQUEST);
+    assert!(r.body["detail"].as_str().unwrap().contains("selector"));
+
+    let r = t
+        .get(&format!("/conversations/{id}/chunk?selector=p&id=3"))
+        .await;
+    assert_eq!(r.status, StatusCode::BAD_REQUEST);
+
+    let r = t.get(&format!("/conversations/{id}/chunk?id=999999")).await;
+    assert_eq!(r.status, StatusCode::NOT_FOUND);
+
+    let r = t
+        .get(&format!("/conversations/{id}/chunk?id=notanumber"))
+        .await;
+    assert_eq!(r.status, StatusCode::BAD_REQUEST);
+    assert!(r.body["error"].is_string());
+
+    let unknown = "0123456789abcdef0123456789abcdef";
+    let r = t
+        .get(&format!("/conversations/{unknown}/chunk?selector=p"))
+        .await;
+    assert_eq!(r.status, StatusCode::NOT_FOUND);
+    assert_eq!(r.body["error"], "Conversation not found");
+
+    for bad in [
+        "conv-123",
+        "..%2F..%2Fetc",
+        "0123456789ABCDEF0123456789ABCDEF",
+        "%C3%A9",
+    ] {
+        let r = t
+            .get(&format!("/conversations/{bad}/chunk?selector=p"))
+            .await;
+        assert_eq!(r.status, StatusCode::BAD_REQUEST, "{bad}");
+        assert_eq!(r.body["error"], "Invalid conversation id", "{bad}");
+    }
+}
+
+#[tokio::test]
+async fn refresh_keeps_the_previous_version() {
+    let t = app();
+    let id = t.create(FIXTURE).await;
+    let updated = FIXTURE.replace("Welcome to Our Platform", "Welcome back");
+    let r = t
+        .post_json(
+            &format!("/conversations/{id}/refresh"),
+            &json!({"html": updated, "structure": "ignored"}),
+        )
+        .await;
+    assert_eq!(r.status, StatusCode::OK, "{}", r.body);
+    assert_eq!(r.body["success"], true);
+    assert_eq!(r.body["version"], 2);
+    assert!(r.body["structure"].is_string());
+
+    let r = t
+        .get(&format!("/conversations/{id}/chunk?selector=h1"))
+        .await;
+    assert_eq!(r.body["html"], "<h1>Welcome back</h1>");
+    let r = t
+        .get(&format!("/conversations/{id}/chunk?selector=h1&version=1"))
+        .await;
+    assert_eq!(r.body["html"], "<h1>Welcome to Our Platform</h1>");
+    let r = t
+        .get(&format!("/conversations/{id}/chunk?selector=h1&version=7"))
+        .await;
+    assert_eq!(r.status, StatusCode::NOT_FOUND);
+    assert_eq!(r.body["error"], "Version not found");
+
+    let r = t.get(&format!("/conversations/{id}")).await;
+    assert_eq!(r.body["versions"], json!([1, 2]));
+
+    let unknown = "0123456789abcdef0123456789abcdef";
+    let r = t
+        .post_json(
+            &format!("/conversations/{unknown}/refresh"),
+            &json!({"html": "<p>x</p>"}),
+        )
+        .await;
+    assert_eq!(r.status, StatusCode::NOT_FOUND);
+    assert_eq!(r.body["error"], "Conversation not found");
+}
+
+#[tokio::test]
+async fn list_and_delete() {
+    let t = app();
+    let a = t.create(FIXTURE).await;
+    let b = t.create("<p>two</p>").await;
+    let r = t.get("/conversations").await;
+    let ids: Vec<&str> = r.body["conversations"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["conversationId"].as_str().unwrap())
+        .collect();
+    assert!(ids.contains(&a.as_str()) && ids.contains(&b.as_str()));
+    assert_eq!(r.body["conversations"][0]["session_id"], "session-0001");
+
+    let r = t.delete(&format!("/conversations/{a}")).await;
+    assert_eq!(r.status, StatusCode::OK);
+    assert_eq!(r.body["success"], true);
+    let r = t.get(&format!("/conversations/{a}/chunk?selector=p")).await;
+    assert_eq!(r.status, StatusCode::NOT_FOUND);
+    assert_eq!(r.body["error"], "Conversation not found");
+    let r = t.delete(&format!("/conversations/{a}")).await;
+    assert_eq!(r.status, StatusCode::NOT_FOUND);
+    let r = t.get("/conversations?limit=1").await;
+    assert_eq!(r.body["conversations"].as_array().unwrap().len(), 1);
+}
+
+#[tokio::test]
+async fn bad_bodies_get_json_errors() {
+    let t = app();
+    let post = |body: &'static str, ct: Option<&'static str>| {
+        let mut req = Request::post("/conversations").header("host", HOST);
+        if let Some(ct) = ct {
+            req = req.header("content-type", ct);
+        }
+        req.body(Body::from(body)).unwrap()
+    };
+    let r = t.send(post("{not json", Some("application/json"))).await;
+    assert_eq!(r.status, StatusCode::BAD_REQUEST);
+    assert_eq!(r.body["error"], "Invalid JSON");
+
+    let r = t
+        .send(post(
+            r#"{"session_id": "abcdefgh1"}"#,
+            Some("application/json"),
+        ))
+        .await;
+    assert_eq!(r.status, StatusCode::BAD_REQUEST);
+    assert_eq!(r.body["error"], "Invalid request body");
+    assert!(
+        r.body["detail"].as_str().unwrap().contains("html"),
+        "{}",
+        r.body
+    );
+
+    let r = t
+        .send(post(r#"{"html": 42}"#, Some("application/json")))
+        .await;
+    assert_eq!(r.status, StatusCode::BAD_REQUEST);
+
+    let r = t.send(post(r#"{"html": "<p>x</p>"}"#, None)).await;
+    assert_eq!(r.status, StatusCode::UNSUPPORTED_MEDIA_TYPE);
+    assert!(
+        r.body["detail"]
+            .as_str()
+            .unwrap()
+            .contains("application/json")
+    );
+
+    for sid in [
+        "../../x",
+        "a/b",
+        "short",
+        "C:\\x",
+        &"x".repeat(65),
+        "ünïcödé-id",
+    ] {
+        let r = t
+            .post_json(
+                "/conversations",
+                &json!({"session_id": sid, "html": "<p>x</p>"}),
+            )
+            .await;
+        assert_eq!(r.status, StatusCode::BAD_REQUEST, "{sid}");
+    }
+
+    let r = t.get("/nope").await;
+    assert_eq!(r.status, StatusCode::NOT_FOUND);
+    assert_eq!(r.body["error"], "Not found");
+}
+
+#[tokio::test]
+async fn oversized_bodies_get_413() {
+    let t = app();
+    let big = format!(r#"{{"html": "{}"}}"#, "x".repeat(33 * 1024 * 1024));
+    let r = t
+        .post_json("/conversations", &serde_json::from_str(&big).unwrap())
+        .await;
+    assert_eq!(r.status, StatusCode::PAYLOAD_TOO_LARGE);
+    assert_eq!(r.body["error"], "Payload too large");
+
+    // No Content-Length: the limit is enforced while the body streams in.
+    let chunks: Vec<Result<Vec<u8>, std::io::Error>> =
+        (0..40).map(|_| Ok(vec![b' '; 1024 * 1024])).collect();
+    let stream = Body::from_stream(tokio_stream::iter(chunks));
+    let req = Request::post("/conversations")
+        .header("host", HOST)
+        .header("content-type", "application/json")
+        .body(stream)
+        .unwrap();
+    let r = t.send(req).await;
+    assert_eq!(r.status, StatusCode::PAYLOAD_TOO_LARGE, "{}", r.body);
+    assert_eq!(r.body["error"], "Payload too large");
+
+    // Just under the limit is accepted.
+    let html = "y".repeat(32 * 1024 * 1024 - 100);
+    let r = t
+        .post_json("/conversations", &json!({ "html": html }))
+        .await;
+    assert_eq!(r.status, StatusCode::OK, "{}", r.body);
+}
+
+/// Refreshes race chunk reads on one conversation: every read sees one whole
+/// version, never a mix, and versions only move forward for a reader.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn concurrent_refresh_and_chunk_never_tear() {
+    let t = std::sync::Arc::new(app());
+    let page = |v: usize| {
+        let items: String = (0..200)
+            .map(|i| format!("<li data-v=\"{v}\">item {i} of version {v}</li>"))
+            .collect();
+        format!("<main id=\"m\" data-v=\"{v}\"><ul>{items}</ul></main>")
+    };
+    let id = t.create(&page(0)).await;
+    let writer = {
+        let t = t.clone();
+        let id = id.clone();
+        tokio::spawn(async move {
+            for v in 1..=15 {
+                let r = t
+                    .post_json(
+                        &format!("/conversations/{id}/refresh"),
+                        &json!({ "html": page(v) }),
+                    )
+                    .await;
+                assert_eq!(r.status, StatusCode::OK, "{}", r.body);
+            }
+        })
+    };
+    let mut readers = Vec::new();
+    for _ in 0..4 {
+        let t = t.clone();
+        let id = id.clone();
+        readers.push(tokio::spawn(async move {
+            let mut last = 0usize;
+            for _ in 0..40 {
+                let r = t
+                    .get(&format!("/conversations/{id}/chunk?selector=%23m"))
+                    .await;
+                assert_eq!(r.status, StatusCode::OK, "{}", r.body);
+                let html = r.body["html"].as_str().unwrap();
+                let versions: std::collections::BTreeSet<&str> = html
+                    .split("data-v=\"")
+                    .skip(1)
+                    .map(|s| &s[..s.find('"').unwrap()])
+                    .collect();
+                assert_eq!(versions.len(), 1, "torn read: versions {versions:?}");
+                let v: usize = versions.into_iter().next().unwrap().parse().unwrap();
+                assert!(v >= last, "went back from version {last} to {v}");
+                assert_eq!(html.matches("<li ").count(), 200);
+                last = v;
+            }
+        }));
+    }
+    writer.await.unwrap();
+    for r in readers {
+        r.await.unwrap();
+    }
+    let r = t
+        .get(&format!("/conversations/{id}/chunk?selector=%23m"))
+        .await;
+    assert!(
+        r.body["html"]
+            .as_str()
+            .unwrap()
+            .starts_with("<main id=\"m\" data-v=\"15\">")
+    );
+}
+
+/// Real pages: the bridge's chunk equals the core's outerHTML of the first
+/// match, and the structure is the core's outline.
+#[tokio::test]
+async fn corpus_pages_round_trip() {
+    let t = app();
+    for p in webfold_corpus::sample(15).into_iter().take(8) {
+        let html = p.html();
+        let id = t.create(&html).await;
+        let page = Page::parse(&html);
+        for sel in ["main", "article", "h1", "a[href]", "body > *"] {
+            let r = t
+                .get(&format!(
+                    "/conversations/{id}/chunk?{}",
+                    query(&[("selector", sel)])
+                ))
+                .await;
+            match page.query_all(sel).unwrap().first() {
+                Some(&n) => {
+                    assert_eq!(r.status, StatusCode::OK, "{} {sel}", p.id);
+                    assert_eq!(
+                        r.body["html"].as_str().unwrap(),
+                        page.outer_html(n),
+                        "{} {sel}",
+                        p.id
+                    );
+                }
+                None => assert_eq!(r.status, StatusCode::NOT_FOUND, "{} {sel}", p.id),
+            }
+        }
+        let r = t.get(&format!("/conversations/{id}/outline")).await;
+        assert_eq!(r.status, StatusCode::OK, "{} {}", p.id, r.body);
+        let expected = webfold_core::outline::outline(&page, &Default::default()).unwrap();
+        assert_eq!(r.body["text"], expected.text, "{}", p.id);
+        assert_eq!(r.body["tokens"], expected.tokens, "{}", p.id);
+    }
+}
+
+#[tokio::test]
+async fn outline_and_markdown_take_view_options() {
+    let t = app();
+    let html = r#"<html><body><main><h1>Title</h1><p>See <a href="/docs">the docs</a>.</p><ul><li>a</li><li>b</li></ul></main><footer id="f">foot</footer></body></html>"#;
+    let r = t
+        .post_json(
+            "/conversations",
+            &json!({"html": html, "url": "https://site.test/dir/page"}),
+        )
+        .await;
+    let id = r.body["conversationId"].as_str().unwrap().to_string();
+    assert!(
+        r.body["structure"].as_str().unwrap().contains("footer#f"),
+        "{}",
+        r.body
+    );
+
+    let r = t
+        .get(&format!(
+            "/conversations/{id}/outline?exclude=footer&max_depth=2"
+        ))
+        .await;
+    assert_eq!(r.status, StatusCode::OK, "{}", r.body);
+    assert!(
+        !r.body["text"].as_str().unwrap().contains("footer"),
+        "{}",
+        r.body
+    );
+    assert_eq!(r.body["maxDepth"], 2);
+
+    let r = t
+        .get(&format!("/conversations/{id}/outline?maxdepth=2"))
+        .await;
+    assert_eq!(r.status, StatusCode::BAD_REQUEST);
+    assert!(
+        r.body["detail"].as_str().unwrap().contains("max_depth"),
+        "{}",
+        r.body
+    );
+
+    let r = t.get(&format!("/conversations/{id}/markdown")).await;
+    assert_eq!(r.status, StatusCode::OK, "{}", r.body);
+    let md = r.body["markdown"].as_str().unwrap();
+    assert!(md.contains("# Title"), "{md}");
+    assert!(
+        md.contains("[the docs](https://site.test/docs)"),
+        "links resolve against the page URL: {md}"
+    );
+
+    let r = t
+        .get(&format!("/conversations/{id}/markdown?max_lines=1"))
+        .await;
+    assert_eq!(r.body["truncated"], true);
+    assert_eq!(r.body["next_start_line"], 2);
+
+    let r = t
+        .get(&format!("/conversations/{id}/markdown?selector=ul"))
+        .await;
+    assert_eq!(r.body["markdown"].as_str().unwrap().trim(), "- a\n- b");
+}
+
+#[tokio::test]
+async fn snapshot_and_cnt_endpoints() {
+    let t = app();
+    let id = t.create(FIXTURE).await;
+    let r = t.get(&format!("/conversations/{id}/snapshot")).await;
+    assert_eq!(r.status, StatusCode::OK, "{}", r.body);
+    let text = r.body["text"].as_str().unwrap().to_string();
+    let line = text
+        .lines()
+        .find(|l| l.contains("button \"Get Started\""))
+        .unwrap_or_else(|| panic!("{text}"));
+    let r#ref = line
+        .split("[ref=")
+        .nth(1)
+        .unwrap()
+        .split(']')
+        .next()
+        .unwrap()
+        .to_string();
+
+    let r = t
+        .get(&format!("/conversations/{id}/chunk?ref={}", r#ref))
+        .await;
+    assert_eq!(r.status, StatusCode::OK, "{}", r.body);
+    assert_eq!(
+        r.body["html"],
+        "<button class=\"cta-btn\">Get Started</button>"
+    );
+    let r = t
+        .get(&format!("/conversations/{id}/chunk?ref=e99999"))
+        .await;
+    assert_eq!(r.status, StatusCode::NOT_FOUND, "{}", r.body);
+
+    let r = t
+        .get(&format!(
+            "/conversations/{id}/snapshot?mode=aria&interactive_only=false"
+        ))
+        .await;
+    assert_eq!(r.status, StatusCode::OK, "{}", r.body);
+    assert!(
+        !r.body["text"].as_str().unwrap().contains("[ref="),
+        "aria mode has no refs"
+    );
+    let r = t
+        .get(&format!("/conversations/{id}/snapshot?mode=fancy"))
+        .await;
+    assert_eq!(r.status, StatusCode::BAD_REQUEST);
+    let r = t
+        .get(&format!("/conversations/{id}/snapshot?viewport_only=true"))
+        .await;
+    assert_eq!(r.status, StatusCode::BAD_REQUEST);
+    assert!(
+        r.body["detail"].as_str().unwrap().contains("viewport"),
+        "{}",
+        r.body
+    );
+
+    let r = t.get(&format!("/conversations/{id}/cnt")).await;
+    assert_eq!(r.status, StatusCode::OK, "{}", r.body);
+    assert!(
+        r.body["text"]
+            .as_str()
+            .unwrap()
+            .contains("Welcome to Our Platform"),
+        "{}",
+        r.body
+    );
+    let node = r.body["text"]
+        .as_str()
+        .unwrap()
+        .lines()
+        .find(|l| l.contains("Get Started"))
+        .unwrap()
+        .trim()
+        .split(' ')
+        .next()
+        .unwrap()
+        .to_string();
+    let r = t
+        .get(&format!("/conversations/{id}/cnt?expand={node}"))
+        .await;
+    assert_eq!(r.status, StatusCode::OK, "{}", r.body);
+    let r = t.get(&format!("/conversations/{id}/chunk?id={node}")).await;
+    assert_eq!(r.status, StatusCode::OK, "CNT ids are node ids: {}", r.body);
+    assert!(r.body["html"].as_str().unwrap().contains("Get Started"));
+    let r = t.get(&format!("/conversations/{id}/cnt?expand=zz")).await;
+    assert_eq!(r.status, StatusCode::BAD_REQUEST);
+}

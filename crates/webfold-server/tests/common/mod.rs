@@ -1,0 +1,141 @@
+//! Shared test setup: the real app over a fresh SQLite file, driven in-process.
+
+#![allow(dead_code)]
+
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use axum::Router;
+use axum::body::Body;
+use axum::http::{HeaderMap, Request, StatusCode};
+use serde_json::Value;
+use tower::ServiceExt;
+use webfold_server::mcp::ToolContext;
+use webfold_server::security::Policy;
+use webfold_server::service::{Conversations, Freshness};
+use webfold_store::{ConversationId, SqliteOptions, SqliteStore};
+
+pub const HOST: &str = "127.0.0.1:3456";
+
+pub fn fresh_db() -> PathBuf {
+    PathBuf::from(env!("CARGO_TARGET_TMPDIR"))
+        .join("webfold-server-tests")
+        .join(ConversationId::random().unwrap().to_string())
+        .join("webfold.db")
+}
+
+pub struct TestApp {
+    pub app: Router,
+    pub conversations: Arc<Conversations>,
+}
+
+pub fn app_with(policy: Policy) -> TestApp {
+    let store = SqliteStore::open(&fresh_db(), SqliteOptions::default()).unwrap();
+    let conversations = Arc::new(Conversations::new(
+        Arc::new(store),
+        64 << 20,
+        Freshness::Exclusive,
+    ));
+    let tools = ToolContext {
+        conversations: Some(conversations.clone()),
+        fetcher: None,
+    };
+    TestApp {
+        app: webfold_server::app(conversations.clone(), tools, policy),
+        conversations,
+    }
+}
+
+pub fn app() -> TestApp {
+    app_with(Policy::loopback(3456))
+}
+
+pub struct Reply {
+    pub status: StatusCode,
+    pub headers: HeaderMap,
+    pub body: Value,
+    pub raw: Vec<u8>,
+}
+
+impl TestApp {
+    pub async fn send(&self, req: Request<Body>) -> Reply {
+        let resp = self.app.clone().oneshot(req).await.unwrap();
+        let status = resp.status();
+        let headers = resp.headers().clone();
+        let raw = axum::body::to_bytes(resp.into_body(), usize::MAX)
+            .await
+            .unwrap()
+            .to_vec();
+        let body = serde_json::from_slice(&raw).unwrap_or(Value::Null);
+        Reply {
+            status,
+            headers,
+            body,
+            raw,
+        }
+    }
+
+    pub async fn get(&self, uri: &str) -> Reply {
+        self.send(
+            Request::get(uri)
+                .header("host", HOST)
+                .body(Body::empty())
+                .unwrap(),
+        )
+        .await
+    }
+
+    pub async fn delete(&self, uri: &str) -> Reply {
+        self.send(
+            Request::delete(uri)
+                .header("host", HOST)
+                .body(Body::empty())
+                .unwrap(),
+        )
+        .await
+    }
+
+    pub async fn post_json(&self, uri: &str, body: &Value) -> Reply {
+        self.send(
+            Request::post(uri)
+                .header("host", HOST)
+                .header("content-type", "application/json")
+                .body(Body::from(body.to_string()))
+                .unwrap(),
+        )
+        .await
+    }
+
+    /// Creates a conversation and returns its id.
+    pub async fn create(&self, html: &str) -> String {
+        let r = self
+            .post_json(
+                "/conversations",
+                &serde_json::json!({"session_id": "session-0001", "cwd": "/", "permissionMode": "ask", "jsonSchema": {}, "html": html}),
+            )
+            .await;
+        assert_eq!(r.status, StatusCode::OK, "{}", r.body);
+        r.body["conversationId"].as_str().unwrap().to_string()
+    }
+}
+
+/// `a=b&c=d` with each value percent-encoded.
+pub fn query(pairs: &[(&str, &str)]) -> String {
+    pairs
+        .iter()
+        .map(|(k, v)| format!("{k}={}", encode(v)))
+        .collect::<Vec<_>>()
+        .join("&")
+}
+
+pub fn encode(s: &str) -> String {
+    let mut out = String::new();
+    for b in s.bytes() {
+        if b.is_ascii_alphanumeric() || b"-_.~".contains(&b) {
+            out.push(b as char);
+        } else {
+            out.push_str(&format!("%{b:02X}"));
+        }
+    }
+    out
+}

@@ -1,0 +1,150 @@
+//! webfold-store: conversations and their page versions, behind the [`Store`] trait.
+//!
+//! A conversation (seed 000) is the key an agent uses to come back to a page:
+//! the browser posts the HTML once, the agent asks for chunks and views by id,
+//! and a refresh adds a new version while keeping the previous one for diffs.
+//!
+//! The trait is asynchronous and object-safe (`Arc<dyn Store>`) because the
+//! second implementation we expect, PostgreSQL for several server instances,
+//! has only asynchronous drivers. [`SqliteStore`] is the embedded default: it
+//! runs rusqlite calls on tokio's blocking pool so a slow disk never stalls
+//! the request threads.
+
+mod id;
+mod sqlite;
+
+use std::future::Future;
+use std::pin::Pin;
+
+pub use id::{ConversationId, InvalidId};
+pub use sqlite::{SqliteOptions, SqliteStore, default_db_path};
+
+/// Errors from a store. Messages say what to do next.
+#[derive(Debug, thiserror::Error)]
+pub enum StoreError {
+    #[error("cannot open the database at {path}: {reason}")]
+    Open { path: String, reason: String },
+
+    #[error(
+        "the database at {path} has schema version {found}, newer than this webfold understands ({supported}); upgrade webfold or use another --db"
+    )]
+    SchemaTooNew {
+        path: String,
+        found: i64,
+        supported: i64,
+    },
+
+    #[error("storage error: {0}")]
+    Backend(String),
+}
+
+pub type Result<T, E = StoreError> = std::result::Result<T, E>;
+
+/// The boxed future every [`Store`] method returns (keeps the trait object-safe).
+pub type StoreFuture<'a, T> = Pin<Box<dyn Future<Output = Result<T>> + Send + 'a>>;
+
+/// What the browser sent when it opened a conversation (seed 000's body).
+#[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct NewConversation {
+    pub session_id: Option<String>,
+    pub cwd: Option<String>,
+    pub permission_mode: Option<String>,
+    pub json_schema: Option<serde_json::Value>,
+    pub page: NewPage,
+}
+
+/// One page capture: the HTML and where it came from.
+#[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct NewPage {
+    pub html: String,
+    pub url: Option<String>,
+}
+
+/// A conversation's metadata, without any HTML.
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
+pub struct Conversation {
+    pub id: ConversationId,
+    pub session_id: Option<String>,
+    pub cwd: Option<String>,
+    pub permission_mode: Option<String>,
+    pub json_schema: Option<serde_json::Value>,
+    /// Unix time in milliseconds.
+    pub created_at: i64,
+    /// Unix time in milliseconds of the latest version.
+    pub updated_at: i64,
+    /// The latest page version (versions start at 1).
+    pub version: u32,
+    /// URL of the latest version, when the browser sent one.
+    pub url: Option<String>,
+    /// Size of the latest version's HTML in bytes.
+    pub html_bytes: u64,
+}
+
+/// One stored page version.
+#[derive(Clone, Debug, PartialEq)]
+pub struct StoredPage {
+    pub version: u32,
+    pub html: String,
+    pub url: Option<String>,
+    /// Unix time in milliseconds.
+    pub created_at: i64,
+}
+
+/// Which conversations to list, newest first.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ListQuery {
+    pub limit: u32,
+    pub offset: u32,
+}
+
+impl Default for ListQuery {
+    fn default() -> Self {
+        Self {
+            limit: 50,
+            offset: 0,
+        }
+    }
+}
+
+/// Persistence for conversations and page versions.
+///
+/// Every write is durable when its future resolves: a caller may acknowledge
+/// it to a client and the data survives the process being killed. Reads of a
+/// conversation that does not exist return `Ok(None)`, not an error.
+pub trait Store: Send + Sync + 'static {
+    /// Creates a conversation with its first page version (version 1).
+    fn create(&self, new: NewConversation) -> StoreFuture<'_, Conversation>;
+
+    /// The conversation's metadata.
+    fn get(&self, id: ConversationId) -> StoreFuture<'_, Option<Conversation>>;
+
+    /// Conversations, most recently updated first.
+    fn list(&self, query: ListQuery) -> StoreFuture<'_, Vec<Conversation>>;
+
+    /// Deletes the conversation and all its versions; `false` if it did not exist.
+    fn delete(&self, id: ConversationId) -> StoreFuture<'_, bool>;
+
+    /// Adds a page version (a refresh) and returns the updated metadata;
+    /// `None` if the conversation does not exist. Older versions beyond the
+    /// store's retention are dropped, never the latest two.
+    fn add_version(
+        &self,
+        id: ConversationId,
+        page: NewPage,
+    ) -> StoreFuture<'_, Option<Conversation>>;
+
+    /// A page version: the latest when `version` is `None`.
+    fn page(&self, id: ConversationId, version: Option<u32>)
+    -> StoreFuture<'_, Option<StoredPage>>;
+
+    /// The version numbers kept for a conversation, oldest first.
+    fn versions(&self, id: ConversationId) -> StoreFuture<'_, Vec<u32>>;
+}
+
+/// Milliseconds since the Unix epoch.
+pub(crate) fn now_ms() -> i64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_millis() as i64)
+        .unwrap_or(0)
+}

@@ -1,0 +1,371 @@
+//! `webfold markdown` and `webfold fetch` through the real binary, against a
+//! local HTTP server the test starts on 127.0.0.1 (never the internet).
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::{TcpListener, TcpStream};
+use std::process::{Command, Stdio};
+
+const PAGE: &str = r##"<!doctype html><html><head><title>Guide page</title>
+<style>p { color: red }</style><script>var tracking = 1;</script></head>
+<body><nav><a href="/">Home</a></nav>
+<h1>The guide</h1>
+<p>See <a href="../other.html">the other page</a>, <a href="/about.html">about</a>,
+<a href="#part2">part 2</a> and <a href="https://example.org/x">elsewhere</a>.</p>
+<p><img src="img/logo.png" alt="Logo"></p>
+<pre><code class="language-rust">fn main() {}</code></pre>
+</body></html>"##;
+
+fn long_page() -> String {
+    let paras: String = (1..=500)
+        .map(|i| format!("<p>Paragraph number {i}.</p>\n"))
+        .collect();
+    format!("<html><body>{paras}</body></html>")
+}
+
+const PNG: &[u8] = b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR";
+
+struct Response {
+    status: &'static str,
+    content_type: &'static str,
+    location: Option<&'static str>,
+    body: Vec<u8>,
+}
+
+fn route(path: &str) -> Response {
+    let ok = |content_type, body: Vec<u8>| Response {
+        status: "200 OK",
+        content_type,
+        location: None,
+        body,
+    };
+    match path {
+        "/docs/guide/page.html" => ok("text/html; charset=utf-8", PAGE.as_bytes().to_vec()),
+        "/moved" => Response {
+            status: "302 Found",
+            content_type: "text/plain",
+            location: Some("/docs/guide/page.html"),
+            body: Vec::new(),
+        },
+        "/long.html" => ok("text/html", long_page().into_bytes()),
+        "/data.json" => ok(
+            "application/json",
+            br#"{"items": [1, 2, 3], "note": "<b>raw</b>"}"#.to_vec(),
+        ),
+        "/notes.txt" => ok(
+            "text/plain; charset=utf-8",
+            (1..=300)
+                .map(|i| format!("line {i}\n"))
+                .collect::<String>()
+                .into_bytes(),
+        ),
+        "/logo.png" => ok("image/png", PNG.to_vec()),
+        "/big.html" => ok("text/html", vec![b'x'; 64 * 1024]),
+        _ => Response {
+            status: "404 Not Found",
+            content_type: "text/html",
+            location: None,
+            body: b"<h1>Not Found</h1>".to_vec(),
+        },
+    }
+}
+
+fn serve(mut stream: TcpStream) {
+    let mut reader = BufReader::new(stream.try_clone().expect("clone"));
+    let mut request_line = String::new();
+    if reader.read_line(&mut request_line).is_err() {
+        return;
+    }
+    loop {
+        let mut line = String::new();
+        match reader.read_line(&mut line) {
+            Ok(0) | Err(_) => break,
+            Ok(_) if line == "\r\n" => break,
+            Ok(_) => {}
+        }
+    }
+    let path = request_line
+        .split_whitespace()
+        .nth(1)
+        .unwrap_or("/")
+        .to_owned();
+    let r = route(&path);
+    let mut head = format!(
+        "HTTP/1.1 {}\r\nContent-Type: {}\r\nContent-Length: {}\r\nConnection: close\r\n",
+        r.status,
+        r.content_type,
+        r.body.len()
+    );
+    if let Some(l) = r.location {
+        head.push_str(&format!("Location: {l}\r\n"));
+    }
+    head.push_str("\r\n");
+    let _ = stream.write_all(head.as_bytes());
+    let _ = stream.write_all(&r.body);
+}
+
+/// Starts the server; its base URL.
+fn server() -> String {
+    let listener = TcpListener::bind("127.0.0.1:0").expect("bind");
+    let addr = listener.local_addr().expect("addr");
+    std::thread::spawn(move || {
+        for stream in listener.incoming().flatten() {
+            std::thread::spawn(move || serve(stream));
+        }
+    });
+    format!("http://{addr}")
+}
+
+fn webfold(args: &[&str], stdin: Option<&str>) -> (i32, String, String) {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_webfold"))
+        .args(args)
+        .env("NO_PROXY", "*")
+        .env_remove("HTTP_PROXY")
+        .env_remove("http_proxy")
+        .env_remove("HTTPS_PROXY")
+        .env_remove("https_proxy")
+        .env_remove("ALL_PROXY")
+        .env_remove("all_proxy")
+        .stdin(if stdin.is_some() {
+            Stdio::piped()
+        } else {
+            Stdio::null()
+        })
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("binary runs");
+    if let Some(s) = stdin {
+        child
+            .stdin
+            .take()
+            .expect("stdin")
+            .write_all(s.as_bytes())
+            .expect("write");
+    }
+    let mut out = String::new();
+    let mut err = String::new();
+    child
+        .stdout
+        .take()
+        .expect("stdout")
+        .read_to_string(&mut out)
+        .expect("read");
+    child
+        .stderr
+        .take()
+        .expect("stderr")
+        .read_to_string(&mut err)
+        .expect("read");
+    let code = child.wait().expect("wait").code().unwrap_or(-1);
+    (code, out, err)
+}
+
+#[test]
+fn fetch_html_gives_markdown_with_resolved_links() {
+    let base = server();
+    let url = format!("{base}/moved");
+    let (code, out, err) = webfold(&["fetch", &url], None);
+    assert_eq!(code, 0, "{err}");
+    let page = format!("{base}/docs/guide/page.html");
+    assert!(out.starts_with(&format!(
+        "URL: {page}\nContent-Type: text/html; charset=utf-8 (shown as markdown)\nTitle: Guide page\n\n"
+    )), "{out}");
+    for want in [
+        "# The guide".to_owned(),
+        format!("[the other page]({base}/docs/other.html)"),
+        format!("[about]({base}/about.html)"),
+        "[part 2](#part2)".to_owned(),
+        "[elsewhere](https://example.org/x)".to_owned(),
+        format!("![Logo]({base}/docs/guide/img/logo.png)"),
+        "```rust\nfn main() {}\n```".to_owned(),
+        format!("[Home]({base}/)"),
+    ] {
+        assert!(out.contains(&want), "missing {want:?} in:\n{out}");
+    }
+    assert!(
+        !out.contains("tracking") && !out.contains("color: red"),
+        "{out}"
+    );
+    assert!(!out.contains("truncated"), "{out}");
+}
+
+#[test]
+fn fetch_json_and_text_are_raw_and_never_cut() {
+    let base = server();
+    let (code, out, _) = webfold(&["fetch", &format!("{base}/data.json")], None);
+    assert_eq!(code, 0);
+    assert!(out.contains("(shown as raw)"), "{out}");
+    assert!(
+        out.ends_with("{\"items\": [1, 2, 3], \"note\": \"<b>raw</b>\"}\n"),
+        "{out}"
+    );
+    let (code, out, _) = webfold(&["fetch", &format!("{base}/notes.txt")], None);
+    assert_eq!(code, 0);
+    assert!(
+        out.contains("line 300\n") && !out.contains("truncated"),
+        "{out}"
+    );
+}
+
+#[test]
+fn fetch_png_gives_base64() {
+    let base = server();
+    let (code, out, _) = webfold(&["fetch", &format!("{base}/logo.png"), "--json"], None);
+    assert_eq!(code, 0);
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(v["format"], "base64");
+    assert_eq!(v["content"], "iVBORw0KGgoAAAANSUhEUg==");
+    assert_eq!(v["content_type"], "image/png");
+    // Asking for markdown changes nothing: images are always base64.
+    let (_, out, _) = webfold(
+        &["fetch", &format!("{base}/logo.png"), "--format", "markdown"],
+        None,
+    );
+    assert!(
+        out.contains("(shown as base64)\n\niVBORw0KGgoAAAANSUhEUg==\n"),
+        "{out}"
+    );
+}
+
+#[test]
+fn fetch_raw_html_on_request() {
+    let base = server();
+    let (code, out, _) = webfold(
+        &[
+            "fetch",
+            &format!("{base}/docs/guide/page.html"),
+            "--format",
+            "raw",
+        ],
+        None,
+    );
+    assert_eq!(code, 0);
+    assert!(
+        out.contains("(shown as raw)") && out.contains("<h1>The guide</h1>"),
+        "{out}"
+    );
+}
+
+#[test]
+fn long_pages_are_truncated_with_the_seed_indicator() {
+    let base = server();
+    let url = format!("{base}/long.html");
+    let (code, out, _) = webfold(&["fetch", &url], None);
+    assert_eq!(code, 0);
+    // 500 paragraphs separated by blank lines: 999 lines.
+    assert!(out.ends_with(
+        "Paragraph number 100.\n\n\n---\n_Content truncated to first 200 lines. 799 more lines available._\n"
+    ), "{}", &out[out.len().saturating_sub(300)..]);
+    let (_, out, _) = webfold(&["fetch", &url, "--start-line", "201", "--json"], None);
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(v["first_line"], 201);
+    assert_eq!(v["next_start_line"], 401);
+    assert!(
+        v["content"]
+            .as_str()
+            .unwrap()
+            .starts_with("Paragraph number 101.")
+    );
+    let (_, out, _) = webfold(&["fetch", &url, "--max-lines", "0"], None);
+    assert!(out.contains("Paragraph number 500.") && !out.contains("truncated"));
+    let (_, out, _) = webfold(&["fetch", &url, "--max-tokens", "300"], None);
+    let n = webfold_core::tokens::count(&out, webfold_core::tokens::Encoding::O200kBase);
+    assert!(n <= 300, "{n} tokens");
+    assert!(out.contains("_Content truncated to first "), "{out}");
+}
+
+#[test]
+fn oversized_missing_and_unreachable_are_clear_errors() {
+    let base = server();
+    let (code, out, err) = webfold(
+        &["fetch", &format!("{base}/big.html"), "--max-bytes", "1000"],
+        None,
+    );
+    assert_eq!(code, 1);
+    assert!(out.is_empty());
+    assert!(
+        err.contains("larger than the 1000 bytes limit") && err.contains("--max-bytes"),
+        "{err}"
+    );
+    let (code, _, err) = webfold(&["fetch", &format!("{base}/missing")], None);
+    assert_eq!(code, 1);
+    assert!(
+        err.contains("HTTP 404") && err.contains("Not Found"),
+        "{err}"
+    );
+    let closed = {
+        let l = TcpListener::bind("127.0.0.1:0").unwrap();
+        l.local_addr().unwrap()
+    };
+    let (code, _, err) = webfold(&["fetch", &format!("http://{closed}/")], None);
+    assert_eq!(code, 1);
+    assert!(err.starts_with("error: could not connect to"), "{err}");
+    assert_eq!(err.trim_end().lines().count(), 1, "{err}");
+    let (code, _, _) = webfold(&["fetch"], None);
+    assert_eq!(code, 2);
+    let (code, _, err) = webfold(&["fetch", "ftp://example.com/x"], None);
+    assert_eq!(code, 1);
+    assert!(err.contains("use an http:// or https:// URL"), "{err}");
+}
+
+#[test]
+fn markdown_command_resolves_against_base_url_or_fetched_url() {
+    let (code, out, _) = webfold(
+        &[
+            "markdown",
+            "-",
+            "--base-url",
+            "https://example.com/blog/post.html",
+        ],
+        Some("<p><a href='../x.html'>X</a> <img src='/i.png' alt='I'></p>"),
+    );
+    assert_eq!(code, 0);
+    assert_eq!(
+        out,
+        "[X](https://example.com/x.html) ![I](https://example.com/i.png)\n"
+    );
+
+    let base = server();
+    let (code, out, _) = webfold(&["markdown", &format!("{base}/moved"), "--json"], None);
+    assert_eq!(code, 0);
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(v["url"], format!("{base}/docs/guide/page.html"));
+    assert_eq!(v["title"], "Guide page");
+    assert!(
+        v["markdown"]
+            .as_str()
+            .unwrap()
+            .contains(&format!("({base}/docs/other.html)"))
+    );
+
+    let (code, _, err) = webfold(
+        &["markdown", "-", "--base-url", "not a url"],
+        Some("<p>x</p>"),
+    );
+    assert_eq!(code, 1);
+    assert!(err.contains("invalid --base-url"), "{err}");
+    let (code, _, err) = webfold(&["markdown", &format!("{base}/logo.png")], None);
+    assert_eq!(code, 1);
+    assert!(err.contains("webfold fetch"), "{err}");
+}
+
+#[test]
+fn markdown_command_pages_and_budgets() {
+    let html = long_page();
+    let (code, out, _) = webfold(&["markdown", "-", "--max-lines", "10"], Some(&html));
+    assert_eq!(code, 0);
+    assert!(out.ends_with("Paragraph number 5.\n\n\n---\n_Content truncated to first 10 lines. 989 more lines available._\n"), "{out}");
+    let (_, out, _) = webfold(&["markdown", "-", "--max-tokens", "50"], Some(&html));
+    assert!(webfold_core::tokens::count(&out, webfold_core::tokens::Encoding::O200kBase) <= 50);
+    let (_, out, _) = webfold(
+        &["markdown", "-", "--start-line", "997", "--json"],
+        Some(&html),
+    );
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(v["total_lines"], 999);
+    assert_eq!(v["truncated"], false);
+    assert_eq!(
+        v["markdown"],
+        "Paragraph number 499.\n\nParagraph number 500.\n\n---\n_Showing lines 997–999 of 999 (end of content)._"
+    );
+}

@@ -1,0 +1,417 @@
+//! `webfold serve` and `webfold get-chunk` as real processes on loopback:
+//! persistence across `kill -9`, the CLI client's contract, bind rules.
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::TcpStream;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::Duration;
+
+use serde_json::{Value, json};
+
+const BIN: &str = env!("CARGO_BIN_EXE_webfold");
+
+fn scratch(name: &str) -> PathBuf {
+    let mut bytes = [0u8; 8];
+    std::fs::File::open("/dev/urandom")
+        .and_then(|mut f| f.read_exact(&mut bytes))
+        .unwrap();
+    let tag: String = bytes.iter().map(|b| format!("{b:02x}")).collect();
+    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR"))
+        .join("cli-server")
+        .join(format!("{name}-{tag}"));
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+struct Server {
+    child: Child,
+    port: u16,
+}
+
+impl Server {
+    fn start(db: &Path, extra: &[&str]) -> Server {
+        let mut child = Command::new(BIN)
+            .args(["serve", "--port", "0", "--json", "--db"])
+            .arg(db)
+            .args(extra)
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let mut line = String::new();
+        BufReader::new(child.stdout.take().unwrap())
+            .read_line(&mut line)
+            .unwrap();
+        let info: Value = serde_json::from_str(&line).unwrap_or_else(|e| {
+            let mut err = String::new();
+            child.stderr.take().unwrap().read_to_string(&mut err).ok();
+            panic!("serve did not start ({e}): stdout {line:?}, stderr {err}")
+        });
+        let port = info["port"].as_u64().unwrap() as u16;
+        assert_eq!(info["url"], format!("http://127.0.0.1:{port}"));
+        Server { child, port }
+    }
+
+    fn url(&self) -> String {
+        format!("http://127.0.0.1:{}", self.port)
+    }
+
+    /// SIGKILL: no shutdown code runs.
+    fn kill_9(mut self) {
+        self.child.kill().unwrap();
+        self.child.wait().unwrap();
+    }
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+struct Reply {
+    status: u16,
+    headers: String,
+    body: Value,
+}
+
+/// A minimal HTTP/1.1 client: one request per connection.
+fn http(
+    port: u16,
+    method: &str,
+    path: &str,
+    headers: &[(&str, &str)],
+    body: Option<&Value>,
+) -> Reply {
+    let mut s = TcpStream::connect(("127.0.0.1", port)).unwrap();
+    s.set_read_timeout(Some(Duration::from_secs(30))).unwrap();
+    let payload = body.map(|b| b.to_string()).unwrap_or_default();
+    let mut req =
+        format!("{method} {path} HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nConnection: close\r\n");
+    for (k, v) in headers {
+        req.push_str(&format!("{k}: {v}\r\n"));
+    }
+    if body.is_some() {
+        req.push_str(&format!(
+            "Content-Type: application/json\r\nContent-Length: {}\r\n",
+            payload.len()
+        ));
+    }
+    req.push_str("\r\n");
+    s.write_all(req.as_bytes()).unwrap();
+    s.write_all(payload.as_bytes()).unwrap();
+    let mut raw = Vec::new();
+    s.read_to_end(&mut raw).unwrap();
+    let text = String::from_utf8(raw).unwrap();
+    let (head, body) = text.split_once("\r\n\r\n").unwrap();
+    let status = head.split(' ').nth(1).unwrap().parse().unwrap();
+    Reply {
+        status,
+        headers: head.to_ascii_lowercase(),
+        body: serde_json::from_str(body).unwrap_or(Value::Null),
+    }
+}
+
+fn page(n: usize, v: usize) -> String {
+    format!(
+        "<main><section id=\"s{n}\" data-v=\"{v}\"><h1>page {n} version {v}</h1></section></main>"
+    )
+}
+
+#[test]
+fn nothing_acknowledged_is_lost_on_kill_9() {
+    let dir = scratch("kill9");
+    let db = dir.join("webfold.db");
+    let server = Server::start(&db, &[]);
+    let mut acked: Vec<(String, usize, usize)> = Vec::new();
+    for n in 0..12 {
+        let r = http(
+            server.port,
+            "POST",
+            "/conversations",
+            &[],
+            Some(&json!({"html": page(n, 1), "session_id": "session-kill9"})),
+        );
+        assert_eq!(r.status, 200, "{}", r.body);
+        let id = r.body["conversationId"].as_str().unwrap().to_string();
+        let mut v = 1;
+        for _ in 0..(n % 3) {
+            v += 1;
+            let r = http(
+                server.port,
+                "POST",
+                &format!("/conversations/{id}/refresh"),
+                &[],
+                Some(&json!({"html": page(n, v)})),
+            );
+            assert_eq!(r.status, 200, "{}", r.body);
+            assert_eq!(r.body["version"], v);
+        }
+        acked.push((id, n, v));
+    }
+    let deleted = acked.remove(0);
+    let r = http(
+        server.port,
+        "DELETE",
+        &format!("/conversations/{}", deleted.0),
+        &[],
+        None,
+    );
+    assert_eq!(r.status, 200);
+    server.kill_9();
+
+    let server = Server::start(&db, &[]);
+    for (id, n, v) in &acked {
+        let r = http(
+            server.port,
+            "GET",
+            &format!("/conversations/{id}/chunk?selector=%23s{n}"),
+            &[],
+            None,
+        );
+        assert_eq!(r.status, 200, "{id}: {}", r.body);
+        assert_eq!(
+            r.body["html"],
+            format!("<section id=\"s{n}\" data-v=\"{v}\"><h1>page {n} version {v}</h1></section>")
+        );
+        if *v > 1 {
+            let r = http(
+                server.port,
+                "GET",
+                &format!("/conversations/{id}/chunk?selector=h1&version={}", v - 1),
+                &[],
+                None,
+            );
+            assert_eq!(
+                r.body["html"],
+                format!("<h1>page {n} version {}</h1>", v - 1),
+                "previous version kept"
+            );
+        }
+    }
+    let r = http(
+        server.port,
+        "GET",
+        &format!("/conversations/{}/chunk?selector=h1", deleted.0),
+        &[],
+        None,
+    );
+    assert_eq!(r.status, 404, "a delete survives the kill too");
+    let r = http(server.port, "GET", "/conversations?limit=100", &[], None);
+    assert_eq!(
+        r.body["conversations"].as_array().unwrap().len(),
+        acked.len()
+    );
+}
+
+fn get_chunk(args: &[&str]) -> (i32, String, String) {
+    let out = Command::new(BIN)
+        .arg("get-chunk")
+        .args(args)
+        .output()
+        .unwrap();
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8(out.stdout).unwrap(),
+        String::from_utf8(out.stderr).unwrap(),
+    )
+}
+
+#[test]
+fn get_chunk_prints_html_or_error_and_exit_code() {
+    let dir = scratch("getchunk");
+    let server = Server::start(&dir.join("webfold.db"), &[]);
+    let html = r#"<main><section class="hero"><h1>Welcome</h1><button class="cta-btn">Go</button></section></main>"#;
+    let r = http(
+        server.port,
+        "POST",
+        "/conversations",
+        &[],
+        Some(&json!({"html": html})),
+    );
+    let id = r.body["conversationId"].as_str().unwrap().to_string();
+    let url = server.url();
+
+    let (code, out, err) = get_chunk(&[
+        "--conversation-id",
+        &id,
+        "--selector",
+        "section.hero",
+        "--bridge-url",
+        &url,
+    ]);
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(
+        out,
+        "<section class=\"hero\"><h1>Welcome</h1><button class=\"cta-btn\">Go</button></section>\n"
+    );
+    assert!(err.is_empty());
+
+    let (code, out, _) = get_chunk(&[
+        "--conversation-id",
+        &id,
+        "--selector",
+        "button",
+        "--bridge-url",
+        &format!("{url}/"),
+        "--json",
+    ]);
+    assert_eq!(code, 0);
+    let v: Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(v["html"], "<button class=\"cta-btn\">Go</button>");
+
+    let (code, out, err) = get_chunk(&[
+        "--conversation-id",
+        &id,
+        "--selector",
+        "section.heroo",
+        "--bridge-url",
+        &url,
+    ]);
+    assert_eq!(code, 1);
+    assert!(out.is_empty());
+    assert!(err.starts_with("Error: Element not found"), "{err}");
+    assert!(
+        err.contains("section.hero"),
+        "suggests the right selector: {err}"
+    );
+
+    let (code, _, err) = get_chunk(&[
+        "--conversation-id",
+        "0123456789abcdef0123456789abcdef",
+        "--selector",
+        "p",
+        "--bridge-url",
+        &url,
+    ]);
+    assert_eq!(code, 1);
+    assert!(err.starts_with("Error: Conversation not found"), "{err}");
+
+    let (code, _, err) = get_chunk(&[
+        "--conversation-id",
+        &id,
+        "--selector",
+        "p[",
+        "--bridge-url",
+        &url,
+    ]);
+    assert_eq!(code, 1);
+    assert!(err.starts_with("Error: Invalid selector"), "{err}");
+
+    // Nothing listens on port 1.
+    let (code, _, err) = get_chunk(&[
+        "--conversation-id",
+        &id,
+        "--selector",
+        "p",
+        "--bridge-url",
+        "http://127.0.0.1:1",
+    ]);
+    assert_eq!(code, 1);
+    assert!(err.starts_with("Error: cannot reach the bridge"), "{err}");
+
+    // Usage errors are clap's: exit code 2.
+    let (code, _, err) = get_chunk(&["--conversation-id", &id]);
+    assert_eq!(code, 2, "{err}");
+}
+
+#[test]
+fn binding_beyond_loopback_needs_a_token() {
+    let dir = scratch("bind");
+    let out = Command::new(BIN)
+        .args(["serve", "--host", "0.0.0.0", "--port", "0", "--db"])
+        .arg(dir.join("webfold.db"))
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert!(err.contains("--token-file"), "{err}");
+
+    // With a token file: a loud warning, the file is created private, and
+    // requests without the token get 401.
+    let token_file = dir.join("token");
+    let mut child = Command::new(BIN)
+        .args([
+            "serve", "--host", "0.0.0.0", "--port", "0", "--json", "--db",
+        ])
+        .arg(dir.join("webfold.db"))
+        .arg("--token-file")
+        .arg(&token_file)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut line = String::new();
+    BufReader::new(child.stdout.take().unwrap())
+        .read_line(&mut line)
+        .unwrap();
+    let info: Value = serde_json::from_str(&line).unwrap();
+    let port = info["port"].as_u64().unwrap() as u16;
+    let token = std::fs::read_to_string(&token_file)
+        .unwrap()
+        .trim()
+        .to_string();
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        assert_eq!(
+            std::fs::metadata(&token_file).unwrap().permissions().mode() & 0o777,
+            0o600
+        );
+    }
+    let r = http(port, "GET", "/health", &[], None);
+    assert_eq!(r.status, 401);
+    assert!(!r.headers.contains("access-control-"));
+    let auth = format!("Bearer {token}");
+    let r = http(port, "GET", "/health", &[("Authorization", &auth)], None);
+    assert_eq!(r.status, 200, "{}", r.body);
+    let _ = child.kill();
+    let _ = child.wait();
+    let mut err = String::new();
+    child
+        .stderr
+        .take()
+        .unwrap()
+        .read_to_string(&mut err)
+        .unwrap();
+    assert!(err.contains("warning:"), "{err}");
+    assert!(!err.contains(&token), "the token is never logged");
+
+    // The CLI client sends it too.
+    let (code, _, err) = get_chunk(&[
+        "--conversation-id",
+        "0123456789abcdef0123456789abcdef",
+        "--selector",
+        "p",
+        "--bridge-url",
+        "http://127.0.0.1:1",
+        "--token-file",
+        token_file.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 1);
+    assert!(err.contains("cannot reach"), "{err}");
+}
+
+/// The default bind is 127.0.0.1 only (read from the kernel's socket table).
+#[cfg(target_os = "linux")]
+#[test]
+fn default_bind_is_loopback_only() {
+    let dir = scratch("loopback");
+    let server = Server::start(&dir.join("webfold.db"), &[]);
+    let table = std::fs::read_to_string("/proc/net/tcp").unwrap()
+        + &std::fs::read_to_string("/proc/net/tcp6").unwrap_or_default();
+    let port_hex = format!(":{:04X}", server.port);
+    let listening: Vec<&str> = table
+        .lines()
+        .filter(|l| l.split_whitespace().nth(3) == Some("0A"))
+        .filter_map(|l| l.split_whitespace().nth(1))
+        .filter(|local| local.ends_with(&port_hex))
+        .collect();
+    assert_eq!(
+        listening,
+        vec![format!("0100007F{port_hex}").as_str()],
+        "only 127.0.0.1 listens"
+    );
+}
