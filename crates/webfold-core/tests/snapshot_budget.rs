@@ -158,6 +158,77 @@ fn viewport_only_needs_a_live_page() {
     );
 }
 
+/// A page with a live-capture layout: elements whose id starts with `in`
+/// are in the viewport, the rest below it.
+fn live_page(html: &str) -> Page {
+    use webfold_core::page::{Layout, LayoutBox, NodeData};
+    let mut page = Page::parse(html);
+    let layout = page
+        .nodes()
+        .iter()
+        .map(|n| match &n.data {
+            NodeData::Element(e) => {
+                let in_viewport = !e.id().is_some_and(|id| id.starts_with("out"));
+                Some(Layout {
+                    rendered: true,
+                    bounds: Some(LayoutBox {
+                        x: 0.0,
+                        y: if in_viewport { 10.0 } else { 5000.0 },
+                        width: 100.0,
+                        height: 20.0,
+                    }),
+                    in_viewport,
+                    cursor: (e.local_name() == "a").then(|| "pointer".to_string()),
+                    receives_pointer_events: true,
+                    display: Some("block".into()),
+                })
+            }
+            _ => None,
+        })
+        .collect();
+    page.set_layout(layout);
+    page
+}
+
+#[test]
+fn viewport_bonus_and_viewport_only_on_a_live_page() {
+    let html = format!(
+        "<body><main>{}{}</main></body>",
+        repeat(5, |i| format!("<button id=out{i}>below {i}</button>")),
+        repeat(5, |i| format!("<a id=in{i} href=/{i}>above {i}</a>")),
+    );
+    let page = live_page(&html);
+    // Links in the viewport (80 + 50) outrank buttons below it (100).
+    let opts = SnapshotOptions {
+        max_elements: 5,
+        ..SnapshotOptions::default()
+    };
+    let s = snapshot::snapshot(&page, "", &Scope::Page, &opts, None).unwrap();
+    let tree = snapshot::parse(&s.text).unwrap();
+    let kept: Vec<_> = tree
+        .lines
+        .iter()
+        .filter(|l| is_candidate(l, true))
+        .map(|l| l.role.as_str())
+        .collect();
+    assert_eq!(kept, vec!["link"; 5], "{}", s.text);
+    // Only what is in the viewport, and a note for the rest.
+    let only = SnapshotOptions {
+        viewport_only: true,
+        ..SnapshotOptions::default()
+    };
+    let s = snapshot::snapshot(&page, "", &Scope::Page, &only, None).unwrap();
+    assert_eq!((s.kept_elements, s.total_elements), (5, 5));
+    assert!(!s.text.contains("button"), "{}", s.text);
+    assert!(
+        s.text.contains(
+            "# 5 more elements are outside the viewport: drop --viewport-only to include them"
+        ),
+        "{}",
+        s.text
+    );
+}
+
 #[test]
 fn element_limit_header_and_closing_line() {
     let html = format!(

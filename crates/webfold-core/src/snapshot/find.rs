@@ -19,6 +19,9 @@ use crate::tokens::{self, Encoding};
 pub const DEFAULT_MAX_MATCHES: usize = 20;
 pub const DEFAULT_LINES_PER_MATCH: usize = 4;
 
+/// Tokens kept for the `# N more not shown` line.
+const CLOSING_RESERVE: usize = 40;
+
 /// A parsed query.
 #[derive(Clone, Debug)]
 pub enum Query {
@@ -150,23 +153,17 @@ pub fn find_in_tree(
     // A text child can report its parent after a deeper hit: back to document order.
     hits.sort_unstable();
     let total = hits.len();
-    let mut matches: Vec<FindMatch> = Vec::new();
-    let mut text = String::new();
-    let mut header = format!(
+    let header = format!(
         "# {total} match{} for {query_text:?}",
         if total == 1 { "" } else { "es" }
     );
-    if total > options.max_matches {
-        header.push_str(&format!(" (first {} shown)", options.max_matches));
-    }
-    text.push_str(&header);
-    let mut used = tokens::count(&text, options.encoding);
-    let mut shown = 0;
+    let mut used = tokens::count(&header, options.encoding);
+    let mut blocks: Vec<(FindMatch, String)> = Vec::new();
     // Lines already printed: a match inside an earlier match's lines adds nothing.
     let mut printed_until: Option<(usize, usize)> = None;
     let mut skipped = 0;
     for &h in hits.iter() {
-        if shown >= options.max_matches {
+        if blocks.len() >= options.max_matches {
             break;
         }
         if printed_until.is_some_and(|(start, end)| h > start && h < end) {
@@ -182,26 +179,35 @@ pub fn find_in_tree(
             block.push_str(l);
         }
         let cost = tokens::count(&block, options.encoding);
-        // Room for the closing note if more follow.
-        if used + cost + 40 > options.max_tokens {
+        // Leave room for the closing note.
+        if used + cost + CLOSING_RESERVE > options.max_tokens {
             break;
         }
         used += cost;
-        text.push_str(&block);
         printed_until = Some((
             h,
             h + m.lines.iter().filter(|l| !l.starts_with('#')).count(),
         ));
-        matches.push(m);
-        shown += 1;
+        blocks.push((m, block));
     }
-    if shown + skipped < total {
-        text.push_str(&format!(
-            "\n# {} more not shown: narrow the query, or raise --max-tokens",
-            total - shown - skipped
-        ));
-    }
-    let tokens = tokens::count(&text, options.encoding);
+    // Assemble, and give back matches should the whole count exceed the budget.
+    let (text, tokens) = loop {
+        let mut text = header.clone();
+        for (_, b) in &blocks {
+            text.push_str(b);
+        }
+        let left = total - blocks.len() - skipped;
+        if left > 0 {
+            text.push_str(&format!(
+                "\n# {left} more not shown: narrow the query, or raise --max-tokens"
+            ));
+        }
+        let n = tokens::count(&text, options.encoding);
+        if n <= options.max_tokens || blocks.pop().is_none() {
+            break (text, n);
+        }
+    };
+    let matches = blocks.into_iter().map(|(m, _)| m).collect();
     FindResult {
         query: query_text.to_string(),
         total,
