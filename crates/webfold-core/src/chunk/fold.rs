@@ -92,38 +92,9 @@ impl Sizes {
     }
 }
 
-// The serializer's rules (page/serialize.rs), mirrored for sizes; the corpus
-// test `sizes_equal_serialized_lengths` keeps the two in step.
-fn is_void(tag: &str) -> bool {
-    matches!(
-        tag,
-        "area"
-            | "base"
-            | "basefont"
-            | "bgsound"
-            | "br"
-            | "col"
-            | "embed"
-            | "frame"
-            | "hr"
-            | "img"
-            | "input"
-            | "keygen"
-            | "link"
-            | "meta"
-            | "param"
-            | "source"
-            | "track"
-            | "wbr"
-    )
-}
-
-fn is_raw_text(tag: &str) -> bool {
-    matches!(
-        tag,
-        "style" | "script" | "xmp" | "iframe" | "noembed" | "noframes" | "plaintext" | "noscript"
-    )
-}
+// Sizes follow the serializer's own rules (page/serialize.rs); the corpus
+// test `sizes_equal_serialized_lengths` checks they agree.
+use crate::page::{is_raw_text, is_void};
 
 fn escaped_len(s: &str, attr: bool) -> usize {
     s.len()

@@ -483,7 +483,7 @@ impl TokenSink for DepthGuard {
                 if created
                     && matches!(result, TokenSinkResult::Continue)
                     && !self_closing
-                    && !is_void(&name)
+                    && !super::is_void(&name)
                     && self.tree.sink.last_element_depth.get() >= MAX_TREE_DEPTH
                 {
                     let end = Tag {
@@ -510,30 +510,6 @@ impl TokenSink for DepthGuard {
         self.tree
             .adjusted_current_node_present_but_not_in_html_namespace()
     }
-}
-
-fn is_void(name: &LocalName) -> bool {
-    matches!(
-        &**name,
-        "area"
-            | "base"
-            | "basefont"
-            | "bgsound"
-            | "br"
-            | "col"
-            | "embed"
-            | "frame"
-            | "hr"
-            | "img"
-            | "input"
-            | "keygen"
-            | "link"
-            | "meta"
-            | "param"
-            | "source"
-            | "track"
-            | "wbr"
-    )
 }
 
 pub(super) fn parse_document(html: &str) -> Page {

@@ -12,6 +12,8 @@ mod builder;
 mod layout;
 mod serialize;
 
+pub(crate) use serialize::{is_raw_text, is_void};
+
 pub use builder::{BuilderId, PageBuilder};
 pub use layout::{Layout, LayoutBox, StaticVisibility, inline_style_value};
 pub use markup5ever::{LocalName, Namespace, QualName, local_name, ns};

@@ -3,7 +3,8 @@
 
 use super::{NodeData, NodeId, Page};
 
-fn is_void(tag: &str) -> bool {
+/// Void elements: no end tag, no children (HTML serialization rules).
+pub(crate) fn is_void(tag: &str) -> bool {
     matches!(
         tag,
         "area"
@@ -28,7 +29,7 @@ fn is_void(tag: &str) -> bool {
 }
 
 /// Children of these are written as-is, not escaped.
-fn is_raw_text(tag: &str) -> bool {
+pub(crate) fn is_raw_text(tag: &str) -> bool {
     matches!(
         tag,
         "style" | "script" | "xmp" | "iframe" | "noembed" | "noframes" | "plaintext" | "noscript"
