@@ -142,3 +142,25 @@ fn static_visibility_rules() {
     assert!(page.is_rendered(page.head().map(|_| id("j")).unwrap()));
     assert!(!page.is_rendered(page.head().unwrap()));
 }
+
+#[test]
+fn fifty_megabyte_page_parses_and_renders_views_within_budget() {
+    let row = "<div class=\"card\"><h2>Title</h2><p>Some <b>text</b> with a <a href=\"/x\">link</a>.</p>\
+               <ul><li>one</li><li>two</li></ul><script>var a = '<div>';</script></div>\n";
+    let mut html = String::from("<!doctype html><html><head><title>big</title></head><body><main>");
+    while html.len() < 50 * 1024 * 1024 {
+        html.push_str(row);
+    }
+    html.push_str("</main></body></html>");
+    let page = Page::parse(&html);
+    assert!(page.len() > 1_000_000);
+    let opts = webfold_core::outline::OutlineOptions {
+        max_tokens: Some(2000),
+        ..Default::default()
+    };
+    let outline = webfold_core::outline::outline(&page, &opts).expect("outline");
+    assert!(outline.tokens <= 2000, "{}", outline.tokens);
+    assert!(outline.text.contains("div.card"));
+    let md = webfold_core::markdown::to_markdown(&page, NodeId::DOCUMENT, &Default::default());
+    assert!(md.contains("## Title"));
+}
