@@ -1,9 +1,11 @@
 //! `webfold cnt` through the real binary: the view, budgets, expand, JSON,
 //! HTML, one identity with `chunk`, and exit codes (0 ok, 1 user error, 2 usage).
 
+mod support;
+
 use std::io::Write;
-use std::path::PathBuf;
-use std::process::{Command, Output, Stdio};
+use std::process::{Command, Stdio};
+use support::{page_file, stderr, stdout, webfold};
 
 use webfold_core::tokens;
 
@@ -21,32 +23,9 @@ fn shop_page() -> String {
     )
 }
 
-fn page_file(name: &str, html: &str) -> PathBuf {
-    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("cli_cnt");
-    std::fs::create_dir_all(&dir).expect("tmp dir");
-    let path = dir.join(name);
-    std::fs::write(&path, html).expect("write page");
-    path
-}
-
-fn webfold(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_webfold"))
-        .args(args)
-        .output()
-        .expect("run webfold")
-}
-
-fn stdout(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stdout).into_owned()
-}
-
-fn stderr(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stderr).into_owned()
-}
-
 #[test]
 fn cnt_prints_the_tree_within_the_default_budget() {
-    let path = page_file("shop.html", &shop_page());
+    let path = page_file("cli_cnt", "shop.html", &shop_page());
     let out = webfold(&["cnt", path.to_str().unwrap()]);
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     let text = stdout(&out);
@@ -82,7 +61,7 @@ fn marker(text: &str) -> String {
 
 #[test]
 fn a_small_budget_compresses_and_expand_shows_the_hidden_children() {
-    let path = page_file("shop-small.html", &shop_page());
+    let path = page_file("cli_cnt", "shop-small.html", &shop_page());
     let p = path.to_str().unwrap();
     let out = webfold(&["cnt", p, "--max-tokens", "200"]);
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
@@ -125,7 +104,7 @@ fn a_small_budget_compresses_and_expand_shows_the_hidden_children() {
 
 #[test]
 fn json_and_html_show_the_same_view() {
-    let path = page_file("shop-json.html", &shop_page());
+    let path = page_file("cli_cnt", "shop-json.html", &shop_page());
     let p = path.to_str().unwrap();
     let out = webfold(&["cnt", p, "--max-tokens", "200", "--json"]);
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
@@ -163,7 +142,7 @@ fn json_and_html_show_the_same_view() {
 
 #[test]
 fn cnt_ids_are_node_ids_that_chunk_unfolds() {
-    let path = page_file("shop-chunk.html", &shop_page());
+    let path = page_file("cli_cnt", "shop-chunk.html", &shop_page());
     let p = path.to_str().unwrap();
     let text = stdout(&webfold(&["cnt", p]));
     let line = text
@@ -201,7 +180,7 @@ fn reads_standard_input() {
 
 #[test]
 fn errors_say_what_to_do() {
-    let path = page_file("shop-err.html", &shop_page());
+    let path = page_file("cli_cnt", "shop-err.html", &shop_page());
     let p = path.to_str().unwrap();
     let out = webfold(&["cnt", p, "--max-tokens", "5"]);
     assert_eq!(out.status.code(), Some(1));

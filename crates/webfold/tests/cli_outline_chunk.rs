@@ -1,9 +1,11 @@
 //! `webfold outline` and `webfold chunk` through the real binary: output,
 //! `--json` shapes, budgets and exit codes (0 ok, 1 user error, 2 usage).
 
+mod support;
+
 use std::io::Write;
-use std::path::PathBuf;
 use std::process::{Command, Output, Stdio};
+use support::{page_file, stderr, stdout, webfold};
 
 const PAGE: &str = r#"<!DOCTYPE html><html><head><title>Acme</title><script>var x = 1;</script></head>
 <body>
@@ -17,37 +19,13 @@ const PAGE: &str = r#"<!DOCTYPE html><html><head><title>Acme</title><script>var 
   <footer id="main-footer">© 2024 Acme</footer>
 </body></html>"#;
 
-/// A page file unique to the test, in the target directory.
-fn page_file(name: &str, html: &str) -> PathBuf {
-    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("cli_outline_chunk");
-    std::fs::create_dir_all(&dir).expect("tmp dir");
-    let path = dir.join(name);
-    std::fs::write(&path, html).expect("write page");
-    path
-}
-
-fn webfold(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_webfold"))
-        .args(args)
-        .output()
-        .expect("run webfold")
-}
-
-fn stdout(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stdout).into_owned()
-}
-
-fn stderr(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stderr).into_owned()
-}
-
 fn json(o: &Output) -> serde_json::Value {
     serde_json::from_slice(&o.stdout).unwrap_or_else(|e| panic!("not JSON ({e}): {}", stdout(o)))
 }
 
 #[test]
 fn outline_prints_the_tree_and_exits_zero() {
-    let path = page_file("outline.html", PAGE);
+    let path = page_file("cli_outline_chunk", "outline.html", PAGE);
     let o = webfold(&["outline", path.to_str().expect("utf-8 path")]);
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     let out = stdout(&o);
@@ -64,7 +42,7 @@ fn outline_prints_the_tree_and_exits_zero() {
 
 #[test]
 fn outline_json_has_the_structure_fields() {
-    let path = page_file("outline_json.html", PAGE);
+    let path = page_file("cli_outline_chunk", "outline_json.html", PAGE);
     let o = webfold(&[
         "outline",
         path.to_str().expect("utf-8 path"),
@@ -101,6 +79,7 @@ fn outline_budget_and_exclude_are_honoured() {
         .map(|i| format!("<p class=r{i}>row {i} text</p>"))
         .collect();
     let path = page_file(
+        "cli_outline_chunk",
         "outline_budget.html",
         &format!("<body><div id=list>{rows}</div><aside>side</aside></body>"),
     );
@@ -130,7 +109,7 @@ fn outline_budget_and_exclude_are_honoured() {
 
 #[test]
 fn chunk_prints_outer_html_from_a_file_or_stdin() {
-    let path = page_file("chunk.html", PAGE);
+    let path = page_file("cli_outline_chunk", "chunk.html", PAGE);
     let o = webfold(&[
         "chunk",
         path.to_str().expect("utf-8 path"),
@@ -163,7 +142,7 @@ fn chunk_prints_outer_html_from_a_file_or_stdin() {
 
 #[test]
 fn chunk_all_and_id_agree_with_outline_ids() {
-    let path = page_file("chunk_all.html", PAGE);
+    let path = page_file("cli_outline_chunk", "chunk_all.html", PAGE);
     let p = path.to_str().expect("utf-8 path");
     let o = webfold(&["chunk", p, "--selector", "section", "--all", "--json"]);
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
@@ -213,6 +192,7 @@ fn chunk_budget_folds_and_says_how_to_unfold() {
         .map(|i| format!("<li class=item><a href=/{i}>Item {i}</a></li>"))
         .collect();
     let path = page_file(
+        "cli_outline_chunk",
         "chunk_budget.html",
         &format!("<body><main><h1>List</h1><ul class=items>{items}</ul></main></body>"),
     );
@@ -248,7 +228,7 @@ fn chunk_budget_folds_and_says_how_to_unfold() {
 
 #[test]
 fn user_errors_exit_one_with_a_reason_and_usage_errors_exit_two() {
-    let path = page_file("errors.html", PAGE);
+    let path = page_file("cli_outline_chunk", "errors.html", PAGE);
     let p = path.to_str().expect("utf-8 path");
 
     let o = webfold(&["chunk", p, "--selector", "section.heros"]);

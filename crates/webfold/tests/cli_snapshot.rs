@@ -1,22 +1,9 @@
 //! `webfold snapshot`, `webfold find` and `webfold chunk --ref` as a user runs them.
 
+mod support;
+
 use std::path::PathBuf;
-use std::process::{Command, Output};
-
-fn webfold(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_webfold"))
-        .args(args)
-        .output()
-        .expect("run webfold")
-}
-
-fn stdout(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stdout).into_owned()
-}
-
-fn stderr(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stderr).into_owned()
-}
+use support::{stderr, stdout, webfold};
 
 /// A scratch directory for this test, under the target directory.
 fn dir(name: &str) -> PathBuf {
