@@ -173,52 +173,44 @@ impl<'a> Writer<'a> {
         self.edge_char(sib, left) == Some(' ')
     }
 
-    /// turndown's `flankingWhitespace`: the whitespace at the edges of an inline
-    /// element's text, moved outside its delimiters. ASCII whitespace is dropped
-    /// where the neighbour already has a space.
-    pub(super) fn flanks(&self, id: NodeId) -> (String, String) {
-        let mut lead = String::new();
-        let mut lead_ascii = 0;
+    /// The collapsed whitespace at one edge of `id`'s text (the end when
+    /// `rev`, in reverse order), how many of its first characters are ASCII
+    /// whitespace, whether text was reached, and whether the walk completed.
+    fn edge_space(&self, id: NodeId, rev: bool) -> (Vec<char>, usize, bool, bool) {
+        let mut chars = Vec::new();
+        let mut ascii = 0;
         let mut ascii_run = true;
-        let mut seen_text = false;
-        let complete = self.each_text(id, false, |t, fl| {
-            each_collapsed(t, fl, false, |c| {
+        let mut found = false;
+        let complete = self.each_text(id, rev, |t, fl| {
+            each_collapsed(t, fl, rev, |c| {
                 if !js_space(c) {
-                    seen_text = true;
+                    found = true;
                     return false;
                 }
-                lead.push(c);
+                chars.push(c);
                 if ascii_run && ascii_ws(c) {
-                    lead_ascii += 1;
+                    ascii += 1;
                 } else {
                     ascii_run = false;
                 }
                 true
             });
-            !seen_text
+            !found
         });
+        (chars, ascii, found, complete)
+    }
+
+    /// turndown's `flankingWhitespace`: the whitespace at the edges of an inline
+    /// element's text, moved outside its delimiters. ASCII whitespace is dropped
+    /// where the neighbour already has a space.
+    pub(super) fn flanks(&self, id: NodeId) -> (String, String) {
+        let (lead, lead_ascii, seen_text, complete) = self.edge_space(id, false);
+        let mut lead: String = lead.into_iter().collect();
         let mut trail = String::new();
         let mut trail_ascii = 0;
         if seen_text || !complete {
-            let mut rev = Vec::new();
-            let mut ascii_run = true;
-            let mut done = false;
-            self.each_text(id, true, |t, fl| {
-                each_collapsed(t, fl, true, |c| {
-                    if !js_space(c) {
-                        done = true;
-                        return false;
-                    }
-                    rev.push(c);
-                    if ascii_run && ascii_ws(c) {
-                        trail_ascii += 1;
-                    } else {
-                        ascii_run = false;
-                    }
-                    true
-                });
-                !done
-            });
+            let (rev, ascii, _, _) = self.edge_space(id, true);
+            trail_ascii = ascii;
             trail.extend(rev.iter().rev());
         }
         if lead_ascii > 0 && self.flanked(id, true) {
