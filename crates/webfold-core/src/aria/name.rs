@@ -350,6 +350,35 @@ impl<'a> Names<'a> {
         Step::Call(Join::new(items, kind))
     }
 
+    /// The name from `el`'s first `tag` child (a fieldset's legend, a
+    /// figure's figcaption, a table's caption), computed as native text.
+    fn name_from_child(
+        &self,
+        f: &mut Alt,
+        el: NodeId,
+        tag: &str,
+        child_opts: Opts,
+    ) -> Option<Step> {
+        let c = self
+            .dom
+            .page()
+            .element_children(el)
+            .find(|&c| self.tag_is(c, tag))?;
+        let opts = Opts {
+            native: Some(self.styles.hidden_for_aria(c)),
+            ..child_opts
+        };
+        Some(self.call(
+            f,
+            vec![Item::El {
+                el: c,
+                opts,
+                pad: false,
+            }],
+            JoinKind::Space,
+        ))
+    }
+
     fn label_items(&self, labels: &[NodeId]) -> Vec<Item> {
         labels
             .iter()
@@ -546,23 +575,8 @@ impl<'a> Names<'a> {
                 } else {
                     "figcaption"
                 };
-                if let Some(c) = page
-                    .element_children(el)
-                    .find(|&c| self.tag_is(c, caption_tag))
-                {
-                    let opts = Opts {
-                        native: Some(self.styles.hidden_for_aria(c)),
-                        ..child_opts
-                    };
-                    return self.call(
-                        f,
-                        vec![Item::El {
-                            el: c,
-                            opts,
-                            pad: false,
-                        }],
-                        JoinKind::Space,
-                    );
+                if let Some(step) = self.name_from_child(f, el, caption_tag, child_opts) {
+                    return step;
                 }
                 return Step::Done(Composite::of(attr("title"), el));
             }
@@ -578,23 +592,8 @@ impl<'a> Names<'a> {
             }
             if tag == "table" {
                 self.visit(el);
-                if let Some(c) = page
-                    .element_children(el)
-                    .find(|&c| self.tag_is(c, "caption"))
-                {
-                    let opts = Opts {
-                        native: Some(self.styles.hidden_for_aria(c)),
-                        ..child_opts
-                    };
-                    return self.call(
-                        f,
-                        vec![Item::El {
-                            el: c,
-                            opts,
-                            pad: false,
-                        }],
-                        JoinKind::Space,
-                    );
+                if let Some(step) = self.name_from_child(f, el, "caption", child_opts) {
+                    return step;
                 }
                 let summary = attr("summary");
                 if !summary.is_empty() {
