@@ -7,7 +7,11 @@
 //! `webfold-bench rss` measures peak RSS of parse + outline + Markdown on a
 //! 10 MB page in a fresh process; `webfold-bench extract` scores main-content
 //! extraction on the corpus with each benchmark's own metric.
+//! `webfold-bench aria` puts our accessibility snapshot beside Playwright's
+//! (the oracle in `bench/oracle`; `scripts/install-oracle` first): in-page
+//! snapshot times, rendered-page match rates and token counts.
 
+mod aria;
 mod extract;
 mod rss;
 mod run;
@@ -16,6 +20,9 @@ fn main() -> anyhow::Result<()> {
     let args: Vec<String> = std::env::args().skip(1).collect();
     if args.first().map(String::as_str) == Some("extract") {
         return extract::main();
+    }
+    if args.first().map(String::as_str) == Some("aria") {
+        return aria::main(&args[1..]);
     }
     if args.first().map(String::as_str) == Some("rss") {
         return rss::main(&args[1..]);

@@ -389,46 +389,146 @@ impl Tab {
         path: &Path,
         element: Option<&LiveElement>,
     ) -> Result<Vec<u8>, BrowserError> {
+        let png = self.screenshot(element, None).await?;
+        std::fs::write(path, &png).map_err(|e| BrowserError::Io {
+            path: path.display().to_string(),
+            reason: e.to_string(),
+        })?;
+        Ok(png)
+    }
+
+    /// A PNG of the viewport, or of one element, shrunk by the browser
+    /// (`clip.scale`) so its longer side is at most `max_side` pixels; never
+    /// enlarged. Models take images of bounded size, and scaling while
+    /// rendering spares us an image codec.
+    pub async fn screenshot(
+        &self,
+        element: Option<&LiveElement>,
+        max_side: Option<u32>,
+    ) -> Result<Vec<u8>, BrowserError> {
         let mut params = json!({ "format": "png" });
-        if let Some(el) = element {
-            self.scroll_into_view(el).await?;
-            let bm = self
-                .call("DOM.getBoxModel", json!({ "backendNodeId": el.backend_id }))
-                .await
-                .map_err(|_| BrowserError::NoBox(el.label.clone()))?;
-            let q: Vec<f64> = bm
-                .pointer("/model/border")
-                .and_then(Value::as_array)
-                .map(|a| a.iter().filter_map(Value::as_f64).collect())
-                .unwrap_or_default();
-            if q.len() < 8 {
-                return Err(BrowserError::NoBox(el.label.clone()));
+        let clip = match element {
+            Some(el) => Some(self.element_clip(el).await?),
+            None if max_side.is_some() => Some(self.viewport_clip().await?),
+            None => None,
+        };
+        if let Some(Clip {
+            x,
+            y,
+            width,
+            height,
+        }) = clip
+        {
+            let scale = scale_for(width, height, max_side);
+            params["clip"] =
+                json!({ "x": x, "y": y, "width": width, "height": height, "scale": scale });
+            if element.is_some() {
+                params["captureBeyondViewport"] = json!(true);
             }
-            let xs = [q[0], q[2], q[4], q[6]];
-            let ys = [q[1], q[3], q[5], q[7]];
-            let min = |v: [f64; 4]| v.iter().copied().fold(f64::INFINITY, f64::min);
-            let max = |v: [f64; 4]| v.iter().copied().fold(f64::NEG_INFINITY, f64::max);
-            let (width, height) = (max(xs) - min(xs), max(ys) - min(ys));
-            if width < 1.0 || height < 1.0 {
-                return Err(BrowserError::NoBox(el.label.clone()));
-            }
-            let scroll = self.evaluate("[window.scrollX, window.scrollY]").await?;
-            let sx = scroll.pointer("/0").and_then(Value::as_f64).unwrap_or(0.0);
-            let sy = scroll.pointer("/1").and_then(Value::as_f64).unwrap_or(0.0);
-            params["clip"] = json!({ "x": min(xs) + sx, "y": min(ys) + sy, "width": width, "height": height, "scale": 1 });
-            params["captureBeyondViewport"] = json!(true);
         }
         let r = self.call("Page.captureScreenshot", params).await?;
         let data = r
             .get("data")
             .and_then(Value::as_str)
             .ok_or_else(|| BrowserError::Protocol("no screenshot data".into()))?;
-        let png = base64::Engine::decode(&base64::engine::general_purpose::STANDARD, data)
-            .map_err(|e| BrowserError::Protocol(format!("bad base64 in screenshot: {e}")))?;
-        std::fs::write(path, &png).map_err(|e| BrowserError::Io {
-            path: path.display().to_string(),
-            reason: e.to_string(),
-        })?;
-        Ok(png)
+        base64::Engine::decode(&base64::engine::general_purpose::STANDARD, data)
+            .map_err(|e| BrowserError::Protocol(format!("bad base64 in screenshot: {e}")))
+    }
+
+    /// The element's border box in page coordinates, scrolled into view first.
+    async fn element_clip(&self, el: &LiveElement) -> Result<Clip, BrowserError> {
+        self.scroll_into_view(el).await?;
+        let bm = self
+            .call("DOM.getBoxModel", json!({ "backendNodeId": el.backend_id }))
+            .await
+            .map_err(|_| BrowserError::NoBox(el.label.clone()))?;
+        let q: Vec<f64> = bm
+            .pointer("/model/border")
+            .and_then(Value::as_array)
+            .map(|a| a.iter().filter_map(Value::as_f64).collect())
+            .unwrap_or_default();
+        if q.len() < 8 {
+            return Err(BrowserError::NoBox(el.label.clone()));
+        }
+        let xs = [q[0], q[2], q[4], q[6]];
+        let ys = [q[1], q[3], q[5], q[7]];
+        let min = |v: [f64; 4]| v.iter().copied().fold(f64::INFINITY, f64::min);
+        let max = |v: [f64; 4]| v.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+        let (width, height) = (max(xs) - min(xs), max(ys) - min(ys));
+        if width < 1.0 || height < 1.0 {
+            return Err(BrowserError::NoBox(el.label.clone()));
+        }
+        // The box model is relative to the viewport; clips are page coordinates.
+        let scroll = self.evaluate("[window.scrollX, window.scrollY]").await?;
+        let sx = scroll.pointer("/0").and_then(Value::as_f64).unwrap_or(0.0);
+        let sy = scroll.pointer("/1").and_then(Value::as_f64).unwrap_or(0.0);
+        Ok(Clip {
+            x: min(xs) + sx,
+            y: min(ys) + sy,
+            width,
+            height,
+        })
+    }
+
+    /// What is on screen now, in page coordinates.
+    async fn viewport_clip(&self) -> Result<Clip, BrowserError> {
+        let m = self.call("Page.getLayoutMetrics", json!({})).await?;
+        let get = |k: &str| {
+            m.pointer(&format!("/cssVisualViewport/{k}"))
+                .and_then(Value::as_f64)
+        };
+        match (
+            get("pageX"),
+            get("pageY"),
+            get("clientWidth"),
+            get("clientHeight"),
+        ) {
+            (Some(x), Some(y), Some(width), Some(height)) if width >= 1.0 && height >= 1.0 => {
+                Ok(Clip {
+                    x,
+                    y,
+                    width,
+                    height,
+                })
+            }
+            _ => Err(BrowserError::Protocol(format!(
+                "no visual viewport in the layout metrics: {m}"
+            ))),
+        }
+    }
+}
+
+/// A capture rectangle in page coordinates (CSS pixels).
+struct Clip {
+    x: f64,
+    y: f64,
+    width: f64,
+    height: f64,
+}
+
+/// The scale that brings the longer side to `max_side` pixels at most. The
+/// browser rounds the scaled box outwards, so the factor is taken against the
+/// rounded-up side to keep the result within the limit.
+fn scale_for(width: f64, height: f64, max_side: Option<u32>) -> f64 {
+    let long = width.max(height).ceil();
+    match max_side {
+        Some(m) if long > f64::from(m) => f64::from(m.max(1)) / long,
+        _ => 1.0,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::scale_for;
+
+    #[test]
+    fn scale_shrinks_the_longer_side_and_never_enlarges() {
+        assert_eq!(scale_for(1280.0, 720.0, Some(1024)), 0.8);
+        assert_eq!(scale_for(720.0, 2048.0, Some(1024)), 0.5);
+        assert_eq!(scale_for(300.0, 200.0, Some(1024)), 1.0);
+        assert_eq!(scale_for(1280.0, 720.0, None), 1.0);
+        // A fractional side is rounded up first, so the result stays within the limit.
+        let s = scale_for(1500.4, 10.0, Some(1024));
+        assert!((1500.4 * s).ceil() <= 1024.0, "{s}");
     }
 }

@@ -8,7 +8,7 @@
 
 use serde_json::Value;
 use webfold_core::Page;
-use webfold_core::page::{Layout, LayoutBox, NodeId, PageBuilder};
+use webfold_core::page::{GeneratedContent, Layout, LayoutBox, NodeId, PageBuilder};
 
 use crate::BrowserError;
 use crate::launch::Viewport;
@@ -113,11 +113,28 @@ impl LiveState {
     }
 }
 
+/// SVG elements whose content is only drawn where something references it.
+const SVG_RESOURCES: &[&str] = &[
+    "clipPath",
+    "defs",
+    "filter",
+    "linearGradient",
+    "marker",
+    "mask",
+    "pattern",
+    "radialGradient",
+    "symbol",
+];
+
 /// (bounds, display, visibility, opacity, pointer-events, cursor).
 type NodeLayout = (LayoutBox, String, String, String, String, String);
 
 struct DocLayout {
     by_node: Vec<Option<NodeLayout>>,
+    /// Rendered text of each node's layout objects, in layout order. A
+    /// pseudo-element's generated text lives in anonymous layout objects
+    /// listed under the pseudo-element's node index.
+    text: Vec<String>,
 }
 
 fn document_layout(doc: &Value, strings: &Strings, node_count: usize) -> DocLayout {
@@ -125,11 +142,19 @@ fn document_layout(doc: &Value, strings: &Strings, node_count: usize) -> DocLayo
     let nodes = arr(doc, "/layout/nodeIndex");
     let styles = arr(doc, "/layout/styles");
     let bounds = arr(doc, "/layout/bounds");
+    let texts = arr(doc, "/layout/text");
+    let mut text = vec![String::new(); node_count];
     for (i, n) in nodes.iter().enumerate() {
         let Some(n) = n.as_u64().map(|n| n as usize) else {
             continue;
         };
-        if n >= node_count || by_node[n].is_some() {
+        if n >= node_count {
+            continue;
+        }
+        if let Some(t) = texts.get(i) {
+            text[n].push_str(strings.get(t));
+        }
+        if by_node[n].is_some() {
             continue;
         }
         let b: Vec<f64> = bounds
@@ -155,7 +180,53 @@ fn document_layout(doc: &Value, strings: &Strings, node_count: usize) -> DocLayo
         let get = |k: usize| st.get(k).cloned().unwrap_or_default();
         by_node[n] = Some((rect, get(0), get(1), get(2), get(3), get(4)));
     }
-    DocLayout { by_node }
+    DocLayout { by_node, text }
+}
+
+/// Each element's (`::before`, `::after`), by node index.
+type Generated =
+    std::collections::HashMap<usize, (Option<GeneratedContent>, Option<GeneratedContent>)>;
+
+/// `::before`/`::after` content per element, keyed by the element's index
+/// in the document's node arrays. A pseudo-element that `visibility` hides
+/// is left out, as Playwright leaves it out of names and text.
+fn generated_content(doc: &Value, strings: &Strings, layout: &DocLayout) -> Generated {
+    let parents = arr(doc, "/nodes/parentIndex");
+    let mut out = Generated::new();
+    let kinds = rare_index(doc, "/nodes/pseudoType")
+        .into_iter()
+        .zip(arr(doc, "/nodes/pseudoType/value").iter());
+    for (node, kind) in kinds {
+        let kind = strings.get(kind);
+        if kind != "before" && kind != "after" {
+            continue;
+        }
+        let Some(parent) = parents
+            .get(node)
+            .and_then(Value::as_i64)
+            .filter(|&p| p >= 0)
+            .map(|p| p as usize)
+        else {
+            continue;
+        };
+        let Some(Some((_, display, visibility, ..))) = layout.by_node.get(node) else {
+            continue;
+        };
+        if visibility == "hidden" || display == "none" {
+            continue;
+        }
+        let content = GeneratedContent {
+            text: layout.text.get(node).cloned().unwrap_or_default(),
+            display: display.clone(),
+        };
+        let slot = out.entry(parent).or_default();
+        if kind == "before" {
+            slot.0 = Some(content);
+        } else {
+            slot.1 = Some(content);
+        }
+    }
+    out
 }
 
 /// Build a Page from the raw `DOMSnapshot.captureSnapshot` result.
@@ -200,6 +271,7 @@ pub fn capture_snapshot(snap: &Value, viewport: Viewport) -> Result<CapturedPage
         let attrs = arr(doc, "/nodes/attributes");
         let n = types.len();
         let layout = document_layout(doc, &strings, n);
+        let mut generated = generated_content(doc, &strings, &layout);
         let content_doc: std::collections::HashMap<usize, usize> =
             rare_index(doc, "/nodes/contentDocumentIndex")
                 .into_iter()
@@ -211,6 +283,7 @@ pub fn capture_snapshot(snap: &Value, viewport: Viewport) -> Result<CapturedPage
                 .collect();
         let live = LiveState::read(doc, &strings);
         let mut ids: Vec<Option<webfold_core::page::BuilderId>> = vec![None; n];
+        let mut in_svg_resource = vec![false; n];
         for i in 0..n {
             let ty = types[i].as_i64().unwrap_or(0);
             let parent = parents
@@ -230,6 +303,12 @@ pub fn capture_snapshot(snap: &Value, viewport: Viewport) -> Result<CapturedPage
                 },
             };
             let name = strings.get(&names[i]);
+            if let Some(p) = parent {
+                in_svg_resource[i] = in_svg_resource[p]
+                    || names
+                        .get(p)
+                        .is_some_and(|v| SVG_RESOURCES.contains(&strings.get(v)));
+            }
             let id = match ty {
                 1 => {
                     let a = attrs
@@ -284,6 +363,13 @@ pub fn capture_snapshot(snap: &Value, viewport: Viewport) -> Result<CapturedPage
             {
                 rect.x += offset.0;
                 rect.y += offset.1;
+                // The snapshot gives a mask's or pattern's content the box
+                // it would paint at, but it is never rendered where it
+                // stands: getBoundingClientRect() is empty, so no ref.
+                if in_svg_resource[i] {
+                    rect.width = 0.0;
+                    rect.height = 0.0;
+                }
                 let rendered =
                     !matches!(visibility.as_str(), "hidden" | "collapse") && display != "none";
                 let in_viewport = rect.width >= 0.0
@@ -291,6 +377,7 @@ pub fn capture_snapshot(snap: &Value, viewport: Viewport) -> Result<CapturedPage
                     && rect.x + rect.width > view.x
                     && rect.y < view.y + view.height
                     && rect.y + rect.height > view.y;
+                let (before, after) = generated.remove(&i).unwrap_or_default();
                 b.set_layout(
                     id,
                     Layout {
@@ -300,6 +387,8 @@ pub fn capture_snapshot(snap: &Value, viewport: Viewport) -> Result<CapturedPage
                         cursor: (!cursor.is_empty()).then_some(cursor),
                         receives_pointer_events: pointer != "none",
                         display: (!display.is_empty()).then_some(display),
+                        before,
+                        after,
                     },
                 );
                 if let Some(&child_doc) = content_doc.get(&i) {

@@ -190,6 +190,31 @@ impl Browser {
         &self.opts
     }
 
+    /// Whether this browser was launched by us (and so is ours to close).
+    pub fn is_launched(&self) -> bool {
+        self.child.is_some()
+    }
+
+    /// Closes a browser we launched: asks it to quit, so its helper
+    /// processes go with it, then kills it if it has not exited within five
+    /// seconds. A browser we attached to is left running.
+    pub async fn close(mut self) {
+        let Some(mut child) = self.child.take() else {
+            return;
+        };
+        let _ = tokio::time::timeout(
+            Duration::from_secs(2),
+            self.conn.call(None, "Browser.close", json!({})),
+        )
+        .await;
+        if tokio::time::timeout(Duration::from_secs(5), child.wait())
+            .await
+            .is_err()
+        {
+            let _ = child.kill().await;
+        }
+    }
+
     /// A new tab with the viewport set.
     pub async fn new_tab(&self) -> Result<Tab, BrowserError> {
         let target = self
@@ -228,6 +253,12 @@ fn str_field(v: &Value, name: &str) -> Result<String, BrowserError> {
         .and_then(Value::as_str)
         .map(str::to_string)
         .ok_or_else(|| BrowserError::Protocol(format!("missing {name} in {v}")))
+}
+
+/// Events seen since [`Tab::watch_navigation`]: whether an action navigated.
+pub struct NavigationWatch {
+    events: tokio::sync::broadcast::Receiver<crate::cdp::Event>,
+    frame: String,
 }
 
 /// One tab (a flat CDP session).
@@ -276,6 +307,84 @@ impl Tab {
             &format!("{url} to load"),
         )
         .await
+    }
+
+    /// Starts watching for a navigation of this tab's main frame. Call it
+    /// before an action, then [`Tab::settle`] after it.
+    pub async fn watch_navigation(&self) -> Result<NavigationWatch, BrowserError> {
+        let events = self.conn.subscribe();
+        let tree = self.call("Page.getFrameTree", json!({})).await?;
+        let frame = str_field(
+            tree.pointer("/frameTree/frame").unwrap_or(&Value::Null),
+            "id",
+        )?;
+        Ok(NavigationWatch { events, frame })
+    }
+
+    /// After an action: when it started a navigation of the main frame (a
+    /// link, a form submission, a script setting `location`), waits for the
+    /// new document to load; otherwise returns at once. Returns whether a
+    /// navigation happened.
+    pub async fn settle(&self, mut watch: NavigationWatch) -> Result<bool, BrowserError> {
+        // Events the action caused come before the answer to a later command
+        // on the same page; a task queued behind them (form submission is
+        // one) has run once a zero-delay timer has fired.
+        self.call(
+            "Runtime.evaluate",
+            json!({ "expression": "new Promise(r => setTimeout(r, 0))", "awaitPromise": true }),
+        )
+        .await?;
+        let main = watch.frame.clone();
+        let of_main = move |e: &crate::cdp::Event| {
+            e.params.get("frameId").and_then(Value::as_str) == Some(main.as_str())
+        };
+        let mut started = false;
+        loop {
+            match watch.events.try_recv() {
+                Ok(e) if e.session_id.as_deref() != Some(self.session.as_str()) => {}
+                Ok(e) => match e.method.as_str() {
+                    "Page.frameRequestedNavigation"
+                    | "Page.frameStartedNavigating"
+                    | "Page.frameStartedLoading"
+                        if of_main(&e) =>
+                    {
+                        started = true
+                    }
+                    "Page.loadEventFired" if started => return Ok(true),
+                    "Page.frameStoppedLoading" | "Page.navigatedWithinDocument"
+                        if started && of_main(&e) =>
+                    {
+                        return Ok(true);
+                    }
+                    _ => {}
+                },
+                Err(tokio::sync::broadcast::error::TryRecvError::Lagged(_)) => {}
+                Err(tokio::sync::broadcast::error::TryRecvError::Empty) => break,
+                Err(tokio::sync::broadcast::error::TryRecvError::Closed) => {
+                    return Err(BrowserError::Cdp(crate::CdpError::Closed));
+                }
+            }
+        }
+        if !started {
+            return Ok(false);
+        }
+        let main = watch.frame.clone();
+        self.wait_for_event(
+            &mut watch.events,
+            // A navigation that ends without a new document (a download, a
+            // 204) stops loading without a load event; one within the
+            // document (a fragment, history.pushState) has none either.
+            |e| {
+                e.method == "Page.loadEventFired"
+                    || (matches!(
+                        e.method.as_str(),
+                        "Page.frameStoppedLoading" | "Page.navigatedWithinDocument"
+                    ) && e.params.get("frameId").and_then(Value::as_str) == Some(main.as_str()))
+            },
+            "the page to load after the action",
+        )
+        .await?;
+        Ok(true)
     }
 
     /// Waits for the first event on this tab's session that `matches`.

@@ -18,7 +18,7 @@ mod launch;
 pub use actions::{LiveElement, Target};
 pub use capture::{CapturedPage, capture_snapshot};
 pub use cdp::{CdpError, Connection};
-pub use launch::{Browser, BrowserOptions, Tab, Viewport};
+pub use launch::{Browser, BrowserOptions, NavigationWatch, Tab, Viewport};
 
 /// What can go wrong driving the browser. Each message says what to do next.
 #[derive(Debug, thiserror::Error)]

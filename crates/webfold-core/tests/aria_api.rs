@@ -165,6 +165,7 @@ fn live_layout_decides_refs_and_cursor() {
         cursor: Some("auto".into()),
         receives_pointer_events: true,
         display: Some("block".into()),
+        ..Layout::default()
     };
     let mut layout: Vec<Option<Layout>> = (0..page.len())
         .map(|i| page.is_element(NodeId(i as u32)).then(|| shown.clone()))
@@ -249,6 +250,7 @@ fn live_layout_hides_what_css_hides() {
         cursor: None,
         receives_pointer_events: true,
         display: Some("block".into()),
+        ..Layout::default()
     };
     let mut layout: Vec<Option<Layout>> = (0..page.len())
         .map(|i| page.is_element(NodeId(i as u32)).then(|| shown.clone()))

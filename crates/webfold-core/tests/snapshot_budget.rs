@@ -181,6 +181,7 @@ fn live_page(html: &str) -> Page {
                     cursor: (e.local_name() == "a").then(|| "pointer".to_string()),
                     receives_pointer_events: true,
                     display: Some("block".into()),
+                    ..Layout::default()
                 })
             }
             _ => None,
@@ -339,7 +340,7 @@ fn nothing_cut_means_no_header() {
     assert!(!s.text.contains("paragraph"));
     assert!(
         s.text
-            .ends_with("# Interactive elements only; --all-roles adds text and structure")
+            .ends_with("# Interactive elements only; all roles (--all-roles, interactive_only: false) add text and structure")
     );
     let all = snap(
         "<body><button>OK</button><p>text</p></body>",
@@ -384,34 +385,47 @@ fn kept_elements_keep_their_ancestors() {
     );
     let page = Page::parse(&html);
     let (full, _) = snapshot::prepare(&page, Mode::Ai, "", None).unwrap();
-    let s = snapshot::snapshot(
-        &page,
-        "",
-        &Scope::Page,
-        &SnapshotOptions {
-            max_elements: 7,
-            ..SnapshotOptions::default()
-        },
-        None,
-    )
-    .unwrap();
-    let out = snapshot::parse(&s.text).unwrap();
     let chain = |t: &snapshot::SnapTree, i: usize| -> Vec<(String, Option<String>)> {
         t.ancestors(i)
             .map(|a| (t.lines[a].role.clone(), t.lines[a].aria_ref.clone()))
             .collect()
     };
-    let mut checked = 0;
-    for (i, l) in out.lines.iter().enumerate() {
-        if !is_candidate(l, true) {
-            continue;
+    for interactive_only in [true, false] {
+        let s = snapshot::snapshot(
+            &page,
+            "",
+            &Scope::Page,
+            &SnapshotOptions {
+                max_elements: 7,
+                interactive_only,
+                ..SnapshotOptions::default()
+            },
+            None,
+        )
+        .unwrap();
+        let out = snapshot::parse(&s.text).unwrap();
+        let mut checked = 0;
+        for (i, l) in out.lines.iter().enumerate() {
+            if !is_candidate(l, interactive_only) || l.role != "link" {
+                continue;
+            }
+            let r = l.aria_ref.as_deref().unwrap();
+            let j = full.tree.find_ref(r).unwrap();
+            let mut expected = chain(&full.tree, j);
+            if interactive_only {
+                // The nameless list and listitem hold nothing but a ref there;
+                // the named region, the landmark and the body stay.
+                assert_eq!(
+                    expected.iter().map(|(r, _)| r.as_str()).collect::<Vec<_>>(),
+                    ["listitem", "list", "region", "main", "generic"]
+                );
+                expected.drain(..2);
+            }
+            assert_eq!(chain(&out, i), expected, "ancestors of {r}");
+            checked += 1;
         }
-        let r = l.aria_ref.as_deref().unwrap();
-        let j = full.tree.find_ref(r).unwrap();
-        assert_eq!(chain(&out, i), chain(&full.tree, j), "ancestors of {r}");
-        checked += 1;
+        assert!(checked >= 1, "{}", s.text);
     }
-    assert_eq!(checked, 7);
 }
 
 /// Budget adherence over a corpus sample at several budgets, in both

@@ -135,7 +135,7 @@ fn no_changes_and_forcing_the_full_view() {
     assert_eq!(same.kind, ViewKind::Diff);
     assert!(
         same.text.ends_with(
-            "# No changes since the last snapshot of this page (--no-diff prints it whole)"
+            "# No changes since the last snapshot of this page (--no-diff or full: true prints it whole)"
         ),
         "{}",
         same.text

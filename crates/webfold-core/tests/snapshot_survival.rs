@@ -127,16 +127,17 @@ fn targets_survive_the_budget() {
     for l in &lost {
         println!("lost {l}");
     }
-    // Floors from the first honest measurement (93% and 72%); the goal is 90% at 8K.
+    // Floors from the last honest measurement (95% at 8K, 88% at 4K, since
+    // the compact view; 93% and 72% before it); the goal is 90% at 8K.
     let rate = |k: usize| totals[k].0 as f64 / totals[k].2 as f64;
     assert!(
-        rate(1) >= 0.90,
-        "8K survival {:.0}% is under 90%",
+        rate(1) >= 0.93,
+        "8K survival {:.0}% is under 93%",
         100.0 * rate(1)
     );
     assert!(
-        rate(0) >= 0.70,
-        "4K survival {:.0}% is under 70%",
+        rate(0) >= 0.85,
+        "4K survival {:.0}% is under 85%",
         100.0 * rate(0)
     );
     for (k, t) in totals.iter().enumerate() {

@@ -4,16 +4,19 @@
 //!   in [`api`], over the conversation service in [`service`] (SQLite store +
 //!   byte-bounded cache of parsed pages).
 //! - MCP, the same tool set ([`mcp::WebfoldTools`]) over stdio and over
-//!   streamable HTTP at `/mcp`.
+//!   streamable HTTP at `/mcp`; its `browser_*` tools ([`browser_tools`])
+//!   drive a live Chromium page ([`live`]).
 //! - [`security`]: the guard every HTTP request passes first (Host, Origin,
 //!   preflight, bearer token, body limit).
 //!
 //! Surfaces are thin: requests are parsed here and rendered by the core's views.
 
 pub mod api;
+pub mod browser_tools;
 pub mod cache;
 pub mod error;
 pub mod extract;
+pub mod live;
 pub mod mcp;
 pub mod security;
 pub mod service;
@@ -78,7 +81,7 @@ pub async fn serve(listener: tokio::net::TcpListener, app: Router) -> std::io::R
     .await
 }
 
-async fn shutdown_signal() {
+pub(crate) async fn shutdown_signal() {
     let ctrl_c = async {
         let _ = tokio::signal::ctrl_c().await;
     };

@@ -217,6 +217,40 @@ pub fn markdown(page: &Page, root: NodeId, md: &MarkdownOptions, paging: &PageOp
     fetch_view::page_lines(&text, paging)
 }
 
+/// What main-content extraction found, beside its Markdown.
+#[derive(Clone, Debug, Serialize, schemars::JsonSchema)]
+pub struct MainContent {
+    pub title: Option<String>,
+    pub byline: Option<String>,
+    pub date: Option<String>,
+    /// Set when no article was found and the Markdown is the whole page: why.
+    pub fallback: Option<String>,
+}
+
+/// The page as Markdown: with `main`, only its main content under a short
+/// header, as `webfold markdown --main` prints it; otherwise all of it.
+pub fn page_markdown(
+    page: &Page,
+    md: &MarkdownOptions,
+    main: bool,
+) -> (String, Option<MainContent>) {
+    if !main {
+        return (
+            webfold_core::markdown::to_markdown(page, NodeId::DOCUMENT, md),
+            None,
+        );
+    }
+    let ex =
+        webfold_core::extract::extract(page, &webfold_core::extract::ExtractOptions::default());
+    let info = MainContent {
+        title: ex.metadata.title.clone(),
+        byline: ex.metadata.byline.clone(),
+        date: ex.metadata.date.clone(),
+        fallback: ex.fallback.as_ref().map(|f| f.to_string()),
+    };
+    (ex.to_markdown(page, md), Some(info))
+}
+
 /// The accessibility snapshot (seed 001), moving the session on when given.
 pub fn snapshot(
     page: &Page,

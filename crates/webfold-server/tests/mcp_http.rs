@@ -4,104 +4,9 @@
 
 mod common;
 
-use axum::body::Body;
-use axum::http::{Request, StatusCode};
-use common::{HOST, TestApp, app};
-use serde_json::{Value, json};
-
-struct Session<'a> {
-    t: &'a TestApp,
-    id: Option<String>,
-    version: String,
-    next: u64,
-}
-
-impl<'a> Session<'a> {
-    async fn open(t: &'a TestApp, version: &str) -> (Session<'a>, Value) {
-        let mut s = Session {
-            t,
-            id: None,
-            version: version.into(),
-            next: 1,
-        };
-        let init = s
-            .request(
-                "initialize",
-                json!({"protocolVersion": version, "capabilities": {}, "clientInfo": {"name": "test", "version": "1"}}),
-            )
-            .await;
-        s.notify("notifications/initialized").await;
-        (s, init)
-    }
-
-    fn post(&self, body: &Value) -> Request<Body> {
-        let mut b = Request::post("/mcp")
-            .header("host", HOST)
-            .header("content-type", "application/json")
-            .header("accept", "application/json, text/event-stream")
-            .header("mcp-protocol-version", &self.version);
-        if let Some(id) = &self.id {
-            b = b.header("mcp-session-id", id);
-        }
-        b.body(Body::from(body.to_string())).unwrap()
-    }
-
-    async fn request(&mut self, method: &str, params: Value) -> Value {
-        let id = self.next;
-        self.next += 1;
-        let r = self
-            .t
-            .send(
-                self.post(&json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params})),
-            )
-            .await;
-        assert_eq!(
-            r.status,
-            StatusCode::OK,
-            "{method}: {}",
-            String::from_utf8_lossy(&r.raw)
-        );
-        if let Some(sid) = r.headers.get("mcp-session-id") {
-            self.id = Some(sid.to_str().unwrap().to_string());
-        }
-        let text = String::from_utf8(r.raw).unwrap();
-        // The answer is an SSE stream (or plain JSON): find the message with our id.
-        let candidates: Vec<Value> = if text.trim_start().starts_with('{') {
-            vec![serde_json::from_str(&text).unwrap()]
-        } else {
-            text.lines()
-                .filter_map(|l| l.strip_prefix("data:"))
-                .filter_map(|d| serde_json::from_str(d.trim()).ok())
-                .collect()
-        };
-        candidates
-            .into_iter()
-            .find(|m| m["id"] == json!(id))
-            .unwrap_or_else(|| panic!("no reply to {method}: {text}"))
-    }
-
-    async fn notify(&self, method: &str) {
-        let r = self
-            .t
-            .send(self.post(&json!({"jsonrpc": "2.0", "method": method})))
-            .await;
-        assert!(r.status.is_success(), "{method}: {}", r.status);
-    }
-
-    async fn call(&mut self, tool: &str, args: Value) -> Value {
-        let reply = self
-            .request("tools/call", json!({"name": tool, "arguments": args}))
-            .await;
-        reply["result"].clone()
-    }
-}
-
-fn text_of(result: &Value) -> String {
-    result["content"][0]["text"]
-        .as_str()
-        .unwrap_or_default()
-        .to_string()
-}
+use common::app;
+use common::mcp::{Session, text_of};
+use serde_json::json;
 
 #[tokio::test]
 async fn handshake_lists_read_only_tools_with_schemas() {
@@ -124,12 +29,32 @@ async fn handshake_lists_read_only_tools_with_schemas() {
             "get_dom_outline",
             "web_fetch",
             "count_tokens",
+            "browser_navigate",
+            "browser_snapshot",
+            "browser_click",
+            "browser_type",
+            "browser_select",
+            "browser_back",
+            "browser_screenshot",
+            "browser_describe_image",
+            "browser_script",
         ] {
             assert!(names.contains(&want), "{want} in {names:?}");
         }
+        // Page tools only read; the browser tools that act on a live page say so.
+        let acting = [
+            "browser_navigate",
+            "browser_click",
+            "browser_type",
+            "browser_select",
+            "browser_back",
+            "browser_screenshot",
+            "browser_script",
+        ];
         for tool in tools {
             let name = tool["name"].as_str().unwrap();
-            assert_eq!(tool["annotations"]["readOnlyHint"], true, "{name}");
+            let read_only = !acting.contains(&name);
+            assert_eq!(tool["annotations"]["readOnlyHint"], read_only, "{name}");
             assert_eq!(tool["inputSchema"]["type"], "object", "{name}");
             assert_eq!(tool["outputSchema"]["type"], "object", "{name}");
             let desc = tool["description"].as_str().unwrap();

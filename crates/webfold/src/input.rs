@@ -25,12 +25,29 @@ pub struct BrowserArgs {
     /// the viewport are real
     #[arg(long)]
     pub browser: bool,
-    /// Browser viewport as WIDTHxHEIGHT (with --browser)
+    #[command(flatten)]
+    pub chromium: ChromiumArgs,
+}
+
+/// Which Chromium to drive and how: for `--browser` and the servers' browser tools.
+#[derive(clap::Args, Clone, Debug)]
+pub struct ChromiumArgs {
+    /// Browser viewport as WIDTHxHEIGHT
     #[arg(long, value_name = "WxH", default_value = "1280x720")]
     pub viewport: webfold_browser::Viewport,
-    /// Attach to a running Chromium's DevTools WebSocket instead of launching one (with --browser)
+    /// Attach to a running Chromium's DevTools WebSocket instead of launching one
     #[arg(long, value_name = "WS_URL")]
     pub cdp_url: Option<String>,
+}
+
+impl ChromiumArgs {
+    pub fn options(&self) -> webfold_browser::BrowserOptions {
+        webfold_browser::BrowserOptions {
+            cdp_url: self.cdp_url.clone(),
+            viewport: self.viewport,
+            ..Default::default()
+        }
+    }
 }
 
 /// Inputs larger than this are refused before parsing: a clear error beats
@@ -110,11 +127,7 @@ impl Input {
             return Input::load(spec);
         }
         let url = browser_url(spec)?;
-        let opts = webfold_browser::BrowserOptions {
-            cdp_url: browser.cdp_url.clone(),
-            viewport: browser.viewport,
-            ..Default::default()
-        };
+        let opts = browser.chromium.options();
         let captured = block_on(async move {
             let chromium = webfold_browser::Browser::launch(opts).await?;
             let tab = chromium.new_tab().await?;

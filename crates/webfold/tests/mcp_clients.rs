@@ -177,11 +177,21 @@ fn mcp_inspector_cli_over_stdio_and_http() {
         ] {
             assert!(names.contains(&want), "{want} in {names:?}");
         }
-        assert!(
-            tools
-                .iter()
-                .all(|t| t["annotations"]["readOnlyHint"] == true)
-        );
+        // Page tools only read; browser tools that act on a live page say so.
+        for t in tools {
+            let acting = [
+                "navigate",
+                "click",
+                "type",
+                "select",
+                "back",
+                "screenshot",
+                "script",
+            ]
+            .iter()
+            .any(|a| t["name"] == format!("browser_{a}"));
+            assert_eq!(t["annotations"]["readOnlyHint"], !acting, "{t}");
+        }
 
         let selector = "selector=#target";
         let conv_arg = format!("conversation_id={conv}");

@@ -112,6 +112,10 @@ pub struct AriaNode {
 /// distillation keep their slot (`index: None`) so numbers match Playwright's.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct RefSlot {
+    /// The frame the element is in: 0 for the page, `n` for the frame whose
+    /// refs read `fNe…` (a live capture's iframes).
+    #[serde(default)]
+    pub frame: u32,
     pub node: NodeId,
     pub role: String,
     /// The name when the node was created (before redundant names are dropped):
@@ -249,7 +253,8 @@ fn flatten(raw: tree::Raw, mode: Mode) -> AriaTree {
     let ref_slots = raw
         .ref_slots
         .into_iter()
-        .map(|(r, node, name)| RefSlot {
+        .map(|(r, node, name, frame)| RefSlot {
+            frame,
             node,
             role: raw_nodes[r as usize].role.to_string(),
             name,

@@ -69,8 +69,14 @@ impl Opts {
 }
 
 enum Item {
-    El { el: NodeId, opts: Opts, pad: bool },
+    El {
+        el: NodeId,
+        opts: Opts,
+        pad: bool,
+    },
     Text(NodeId),
+    /// CSS generated content (`::before`/`::after`), which has no node.
+    Generated(String),
 }
 
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -696,6 +702,9 @@ impl<'a> Names<'a> {
             }
             _ => {}
         };
+        if let Some(t) = super::style::generated_content(page, el, false) {
+            items.push(Item::Generated(t));
+        }
         let assigned = if self.tag_is(el, "slot") {
             self.dom.shadow.assigned_nodes(el)
         } else {
@@ -705,14 +714,17 @@ impl<'a> Names<'a> {
             for &c in assigned {
                 push(c, &mut items);
             }
-            return items;
+        } else {
+            for c in self.dom.walk_children(el) {
+                push(c, &mut items);
+            }
+            let owned = self.element(el).and_then(|e| e.attr("aria-owns"));
+            for o in self.dom.id_refs(el, owned) {
+                push(o, &mut items);
+            }
         }
-        for c in self.dom.walk_children(el) {
-            push(c, &mut items);
-        }
-        let owned = self.element(el).and_then(|e| e.attr("aria-owns"));
-        for o in self.dom.id_refs(el, owned) {
-            push(o, &mut items);
+        if let Some(t) = super::style::generated_content(page, el, true) {
+            items.push(Item::Generated(t));
         }
         items
     }
@@ -760,11 +772,12 @@ impl Join {
     fn advance(&mut self, dom: &DomIndex<'_>) -> Option<(NodeId, Opts)> {
         while let Some(item) = self.items.get(self.next) {
             self.next += 1;
-            match *item {
+            match item {
                 Item::Text(t) => self
                     .parts
-                    .push(dom.page().text(t).unwrap_or("").to_string()),
-                Item::El { el, opts, .. } => return Some((el, opts)),
+                    .push(dom.page().text(*t).unwrap_or("").to_string()),
+                Item::Generated(t) => self.parts.push(t.clone()),
+                Item::El { el, opts, .. } => return Some((*el, *opts)),
             }
         }
         None

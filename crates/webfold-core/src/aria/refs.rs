@@ -27,6 +27,9 @@ pub struct RefAllocator {
     /// `f1` for the first child frame; empty for the main frame.
     pub prefix: String,
     last: u64,
+    /// Each child frame's own counter (Playwright numbers every frame apart).
+    #[serde(default)]
+    frames: HashMap<u32, u64>,
     issued: HashMap<NodeId, Issued>,
 }
 
@@ -45,14 +48,26 @@ impl RefAllocator {
 
     /// The ref for `node` with this role and name.
     pub fn ref_for(&mut self, node: NodeId, role: &str, name: &str) -> String {
+        self.ref_in_frame(0, node, role, name)
+    }
+
+    /// The ref for `node` in child frame `frame` (0: the page itself), which
+    /// reads `f{frame}e{n}` with the frame's own counter.
+    pub fn ref_in_frame(&mut self, frame: u32, node: NodeId, role: &str, name: &str) -> String {
         if let Some(i) = self.issued.get(&node)
             && i.role == role
             && i.name == name
         {
             return i.ref_.clone();
         }
-        self.last += 1;
-        let ref_ = format!("{}e{}", self.prefix, self.last);
+        let ref_ = if frame == 0 {
+            self.last += 1;
+            format!("{}e{}", self.prefix, self.last)
+        } else {
+            let last = self.frames.entry(frame).or_default();
+            *last += 1;
+            format!("f{frame}e{last}")
+        };
         self.issued.insert(
             node,
             Issued {
@@ -84,7 +99,7 @@ impl RefAllocator {
 /// removed still take a number, leaving the gaps Playwright leaves.
 pub fn assign_refs(tree: &mut AriaTree, alloc: &mut RefAllocator) {
     for slot in &mut tree.ref_slots {
-        let r = alloc.ref_for(slot.node, &slot.role, &slot.name);
+        let r = alloc.ref_in_frame(slot.frame, slot.node, &slot.role, &slot.name);
         if let Some(i) = slot.index {
             tree.nodes[i].ref_ = Some(r.clone());
         }

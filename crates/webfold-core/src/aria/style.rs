@@ -107,7 +107,10 @@ impl Styles {
         for &(id, flat_parent, reached) in &order {
             let i = id.index();
             let node = &nodes[i];
-            let parent = flat_parent.map(|p| info[p.index()]);
+            // A frame's document inherits nothing from the embedding page.
+            let parent = flat_parent
+                .filter(|_| !is_frame_document_root(page, id))
+                .map(|p| info[p.index()]);
             let inherit = parent.unwrap_or(ElStyle {
                 visibility_visible: true,
                 pointer_events: true,
@@ -268,6 +271,35 @@ impl Styles {
 }
 
 /// `input.type`: the lower-cased attribute when it names a known type, else `text`.
+/// Playwright's `getCSSContent(element, pseudo)` from a live capture: the
+/// `::before` (or `::after`) text, set off by spaces when the pseudo-element
+/// is not inline. Static pages have none (stylesheets are not evaluated).
+pub fn generated_content(page: &Page, id: NodeId, after: bool) -> Option<String> {
+    let layout = page.layout(id)?;
+    let g = if after {
+        layout.after.as_ref()
+    } else {
+        layout.before.as_ref()
+    }?;
+    Some(if g.display == "inline" || g.display.is_empty() {
+        g.text.clone()
+    } else {
+        format!(" {} ", g.text)
+    })
+}
+
+/// The `<html>` of a frame's document, which a live capture places under its
+/// `<iframe>`/`<frame>` (markup cannot put an element there: iframe content
+/// parses as text).
+pub fn is_frame_document_root(page: &Page, id: NodeId) -> bool {
+    page.element(id)
+        .is_some_and(|e| e.is_html() && e.local_name() == "html")
+        && page
+            .parent(id)
+            .and_then(|p| page.element(p))
+            .is_some_and(|p| p.is_html() && matches!(p.local_name(), "iframe" | "frame"))
+}
+
 pub fn input_type(attr: Option<&str>) -> &'static str {
     const TYPES: [&str; 22] = [
         "button",

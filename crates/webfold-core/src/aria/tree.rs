@@ -59,8 +59,9 @@ impl RawNode {
 pub(crate) struct Raw {
     /// Index 0 is the `fragment` root.
     pub nodes: Vec<RawNode>,
-    /// Ref'd nodes in creation order: the order refs are numbered in.
-    pub ref_slots: Vec<(u32, NodeId, String)>,
+    /// Ref'd nodes in creation order: the order refs are numbered in, with
+    /// the frame each belongs to (0: the main frame; `n`: refs `fNeM`).
+    pub ref_slots: Vec<(u32, NodeId, String, u32)>,
 }
 
 pub(crate) struct Builder<'a> {
@@ -78,6 +79,7 @@ enum Task {
         node: NodeId,
         parent: u32,
         parent_visible: bool,
+        frame: u32,
     },
     Exit {
         el: NodeId,
@@ -98,10 +100,12 @@ impl Builder<'_> {
         let mut visited = vec![false; page.len()];
         let mut el_to_ref: HashMap<NodeId, u32> = HashMap::new();
         let mut name_sources: HashMap<u32, Vec<NodeId>> = HashMap::new();
+        let frames = frame_numbers(page);
         let mut stack = vec![Task::Visit {
             node: root,
             parent: 0,
             parent_visible: true,
+            frame: 0,
         }];
         while let Some(task) = stack.pop() {
             match task {
@@ -109,6 +113,7 @@ impl Builder<'_> {
                     node,
                     parent,
                     parent_visible,
+                    frame,
                 } => {
                     if visited[node.index()] {
                         continue;
@@ -163,8 +168,12 @@ impl Builder<'_> {
                         raw.nodes[parent as usize].children.push(RawChild::Node(c));
                         if raw.nodes[c as usize].has_ref {
                             el_to_ref.insert(node, c);
-                            raw.ref_slots
-                                .push((c, node, raw.nodes[c as usize].name.clone()));
+                            raw.ref_slots.push((
+                                c,
+                                node,
+                                raw.nodes[c as usize].name.clone(),
+                                frame,
+                            ));
                         }
                     }
                     let target = created.unwrap_or(parent);
@@ -174,6 +183,9 @@ impl Builder<'_> {
                         raw.nodes[target as usize]
                             .children
                             .push(RawChild::Text(" ".into()));
+                    }
+                    if let Some(t) = super::style::generated_content(page, node, false) {
+                        raw.nodes[target as usize].children.push(RawChild::Text(t));
                     }
                     stack.push(Task::Exit {
                         el: node,
@@ -186,13 +198,39 @@ impl Builder<'_> {
                             node: o,
                             parent: target,
                             parent_visible: visible,
+                            frame,
                         });
                     }
+                    // A live capture splices a frame's document under its
+                    // <iframe>. Playwright's walk stops at the iframe; only
+                    // `ai` mode snapshots the frame on its own (a fresh root
+                    // at its body, refs `fN…`) and puts it in place of the
+                    // iframe's children, and only for an iframe with a ref.
+                    let frame_root = frames.root_of(page, node);
+                    if let Some(doc) = frame_root {
+                        let body = page
+                            .element_children(doc)
+                            .find(|&c| self.tag_is(c, "body") || self.tag_is(c, "frameset"));
+                        let shown = created.is_some_and(|c| raw.nodes[c as usize].has_ref);
+                        if let (Some(body), true) = (body, shown) {
+                            stack.push(Task::Visit {
+                                node: body,
+                                parent: target,
+                                parent_visible: true,
+                                frame: frames.seq(doc),
+                            });
+                            continue;
+                        }
+                    }
                     for c in self.dom.walk_children(node).into_iter().rev() {
+                        if Some(c) == frame_root {
+                            continue;
+                        }
                         stack.push(Task::Visit {
                             node: c,
                             parent: target,
                             parent_visible: visible,
+                            frame,
                         });
                     }
                 }
@@ -202,6 +240,9 @@ impl Builder<'_> {
                     created,
                     block,
                 } => {
+                    if let Some(t) = super::style::generated_content(page, el, true) {
+                        raw.nodes[target as usize].children.push(RawChild::Text(t));
+                    }
                     if block {
                         raw.nodes[target as usize]
                             .children
@@ -333,5 +374,53 @@ pub fn truncate_data_url(url: &str) -> String {
     match url.find(',') {
         Some(comma) => format!("{}\u{2026}", &url[..=comma]),
         None => url.to_string(),
+    }
+}
+
+/// Frame numbers as Playwright allocates them: one per frame, in the order
+/// frames attach. The parser attaches a document's iframes as it meets them
+/// and a frame's own iframes only once that frame loads, so frames number by
+/// nesting depth first, then document order.
+struct FrameNumbers {
+    /// Each frame document's root (`<html>` under its `<iframe>`) and number.
+    seq: HashMap<NodeId, u32>,
+}
+
+fn frame_numbers(page: &Page) -> FrameNumbers {
+    let mut roots: Vec<(usize, NodeId)> = page
+        .nodes()
+        .iter()
+        .enumerate()
+        .map(|(i, _)| NodeId(i as u32))
+        .filter(|&id| super::style::is_frame_document_root(page, id))
+        .map(|id| {
+            let depth = page
+                .ancestors(id)
+                .filter(|&a| super::style::is_frame_document_root(page, a))
+                .count();
+            (depth, id)
+        })
+        .collect();
+    roots.sort();
+    FrameNumbers {
+        seq: roots
+            .into_iter()
+            .enumerate()
+            .map(|(i, (_, id))| (id, i as u32 + 1))
+            .collect(),
+    }
+}
+
+impl FrameNumbers {
+    /// The spliced document root under a frame element, if any.
+    fn root_of(&self, page: &Page, el: NodeId) -> Option<NodeId> {
+        if self.seq.is_empty() {
+            return None;
+        }
+        page.element_children(el).find(|c| self.seq.contains_key(c))
+    }
+
+    fn seq(&self, root: NodeId) -> u32 {
+        self.seq.get(&root).copied().unwrap_or(0)
     }
 }

@@ -273,19 +273,20 @@ pub(crate) fn top_candidate(page: &Page, scores: &Scores, stats: &Stats) -> Opti
     Some(top)
 }
 
-/// The chosen content: `top` alone (`root == top`), or `top` and the
-/// siblings in `keep` under their parent `root`.
+/// The chosen content: `top` alone (`root == top`), or the subtrees in
+/// `keep` (`top`, its sibling parts, a lede) under their common ancestor
+/// `root`, the rest of `root` left out.
 pub(crate) struct Selection {
     pub top: NodeId,
     pub root: NodeId,
-    /// Children of `root` that are content, in document order.
+    /// Disjoint subtrees inside `root` that are content, in document order.
     pub keep: Vec<NodeId>,
 }
 
 impl Selection {
-    /// Whether only some children of `root` are content.
+    /// Whether only some parts of `root` are content.
     pub fn restricted(&self) -> bool {
-        self.root != self.top
+        self.keep.first() != Some(&self.root)
     }
 }
 
@@ -366,4 +367,98 @@ fn kept_siblings(page: &Page, scores: &Scores, stats: &Stats, top: NodeId) -> Ve
 fn ends_sentence(text: &str) -> bool {
     let t = text.trim_end();
     t.ends_with('.') || t.contains(". ")
+}
+
+/// Levels above the chosen root searched for more parts of a split body.
+const PART_LEVELS: usize = 2;
+/// Text (non-whitespace chars) of a sibling between parts that does not end
+/// the run: a picture with its caption, an ad label.
+const SKIPPABLE_CHARS: u32 = 40;
+
+/// Same tag and the same non-empty class: one more of a run of wrappers.
+fn same_kind(page: &Page, a: NodeId, b: NodeId) -> bool {
+    match (page.element(a), page.element(b)) {
+        (Some(x), Some(y)) => {
+            x.local_name() == y.local_name()
+                && x.attr("class").is_some_and(|c| !c.trim().is_empty())
+                && x.attr("class") == y.attr("class")
+        }
+        _ => false,
+    }
+}
+
+/// Whether `id` reads as a part of an article body: mostly prose, few
+/// links, not a list, a form or a run of headings.
+fn is_prose_part(stats: &Stats, prose: &[f32], id: NodeId) -> bool {
+    let i = id.index();
+    let c = &stats.total[i];
+    !stats.excluded[i]
+        && prose[i] >= SIBLING_PROSE
+        && prose[i] * 3.0 >= c.chars as f32 * 2.0
+        && c.link_density() < 0.15
+        && c.list_chars * 2 <= c.chars
+        && c.heading_chars * 2 <= c.chars
+        && c.controls == 0
+}
+
+/// The rest of a body split over a run of like wrappers (one per section,
+/// each holding its share of the paragraphs), when the top candidate is one
+/// of them or sits inside one: the runs of like, prose-holding siblings next
+/// to the content at the levels above it, up to the first sibling with much
+/// text that is not such a part.
+pub(crate) fn split_body_parts(
+    page: &Page,
+    stats: &Stats,
+    prose: &[f32],
+    selection: Selection,
+) -> Selection {
+    let body = page.body();
+    let mut parts = Vec::new();
+    let mut root = None;
+    let mut node = selection.root;
+    for _ in 0..PART_LEVELS {
+        let Some(parent) = page.parent(node) else {
+            break;
+        };
+        if Some(parent) == body || page.tag(parent).is_none() {
+            break;
+        }
+        let siblings: Vec<NodeId> = page.element_children(parent).collect();
+        let at = siblings.iter().position(|&s| s == node).unwrap_or(0);
+        let before = siblings[..at].iter().rev();
+        let after = siblings[at + 1..].iter();
+        let found = parts.len();
+        for run in [before.collect::<Vec<_>>(), after.collect()] {
+            for &sib in run {
+                let i = sib.index();
+                if stats.excluded[i] || stats.total[i].chars == 0 {
+                    continue;
+                }
+                if same_kind(page, sib, node) && is_prose_part(stats, prose, sib) {
+                    parts.push(sib);
+                } else if stats.total[i].chars > SKIPPABLE_CHARS {
+                    break;
+                }
+            }
+        }
+        if parts.len() > found {
+            root = Some(parent);
+        }
+        node = parent;
+    }
+    let Some(root) = root else {
+        return selection;
+    };
+    let mut keep = parts;
+    if selection.restricted() {
+        keep.extend(selection.keep);
+    } else {
+        keep.push(selection.root);
+    }
+    keep.sort_unstable();
+    Selection {
+        top: selection.top,
+        root,
+        keep,
+    }
 }

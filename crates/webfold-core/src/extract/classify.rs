@@ -75,7 +75,6 @@ fn boilerplate_role(role: &str) -> bool {
                 | "dialog"
                 | "alertdialog"
                 | "toolbar"
-                | "tablist"
         )
     })
 }
@@ -112,6 +111,7 @@ const STRONG_PREFIXES: &[&str] = &[
     "subnav",
     "adblock",
     "navbox",
+    "postmeta",
 ];
 
 /// Words that name furniture unless the same class also says it is content
@@ -175,10 +175,12 @@ const STRONG_WORDS: &[&str] = &[
     "syndication",
     "criteo",
     "infoline",
+    "author",
+    "authors",
 ];
 
 const WEAK_WORDS: &[&str] = &[
-    "meta", "share", "tools", "extra", "aside", "more", "print", "author",
+    "meta", "metadata", "share", "tools", "extra", "aside", "more", "print", "utility",
 ];
 
 const POSITIVE_PREFIXES: &[&str] = &[
@@ -200,7 +202,7 @@ const POSITIVE_PREFIXES: &[&str] = &[
 /// Words of one class token, split on punctuation and camelCase, as slices
 /// (matched case-insensitively; no allocation). A segment with digits
 /// (`2pNav`, a CSS-modules hash) stays one word.
-fn for_each_word<'a>(token: &'a str, mut f: impl FnMut(&'a str)) {
+pub(crate) fn for_each_word<'a>(token: &'a str, mut f: impl FnMut(&'a str)) {
     for segment in token
         .split(|c: char| !c.is_alphanumeric())
         .filter(|s| !s.is_empty())
@@ -222,36 +224,50 @@ fn for_each_word<'a>(token: &'a str, mut f: impl FnMut(&'a str)) {
     }
 }
 
-fn word_is(w: &str, x: &str) -> bool {
-    w.eq_ignore_ascii_case(x)
-}
-
 fn word_starts(w: &str, prefix: &str) -> bool {
     w.len() >= prefix.len() && w.as_bytes()[..prefix.len()].eq_ignore_ascii_case(prefix.as_bytes())
 }
 
+/// Words after a taxonomy prefix that make the token a box about the
+/// author or tag (`author-bio`) rather than a label of the article.
+const BOX_WORDS: &[&str] = &[
+    "box",
+    "bio",
+    "info",
+    "avatar",
+    "details",
+    "profile",
+    "description",
+    "card",
+];
+
 /// Tokens that label rather than describe: script hooks (`js-related`) and
 /// CMS taxonomy classes on the article itself (`tag-travel`, `author-jane`,
-/// `category-news`).
+/// `category-news`), but not a box about the author (`author-bio`,
+/// `author-box`).
 fn label_token(token: &str) -> bool {
     let mut first: Option<&str> = None;
     let mut count = 0;
+    let mut describes = false;
     for_each_word(token, |w| {
         if first.is_none() {
             first = Some(w);
+        } else {
+            describes |= BOX_WORDS.iter().any(|n| w.eq_ignore_ascii_case(n));
         }
         count += 1;
     });
     let Some(first) = first else { return false };
-    if word_is(first, "js") {
+    if first.eq_ignore_ascii_case("js") {
         return true;
     }
     count >= 2
+        && !describes
         && [
             "tag", "category", "author", "format", "status", "type", "postid", "topics", "section",
         ]
         .iter()
-        .any(|l| word_is(first, l))
+        .any(|l| first.eq_ignore_ascii_case(l))
 }
 
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -286,19 +302,75 @@ enum WordSignal {
     Positive,
 }
 
+/// One entry of the word lists: the word, what it signals, and whether it
+/// matches as a prefix.
+struct Entry {
+    word: &'static [u8],
+    signal: WordSignal,
+    prefix: bool,
+}
+
+/// The word lists indexed by first letter, so a class word is compared with
+/// the handful of entries that share its first letter rather than all of them
+/// (class words are matched for every element of every page).
+fn word_index() -> &'static [Vec<Entry>; 26] {
+    static INDEX: std::sync::OnceLock<[Vec<Entry>; 26]> = std::sync::OnceLock::new();
+    INDEX.get_or_init(|| {
+        let mut index: [Vec<Entry>; 26] = Default::default();
+        let lists: [(&[&'static str], WordSignal, bool); 5] = [
+            (STRONG_WORDS, WordSignal::Strong, false),
+            (STRONG_PREFIXES, WordSignal::Strong, true),
+            (WEAK_WORDS, WordSignal::Weak, false),
+            (WEAK_PREFIXES, WordSignal::Weak, true),
+            (POSITIVE_PREFIXES, WordSignal::Positive, true),
+        ];
+        for (words, signal, prefix) in lists {
+            for w in words {
+                let b = w.as_bytes();
+                // The lists are lower-case ASCII words.
+                if let Some(slot) = b
+                    .first()
+                    .and_then(|c| index.get_mut(c.wrapping_sub(b'a') as usize))
+                {
+                    slot.push(Entry {
+                        word: b,
+                        signal,
+                        prefix,
+                    });
+                }
+            }
+        }
+        index
+    })
+}
+
+/// What a class word signals: furniture (strong beats weak), content, or
+/// nothing. Only ASCII words can match.
 fn word_signal(w: &str) -> Option<WordSignal> {
-    if STRONG_WORDS.iter().any(|x| word_is(w, x))
-        || STRONG_PREFIXES.iter().any(|p| word_starts(w, p))
-    {
-        Some(WordSignal::Strong)
-    } else if WEAK_WORDS.iter().any(|x| word_is(w, x))
-        || WEAK_PREFIXES.iter().any(|p| word_starts(w, p))
-    {
-        Some(WordSignal::Weak)
-    } else if POSITIVE_PREFIXES.iter().any(|p| word_starts(w, p)) {
-        Some(WordSignal::Positive)
-    } else {
-        None
+    let b = w.as_bytes();
+    let first = b.first()?.to_ascii_lowercase();
+    let entries = word_index().get(first.wrapping_sub(b'a') as usize)?;
+    let mut best: Option<WordSignal> = None;
+    for e in entries {
+        let hit = if e.prefix {
+            b.len() >= e.word.len() && b[..e.word.len()].eq_ignore_ascii_case(e.word)
+        } else {
+            b.eq_ignore_ascii_case(e.word)
+        };
+        if hit && best.is_none_or(|s| e.signal.rank() > s.rank()) {
+            best = Some(e.signal);
+        }
+    }
+    best
+}
+
+impl WordSignal {
+    fn rank(self) -> u8 {
+        match self {
+            WordSignal::Strong => 3,
+            WordSignal::Weak => 2,
+            WordSignal::Positive => 1,
+        }
     }
 }
 
@@ -307,23 +379,41 @@ fn word_signal(w: &str) -> Option<WordSignal> {
 /// softens a weak one (`content-sidebar-wrap` is the content column).
 pub(crate) fn class_signal(e: &ElementData) -> ClassSignal {
     let mut s = ClassSignal::default();
+    // A heading's id is usually a slug of its own text (an anchor for a
+    // table of contents): it describes the words, not the element's role.
+    let id = if is_heading(e.local_name()) {
+        None
+    } else {
+        e.attr("id")
+    };
     let tokens = e
         .attr("class")
         .unwrap_or("")
         .split_ascii_whitespace()
-        .chain(e.attr("id"));
+        .chain(id);
     for token in tokens {
         if label_token(token) {
             continue;
         }
         let (mut strong, mut weak, mut positive) = (false, false, false);
-        for_each_word(token, |w| match word_signal(w) {
-            Some(WordSignal::Strong) => strong = true,
-            Some(WordSignal::Weak) => weak = true,
-            Some(WordSignal::Positive) => positive = true,
-            None => {}
+        // A live ticker's entries are "comments" on the match or event:
+        // the content itself, not readers' comments.
+        let (mut live, mut comment_only) = (false, true);
+        for_each_word(token, |w| {
+            live |= word_starts(w, "live");
+            match word_signal(w) {
+                Some(WordSignal::Strong) => {
+                    strong = true;
+                    comment_only &= word_starts(w, "comment");
+                }
+                Some(WordSignal::Weak) => weak = true,
+                Some(WordSignal::Positive) => positive = true,
+                None => {}
+            }
         });
-        if strong {
+        if strong && live && comment_only {
+            s.positive = true;
+        } else if strong {
             s.strong_negative = true;
         } else if positive {
             s.positive = true;

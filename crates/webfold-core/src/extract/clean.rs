@@ -7,7 +7,7 @@ use super::candidate::Selection;
 use super::classify::{ClassSignal, Classes, Kind};
 use super::stats::{Counts, Stats, count_chars};
 use crate::NodeId;
-use crate::page::Page;
+use crate::page::{NodeData, Page};
 
 /// Tags whose elements are judged by their statistics.
 fn judged(tag: &str) -> bool {
@@ -138,6 +138,14 @@ fn looks_like_junk(
     remove
 }
 
+/// The page's title, and whether its headline stands before the content
+/// (outside the root).
+#[derive(Clone, Copy)]
+pub(crate) struct Title<'a> {
+    pub text: &'a str,
+    pub headline_outside: bool,
+}
+
 /// What to drop inside the selection's root: every excluded subtree
 /// (hidden, scripts, furniture), the root's children not kept, and junk
 /// containers. The top candidate itself is never dropped. Returns dropped
@@ -149,14 +157,18 @@ pub(crate) fn drops(
     stats: &Stats,
     selection: &Selection,
     prose: &[f32],
-    title: Option<&str>,
+    title: Option<Title<'_>>,
 ) -> Vec<NodeId> {
     let root = selection.root;
+    let site = site_host(page);
     // The candidate was chosen for its prose: an element inside holding
     // half of it is the article's own wrapper, whatever its class says.
     let core = 0.5 * prose[selection.top.index()];
     let keep = &selection.keep;
-    let title = title.map(|t| (t, count_chars(t))).filter(|&(_, n)| n > 0);
+    let headline_outside = title.is_some_and(|t| t.headline_outside);
+    let title = title
+        .map(|t| (t.text, count_chars(t.text)))
+        .filter(|&(_, n)| n > 0);
     let start = root.index();
     let end = page.node(root).subtree_end.index();
     // Inside a <figure> (images there are illustrations, not a gallery of links).
@@ -167,12 +179,22 @@ pub(crate) fn drops(
         let parent = page.parent(id).map(|p| p.index()).filter(|&p| p >= start);
         in_figure[i - start] = own || parent.is_some_and(|p| in_figure[p - start]);
     }
-    let restrict_children = selection.restricted();
+    let restricted = selection.restricted();
+    let part = if restricted {
+        parts(page, root, keep)
+    } else {
+        Vec::new()
+    };
+    let outside = |id: NodeId| restricted && part[id.index() - start] == Part::Outside;
+    // Elements that repeat the title: the first is the headline (the header
+    // shows it); the others are section headings that echo it. When the
+    // headline stands before the content, only a verbatim copy is one.
+    let mut title_copies = Vec::new();
     let (_, mut dropped) = stats.accumulate(page, root, |id, c| {
         if id == selection.top {
             return false;
         }
-        if restrict_children && page.parent(id) == Some(root) && keep.binary_search(&id).is_err() {
+        if outside(id) {
             return true;
         }
         if furniture(classes.kinds[id.index()]) {
@@ -186,19 +208,30 @@ pub(crate) fn drops(
             && c.chars * 4 <= t_chars * 5
             && same_text(&page.text_content(id), t)
         {
-            return true;
+            title_copies.push((id, true));
+            return false;
         }
         if let Some((t, _)) = title
             && matches!(page.tag(id), Some("h1") | Some("h2"))
             && c.chars < 400
             && mostly_in(&page.text_content(id), t)
         {
+            title_copies.push((id, false));
+            return false;
+        }
+        // A short paragraph that is all link to another page of the site
+        // points elsewhere ("Read: …"); one to another site is a source.
+        if page.tag(id) == Some("p")
+            && c.chars < LINK_PARAGRAPH_MAX_CHARS
+            && c.link_chars * 20 >= c.chars * 19
+            && links_stay_on_site(page, id, site.as_deref())
+        {
             return true;
         }
         if c.chars <= CROSS_LINK_MAX_CHARS
             && matches!(
                 page.tag(id),
-                Some("p" | "div" | "li" | "h2" | "h3" | "h4" | "h5" | "h6" | "strong" | "b")
+                Some("p" | "div" | "li" | "h1" | "h2" | "h3" | "h4" | "h5" | "h6" | "strong" | "b")
             )
             && is_cross_link(&page.text_content(id), c.link_density())
         {
@@ -212,11 +245,19 @@ pub(crate) fn drops(
             in_figure[id.index() - start],
         )
     });
-    // Text nodes directly under a restricted root are not part of the kept siblings.
-    if restrict_children {
-        for c in page.children(root) {
-            if !page.is_element(c) && !stats.excluded[c.index()] {
-                dropped.push(c);
+    dropped.extend(
+        title_copies
+            .iter()
+            .filter(|&&(_, exact)| exact || !headline_outside)
+            .map(|&(id, _)| id)
+            .min(),
+    );
+    // Text beside the kept parts (under `root` or an ancestor of a part) is not content.
+    if restricted {
+        for i in start + 1..end {
+            let id = NodeId(i as u32);
+            if outside(id) && !page.is_element(id) && !stats.excluded[i] {
+                dropped.push(id);
             }
         }
     }
@@ -230,9 +271,14 @@ pub(crate) fn drops(
             dropped.push(NodeId(i as u32));
         }
     }
+    let dropped = outermost(page, dropped);
+    drop_orphan_headings(page, root, dropped)
+}
+
+/// Sorted, without duplicates or drops nested in other drops.
+fn outermost(page: &Page, mut dropped: Vec<NodeId>) -> Vec<NodeId> {
     dropped.sort_unstable();
     dropped.dedup();
-    // Keep only the outermost of nested drops.
     let mut out: Vec<NodeId> = Vec::with_capacity(dropped.len());
     for d in dropped {
         if let Some(&last) = out.last()
@@ -245,6 +291,188 @@ pub(crate) fn drops(
     out
 }
 
+/// Longest heading (non-whitespace chars) dropped for heading nothing.
+const ORPHAN_MAX_CHARS: u32 = 60;
+
+fn heading_level(tag: &str) -> Option<u8> {
+    match tag {
+        "h1" => Some(1),
+        "h2" => Some(2),
+        "h3" => Some(3),
+        "h4" => Some(4),
+        "h5" => Some(5),
+        "h6" => Some(6),
+        _ => None,
+    }
+}
+
+/// Headings that head nothing: everything after them, up to the next
+/// heading of their level or above, was dropped ("Related articles" over a
+/// dropped link list). One forward walk that jumps over dropped subtrees,
+/// with a stack of the headings still waiting for content.
+fn drop_orphan_headings(page: &Page, root: NodeId, dropped: Vec<NodeId>) -> Vec<NodeId> {
+    let end = page.node(root).subtree_end.index();
+    let mut orphans = Vec::new();
+    let mut pending: Vec<(u8, NodeId)> = Vec::new();
+    let mut next_drop = 0;
+    let mut i = root.index() + 1;
+    while i < end {
+        let id = NodeId(i as u32);
+        while next_drop < dropped.len() && dropped[next_drop] < id {
+            next_drop += 1;
+        }
+        if dropped.get(next_drop) == Some(&id) {
+            i = page.node(id).subtree_end.index();
+            continue;
+        }
+        match &page.node(id).data {
+            NodeData::Element(e) => {
+                if let Some(level) = heading_level(e.local_name()) {
+                    while pending.last().is_some_and(|&(l, _)| l >= level) {
+                        orphans.extend(pending.pop().map(|(_, h)| h));
+                    }
+                    pending.push((level, id));
+                    i = page.node(id).subtree_end.index();
+                    continue;
+                }
+                if matches!(e.local_name(), "img" | "picture" | "table" | "pre") {
+                    pending.clear();
+                }
+            }
+            NodeData::Text(t) if !t.trim().is_empty() => pending.clear(),
+            _ => {}
+        }
+        i += 1;
+    }
+    orphans.extend(pending.into_iter().map(|(_, h)| h));
+    // A long heading is a statement (a deck, a pull quote), not a label.
+    orphans.retain(|&h| count_chars(&page.text_content(h)) <= ORPHAN_MAX_CHARS);
+    if orphans.is_empty() {
+        return dropped;
+    }
+    let mut all = dropped;
+    all.extend(orphans);
+    outermost(page, all)
+}
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Part {
+    /// Neither in a kept part nor above one.
+    Outside,
+    /// An ancestor of a kept part (inside `root`).
+    Path,
+    Inside,
+}
+
+/// Where each node of `root`'s subtree (indexed from `root`) lies relative
+/// to the kept parts: one forward pass, plus one walk up per part that stops
+/// at the first ancestor already marked.
+fn parts(page: &Page, root: NodeId, keep: &[NodeId]) -> Vec<Part> {
+    let start = root.index();
+    let end = page.node(root).subtree_end.index();
+    let mut part = vec![Part::Outside; end - start];
+    part[0] = Part::Path;
+    for &k in keep {
+        if k.index() < start || k.index() >= end {
+            continue;
+        }
+        let mut cur = page.parent(k);
+        // `root` is marked already, so every walk ends at or below it.
+        while let Some(p) = cur {
+            if p.index() < start || part[p.index() - start] == Part::Path {
+                break;
+            }
+            part[p.index() - start] = Part::Path;
+            cur = page.parent(p);
+        }
+    }
+    let mut k = 0;
+    let mut i = start;
+    while i < end {
+        while k < keep.len() && keep[k].index() < i {
+            k += 1;
+        }
+        if k < keep.len() && keep[k].index() == i {
+            let e = page.node(keep[k]).subtree_end.index();
+            for p in &mut part[i - start..e - start] {
+                *p = Part::Inside;
+            }
+            i = e;
+        } else {
+            i += 1;
+        }
+    }
+    part
+}
+
+/// The page's own host, from its canonical URL (or `og:url`, `<base>`).
+fn site_host(page: &Page) -> Option<String> {
+    let head = page.head()?;
+    let mut found = None;
+    for n in page.descendants(head) {
+        let Some(e) = page.element(n) else { continue };
+        let url = match e.local_name() {
+            "link"
+                if e.attr("rel")
+                    .is_some_and(|r| r.eq_ignore_ascii_case("canonical")) =>
+            {
+                e.attr("href")
+            }
+            "meta" if e.attr("property") == Some("og:url") => e.attr("content"),
+            "base" => e.attr("href"),
+            _ => None,
+        };
+        if let Some(h) = url.and_then(host_of) {
+            found = Some(h.to_ascii_lowercase());
+            if e.local_name() == "link" {
+                break;
+            }
+        }
+    }
+    found
+}
+
+/// The host of an absolute (or scheme-relative) URL, without `www.`.
+fn host_of(url: &str) -> Option<&str> {
+    let url = url.trim();
+    let rest = url
+        .split_once("://")
+        .filter(|(scheme, _)| {
+            scheme
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || c == '+')
+        })
+        .map(|(_, rest)| rest)
+        .or_else(|| url.strip_prefix("//"))?;
+    let host = rest.split(['/', '?', '#']).next()?;
+    let host = host.rsplit('@').next()?.split(':').next()?;
+    Some(host.strip_prefix("www.").unwrap_or(host)).filter(|h| !h.is_empty())
+}
+
+/// Whether every link under `id` goes to a page of this site: a relative
+/// URL, or an absolute one on the page's own host.
+fn links_stay_on_site(page: &Page, id: NodeId, site: Option<&str>) -> bool {
+    page.subtree(id).all(|n| {
+        let Some(e) = page.element(n) else {
+            return true;
+        };
+        if e.local_name() != "a" {
+            return true;
+        }
+        let href = e.attr("href").unwrap_or("").trim();
+        if href.starts_with("mailto:") || href.starts_with("tel:") {
+            return false;
+        }
+        match host_of(href) {
+            None => !href.contains(':') || href.starts_with("javascript:"),
+            Some(h) => site.is_some_and(|s| h.eq_ignore_ascii_case(s)),
+        }
+    })
+}
+
+/// Longest paragraph (non-whitespace chars) dropped for being all link.
+const LINK_PARAGRAPH_MAX_CHARS: u32 = 60;
+
 /// Longest block (non-whitespace chars) taken for a "read also" pointer.
 const CROSS_LINK_MAX_CHARS: u32 = 160;
 
@@ -253,9 +481,14 @@ const CROSS_LINK_MAX_CHARS: u32 = 160;
 /// an article, lower case.
 const CROSS_LINK_OPENERS: &[&str] = &[
     "read also",
+    "also read",
     "read more",
     "see also",
     "related",
+    "related articles",
+    "related posts",
+    "related stories",
+    "more stories",
     "you might also like",
     "you may also like",
     "more on this",
@@ -264,20 +497,42 @@ const CROSS_LINK_OPENERS: &[&str] = &[
     "lea más",
     "lea",
     "lee también",
+    "lee",
+    "mira",
+    "mire",
+    "vea también",
+    "vea",
+    "ver también",
+    "puedes ver",
+    "le puede interesar",
+    "te puede interesar",
+    "noticias relacionadas",
     "leia também",
     "leia mais",
+    "veja também",
     "lire aussi",
     "à lire aussi",
+    "lire également",
     "voir aussi",
+    "à voir aussi",
     "leggi anche",
     "czytaj też",
     "czytaj także",
+    "zobacz też",
+    "zobacz także",
     "lesen sie auch",
     "lesen sie mehr",
+    "auch lesen",
     "auch interessant",
     "das könnte sie auch interessieren",
+    "das könnte dich auch interessieren",
     "schon gelesen",
     "weitere artikel",
+    "weitere beiträge",
+    "ähnliche beiträge",
+    "ähnliche artikel",
+    "empfohlene beiträge",
+    "zum weiterlesen",
     "mehr zum thema",
     "siehe auch",
 ];
@@ -318,7 +573,7 @@ fn words(s: &str) -> impl Iterator<Item = String> + '_ {
 
 /// A heading that says the title again in other words: three quarters of
 /// its words are the title's (Readability's `_headerDuplicatesTitle` test).
-fn mostly_in(heading: &str, title: &str) -> bool {
+pub(super) fn mostly_in(heading: &str, title: &str) -> bool {
     let title_words: std::collections::HashSet<String> = words(title).collect();
     let (mut all, mut shared) = (0usize, 0usize);
     for w in words(heading) {
@@ -329,7 +584,7 @@ fn mostly_in(heading: &str, title: &str) -> bool {
 }
 
 /// Headline repeated in the body (the header shows it already).
-fn same_text(a: &str, b: &str) -> bool {
+pub(super) fn same_text(a: &str, b: &str) -> bool {
     let (a, b) = (normalize(a), normalize(b));
     if a.is_empty() || b.is_empty() {
         return false;

@@ -7,15 +7,19 @@
 //!
 //! How: classify elements (never content / furniture / candidate), score
 //! paragraphs and let the scores flow to their ancestors (Readability),
-//! take the best container and its sibling parts, then drop furniture and
-//! junk containers inside it, bottom-up. Every pass is a linear walk of the
+//! take the best container and its sibling parts (and the rest of a body
+//! split over like wrappers), add the lede between the page's headline and
+//! that body, then drop furniture and junk containers inside it, bottom-up,
+//! and the headings left heading nothing. Every pass is a linear walk of the
 //! preorder arena, so page depth costs nothing. When the result holds too
-//! little text (app shells, listings, home pages) the extraction falls back
-//! to the whole page and says so in `fallback`.
+//! little text (app shells, listings, home pages) and is not a short piece
+//! under its own headline, the extraction falls back to the whole page and
+//! says so in `fallback`.
 
 mod candidate;
 mod classify;
 mod clean;
+mod lede;
 mod metadata;
 mod render;
 mod stats;
@@ -33,7 +37,8 @@ use stats::Stats;
 #[derive(Clone, Debug, PartialEq)]
 pub struct ExtractOptions {
     /// Fewer non-whitespace characters than this in the article: fall back
-    /// to the whole page.
+    /// to the whole page (unless the article sits under the page's own
+    /// headline and holds at least 100: a short post is still a post).
     pub min_chars: u32,
 }
 
@@ -115,10 +120,18 @@ impl Extraction {
     }
 }
 
+/// Text (non-whitespace chars) an article under its own headline needs to
+/// stand, however little of the page it is.
+const MIN_ANCHORED_CHARS: u32 = 100;
+/// Levels above the content its headline may sit and still head it.
+const ANCHOR_LEVELS: usize = 3;
+
 struct Attempt {
     root: NodeId,
     dropped: Vec<NodeId>,
     chars: u32,
+    /// The title heading opens or heads the content.
+    anchored: bool,
 }
 
 fn attempt(
@@ -136,6 +149,30 @@ fn attempt(
     let scores = candidate::score(page, classes, &stats);
     let top = candidate::top_candidate(page, &scores, &stats)?;
     let selection = candidate::merge_siblings(page, &scores, &stats, top);
+    let selection = candidate::split_body_parts(page, &stats, &scores.prose, selection);
+    let body = page.body().unwrap_or(NodeId::DOCUMENT);
+    let before = title
+        .zip(selection.keep.first())
+        .and_then(|(t, &first)| lede::title_heading(page, &stats, t, body, first));
+    let selection = match before {
+        Some(h) => lede::gather(page, &stats, &scores.prose, selection, h),
+        None => selection,
+    };
+    // The page's own headline heads or opens the content: it is the article,
+    // however short.
+    let anchored = before.is_some_and(|h| {
+        page.is_ancestor_of(selection.root, h)
+            || lede::container(page, selection.root, h, ANCHOR_LEVELS).is_some()
+    }) || title.is_some_and(|t| {
+        lede::title_heading(
+            page,
+            &stats,
+            t,
+            selection.root,
+            page.node(selection.root).subtree_end,
+        )
+        .is_some()
+    });
     let root = selection.root;
     let dropped = clean::drops(
         page,
@@ -144,13 +181,17 @@ fn attempt(
         &stats,
         &selection,
         &scores.prose,
-        title,
+        title.map(|text| clean::Title {
+            text,
+            headline_outside: before.is_some_and(|h| !page.is_ancestor_of(root, h)),
+        }),
     );
     let (sums, _) = stats.accumulate(page, root, |id, _| dropped.binary_search(&id).is_ok());
     Some(Attempt {
         root,
         dropped,
         chars: sums[root.index()].chars,
+        anchored,
     })
 }
 
@@ -190,6 +231,17 @@ pub fn extract(page: &Page, options: &ExtractOptions) -> Extraction {
     let visible_chars = visible.total[body.index()].chars;
     let visible_prose = candidate::prose(page, &visible);
 
+    // Enough text beats a short article under its headline, which beats
+    // too little text.
+    let rank = |a: &Attempt| {
+        if a.chars >= options.min_chars {
+            2
+        } else if a.anchored && a.chars >= MIN_ANCHORED_CHARS {
+            1
+        } else {
+            0
+        }
+    };
     let mut best: Option<Attempt> = None;
     for use_classes in [true, false] {
         let Some(mut a) = attempt(page, &classes, use_classes, metadata.title.as_deref()) else {
@@ -202,7 +254,10 @@ pub fn extract(page: &Page, options: &ExtractOptions) -> Extraction {
             a = again;
         }
         let enough = a.chars >= options.min_chars;
-        if best.as_ref().is_none_or(|b| a.chars > b.chars) {
+        if best
+            .as_ref()
+            .is_none_or(|b| (rank(&a), a.chars) > (rank(b), b.chars))
+        {
             best = Some(a);
         }
         if enough {
@@ -213,12 +268,10 @@ pub fn extract(page: &Page, options: &ExtractOptions) -> Extraction {
     let fallback = match &best {
         None => Some(Fallback::NoArticle),
         // A small page that is all article is not a fallback.
-        Some(a) if a.chars < options.min_chars && a.chars * 2 < visible_chars => {
-            Some(Fallback::TooLittleText {
-                article_chars: a.chars,
-                visible_chars,
-            })
-        }
+        Some(a) if rank(a) == 0 && a.chars * 2 < visible_chars => Some(Fallback::TooLittleText {
+            article_chars: a.chars,
+            visible_chars,
+        }),
         Some(_) => None,
     };
     match (best, fallback) {

@@ -28,6 +28,10 @@ pub(crate) struct Counts {
     /// Text inside `<li>`: a list that is mostly list items is a list.
     pub list_chars: u32,
     pub tables: u32,
+    /// `<time>` elements: dates, not prose.
+    pub times: u32,
+    /// ASCII digits in the text.
+    pub digits: u32,
 }
 
 impl AddAssign for Counts {
@@ -44,6 +48,8 @@ impl AddAssign for Counts {
         self.code += o.code;
         self.list_chars += o.list_chars;
         self.tables += o.tables;
+        self.times += o.times;
+        self.digits += o.digits;
     }
 }
 
@@ -76,6 +82,10 @@ pub(crate) fn count_chars(s: &str) -> u32 {
     } else {
         s.chars().filter(|c| !c.is_whitespace()).count() as u32
     }
+}
+
+fn count_digits(s: &str) -> u32 {
+    s.bytes().filter(u8::is_ascii_digit).count() as u32
 }
 
 fn count_commas(s: &str) -> u32 {
@@ -124,6 +134,7 @@ impl Stats {
                         "li" => o.list_items = 1,
                         "pre" | "code" => o.code = 1,
                         "table" => o.tables = 1,
+                        "time" => o.times = 1,
                         _ => {}
                     }
                 }
@@ -139,6 +150,7 @@ impl Stats {
                     let o = &mut own[i];
                     o.chars = c;
                     o.commas = count_commas(t);
+                    o.digits = count_digits(t);
                     if p_link {
                         o.link_chars = c;
                     }

@@ -144,6 +144,14 @@ fn class_words_follow_the_token_not_substrings() {
         "script hooks"
     );
     assert!(
+        sig("author-bio").is_boilerplate() && sig("post-author").is_boilerplate(),
+        "a box about the author is not a taxonomy label"
+    );
+    assert!(
+        !sig("post category-popular-posts").is_boilerplate(),
+        "a taxonomy label names the category, whatever it is called"
+    );
+    assert!(
         !sig("Layout_Main__2pNav").is_boilerplate(),
         "CSS-module hashes are not words"
     );
@@ -170,4 +178,155 @@ fn read_also_pointers_between_paragraphs_are_dropped() {
     // An ordinary sentence that happens to start like an opener stays.
     assert!(text.contains("Related reading habits"), "{text}");
     assert!(text.contains("This paragraph of the article"), "{text}");
+}
+
+const PARA: &str = "This paragraph of the article says something long enough to count, with commas, clauses, and detail. ";
+
+fn extract_text(html: &str) -> (String, Extraction) {
+    let page = Page::parse(html);
+    let ex = extract(&page, &ExtractOptions::default());
+    (ex.text(&page), ex)
+}
+
+#[test]
+fn the_lede_between_headline_and_body_is_kept_but_not_its_dateline_or_caption() {
+    let html = format!(
+        r#"<html><head><title>Rivers run backwards in a new study</title></head><body>
+        <nav><a href="/">Home</a></nav>
+        <article><header>
+          <div class="kicker"><a href="/science">Science</a> <a href="/rivers">Rivers</a> <a href="/climate">Climate</a>
+            <a href="/studies">New studies</a> <a href="/europe">Europe</a> <a href="/water">Water and waterways</a>
+            <a href="/data">Data journalism</a> <a href="/maps">Maps and charts</a></div>
+          <h1>Rivers run backwards in a new study</h1>
+          <div class="standfirst"><p>A short standfirst that sums the story up in one sentence, as decks do.</p></div>
+          <div class="when">Updated 10:39 GMT (11:39 CET) 19.11.2019</div>
+          <div class="photo"><img src="a.jpg"><p>The river at dawn, photographed last year.</p></div>
+        </header>
+        <div class="story"><div class="inner"><p>{PARA}{PARA}</p><p>{PARA}{PARA}</p><p>{PARA}{PARA}</p></div></div>
+        </article></body></html>"#
+    );
+    let (text, ex) = extract_text(&html);
+    assert_eq!(ex.fallback, None);
+    assert!(text.contains("A short standfirst"), "{text}");
+    assert!(text.contains("This paragraph of the article"), "{text}");
+    for junk in [
+        "Updated 10:39",
+        "The river at dawn",
+        "Home",
+        "Rivers run backwards",
+    ] {
+        assert!(!text.contains(junk), "{junk} in {text}");
+    }
+}
+
+#[test]
+fn a_heading_over_dropped_links_goes_with_them() {
+    let html = format!(
+        r#"<body><article>
+        <h2>What happened</h2><p>{PARA}{PARA}</p><p>{PARA}{PARA}</p>
+        <h2>Background</h2><h3>Earlier years</h3><p>{PARA}{PARA}</p>
+        <h3>More on this topic</h3>
+        <ul class="related-links"><li><a href="/a">Another story entirely</a></li><li><a href="/b">And one more</a></li></ul>
+        </article></body>"#
+    );
+    let (text, _) = extract_text(&html);
+    assert!(!text.contains("More on this topic"), "{text}");
+    assert!(!text.contains("Another story"), "{text}");
+    // A heading whose content follows under a subheading still heads it.
+    for kept in ["What happened", "Background", "Earlier years"] {
+        assert!(text.contains(kept), "{kept} missing from {text}");
+    }
+}
+
+#[test]
+fn a_short_post_under_its_own_headline_is_not_a_fallback() {
+    let html = r#"<html><head><title>Notes from the garden</title></head><body>
+        <nav><ul><li><a href="/">Home</a></li><li><a href="/archive">Archive of every post on this blog</a></li></ul></nav>
+        <div class="post"><h1><a href="/notes">Notes from the garden</a></h1>
+          <div class="entry"><p>The tomatoes came up early this year. We ate the first one today.</p>
+          <p>Next week: beans, and maybe peas if the rain holds off until Sunday.</p></div></div>
+        <div class="sidebar-widgets"><p>Subscribe to get every new post by email, the day it is published, with no ads at all.</p>
+        <p>Browse the archive by month, by tag, or by the season the post was written in, going back ten years.</p></div>
+        </body></html>"#;
+    let (text, ex) = extract_text(html);
+    assert_eq!(ex.fallback, None, "{text}");
+    assert!(text.contains("The tomatoes came up early"), "{text}");
+    assert!(!text.contains("Subscribe"), "{text}");
+}
+
+#[test]
+fn live_ticker_entries_are_content_but_reader_comments_are_not() {
+    use classify::class_signal;
+    let sig = |class: &str| {
+        let page = Page::parse(&format!(r#"<div class="{class}"></div>"#));
+        let div = page.query("div").unwrap();
+        class_signal(page.element(div).unwrap())
+    };
+    assert!(!sig("live-match-comment").is_boilerplate());
+    assert!(!sig("liveticker-comments").is_boilerplate());
+    assert!(sig("article-comments").is_boilerplate());
+    assert!(
+        sig("live-share-comment").is_boilerplate(),
+        "share is furniture live or not"
+    );
+}
+
+#[test]
+fn a_heading_id_that_slugs_its_text_says_nothing_about_its_role() {
+    use classify::class_signal;
+    let page = Page::parse(r#"<h3 id="nav_the_battery_lives_on">x</h3><div id="nav_main">y</div>"#);
+    let h3 = page.query("h3").unwrap();
+    let div = page.query("div").unwrap();
+    assert!(!class_signal(page.element(h3).unwrap()).is_boilerplate());
+    assert!(class_signal(page.element(div).unwrap()).is_boilerplate());
+}
+
+#[test]
+fn a_body_split_over_like_wrappers_is_taken_whole() {
+    let html = format!(
+        r#"<body><article><div class="container">
+        <div class="section-wrap"><div class="inner"><section><p>First part. {PARA}</p><p>{PARA}</p></section></div><div class="ad-slot"></div></div>
+        <div class="section-wrap"><div class="inner"><section><p>Second part. {PARA}{PARA}{PARA}</p><p>{PARA}{PARA}{PARA}</p><p>{PARA}{PARA}{PARA}</p><p>{PARA}{PARA}{PARA}</p><p>{PARA}{PARA}{PARA}</p></section></div><div class="ad-slot"></div></div>
+        <div class="section-wrap"><div class="inner"><section><p>Third part. {PARA}</p><p>{PARA}</p></section></div><div class="ad-slot"></div></div>
+        <div class="more-stories"><a href="/x">A different story</a> <a href="/y">And another one</a></div>
+        </div></article></body>"#
+    );
+    let (text, _) = extract_text(&html);
+    for part in ["First part.", "Second part.", "Third part."] {
+        assert!(text.contains(part), "{part} missing from {text}");
+    }
+    assert!(!text.contains("A different story"), "{text}");
+}
+
+#[test]
+fn a_link_alone_in_a_paragraph_is_dropped_when_it_stays_on_the_site() {
+    let html = format!(
+        r#"<html><head><link rel="canonical" href="https://news.example.com/2024/story.html"></head><body><article>
+        <p>{PARA}{PARA}</p>
+        <p><a href="https://www.news.example.com/2024/other.html">Another story on this site</a></p>
+        <p><a href="/2024/third.html">And a third one</a></p>
+        <p>{PARA}{PARA}</p>
+        <p><a href="https://data.example.org/report.pdf">The report itself</a></p>
+        <p><a href="mailto:desk@news.example.com">desk@news.example.com</a></p>
+        <p>{PARA}{PARA}</p>
+        </article></body></html>"#
+    );
+    let (text, _) = extract_text(&html);
+    assert!(!text.contains("Another story on this site"), "{text}");
+    assert!(!text.contains("And a third one"), "{text}");
+    assert!(text.contains("The report itself"), "{text}");
+    assert!(text.contains("desk@news.example.com"), "{text}");
+}
+
+#[test]
+fn only_the_first_copy_of_the_title_is_the_headline() {
+    let html = format!(
+        r#"<html><head><title>How hens lay eggs | Farm Blog</title></head><body>
+        <h1>How hens lay eggs</h1>
+        <div class="entry"><p>{PARA}{PARA}</p><h2>How hens lay their eggs</h2><p>{PARA}{PARA}</p><p>{PARA}</p></div>
+        </body></html>"#
+    );
+    let (text, _) = extract_text(&html);
+    assert!(text.contains("How hens lay their eggs"), "{text}");
+    assert!(!text.contains("How hens lay eggs"), "{text}");
 }

@@ -29,6 +29,24 @@ pub struct Layout {
     pub receives_pointer_events: bool,
     /// Computed `display`, e.g. `block`, `inline`, `contents`.
     pub display: Option<String>,
+    /// Text the element's `::before` pseudo-element renders, when it has one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub before: Option<GeneratedContent>,
+    /// Text the element's `::after` pseudo-element renders, when it has one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub after: Option<GeneratedContent>,
+}
+
+/// CSS generated content (`::before`/`::after`) as the browser rendered it.
+/// Pseudo-elements are not DOM nodes, so the capture records them on their
+/// element; accessible names and snapshot text include them as browsers do.
+#[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct GeneratedContent {
+    /// The rendered text, e.g. `" >"` for `content: " >"`.
+    pub text: String,
+    /// The pseudo-element's computed `display`: a non-inline one is set off
+    /// by spaces in names and text.
+    pub display: String,
 }
 
 /// Visibility as far as markup tells, inherited down the tree.

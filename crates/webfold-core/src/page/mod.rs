@@ -15,7 +15,7 @@ mod serialize;
 pub(crate) use serialize::{is_raw_text, is_void};
 
 pub use builder::{BuilderId, PageBuilder};
-pub use layout::{Layout, LayoutBox, StaticVisibility, inline_style_value};
+pub use layout::{GeneratedContent, Layout, LayoutBox, StaticVisibility, inline_style_value};
 pub use markup5ever::{LocalName, Namespace, QualName, local_name, ns};
 
 use std::fmt;

@@ -12,6 +12,12 @@
 //! same order: on a crowded page a ref to act on is worth more than the next
 //! link's URL.
 //!
+//! The tree it cuts is the compact one ([`compact`](super::compact)); cut
+//! elements are still grouped under the containers of the full tree, so the
+//! closing line can name a list whose line the compact view leaves out. A
+//! link that repeats a higher-ranked link of the same landmark (same name and
+//! URL) is not a candidate: a closing note counts those.
+//!
 //! Costs are exact: o200k/cl100k pre-tokenization never joins text across a
 //! line break (the break ends the line's last piece), so the tokens of
 //! `line + "\n"` add up to the tokens of the whole output. The final text is
@@ -77,8 +83,21 @@ pub struct Budgeted {
     /// Candidates left out by `viewport_only`.
     pub outside_viewport: usize,
     pub cut_groups: Vec<CutGroup>,
+    /// Links left out because an equal link (same name and URL) stands for them.
+    pub repeated: usize,
     /// Lines of the tree that were printed.
     pub shown: Vec<usize>,
+}
+
+/// What [`compact`](super::compact) did to the tree `fit` is given.
+#[derive(Clone, Copy, Debug)]
+pub struct Compaction<'a> {
+    /// The tree before compaction: its wrappers still name where cut elements are.
+    pub origin: &'a SnapTree,
+    /// Line of the compacted tree → line of `origin`.
+    pub source: &'a [usize],
+    /// Per line of the compacted tree: its name or URL was cut with `…`.
+    pub shortened: &'a [bool],
 }
 
 /// The lines around the YAML: breadcrumbs and notes that count toward the budget.
@@ -89,6 +108,21 @@ pub struct Frame {
     /// Printed after the YAML.
     pub notes: Vec<String>,
 }
+
+/// Regions of a page a reader tells apart: repeated links count only within one.
+const LANDMARK_ROLES: &[&str] = &[
+    "banner",
+    "complementary",
+    "contentinfo",
+    "form",
+    "main",
+    "navigation",
+    "region",
+    "search",
+    "article",
+    "dialog",
+    "alertdialog",
+];
 
 /// Roles whose subtree makes a good handle for "the elements cut in here".
 const CONTAINER_ROLES: &[&str] = &[
@@ -127,6 +161,13 @@ pub fn is_candidate(line: &Line, interactive_only: bool) -> bool {
 /// Cut `tree` to the budget. `in_viewport[i]` says whether line `i`'s element
 /// is in the viewport (absent without a live layout). `forced` lines are
 /// always printed (with their ancestors): the dedup's one-line summaries.
+/// `compaction` says how `tree` was rewritten for the view, if it was.
+///
+/// Links equal to a higher-ranked one in the same landmark (same name, same
+/// URL, nothing interactive inside) are left out before anything else:
+/// clicking either does the same, and pages repeat them (a teaser's image and
+/// headline, a tag list's "more" links). They are counted in a closing note,
+/// not in K of N, as `viewport_only` does with what it leaves out.
 ///
 /// Two passes: first the elements themselves (their own line and the
 /// ancestors they need), in priority order; then, with what budget is left,
@@ -138,6 +179,7 @@ pub fn fit(
     forced: &[usize],
     params: &BudgetParams,
     frame: &Frame,
+    compaction: Option<&Compaction<'_>>,
 ) -> Budgeted {
     let vp = |i: usize| in_viewport.is_some_and(|v| v.get(i).copied().unwrap_or(false));
     let mut outside_viewport = 0;
@@ -156,10 +198,11 @@ pub fn fit(
         .iter()
         .map(|&i| element_priority(&tree.lines[i].role, vp(i)))
         .collect();
-    let ranked: Vec<usize> = order_by_priority(&priorities)
+    let mut ranked: Vec<usize> = order_by_priority(&priorities)
         .into_iter()
         .map(|k| candidates[k])
         .collect();
+    let repeated = drop_repeated_links(tree, &mut ranked, params.interactive_only);
     let considered = &ranked[..ranked.len().min(params.max_elements)];
 
     // Reserve room for the header and closing lines, then fill greedily.
@@ -222,9 +265,13 @@ pub fn fit(
             &sel,
             &ranked,
             considered.len(),
-            outside_viewport,
+            Left {
+                outside_viewport,
+                repeated,
+            },
             params,
             frame,
+            compaction,
         );
         if out.tokens <= params.max_tokens {
             return out;
@@ -239,6 +286,48 @@ pub fn fit(
         }
         sel = Selection::build(tree, &costs, &plan, frame_cost);
     }
+}
+
+/// Remove from `ranked` the links that repeat a higher-ranked link's name
+/// and URL; returns how many.
+fn drop_repeated_links(tree: &SnapTree, ranked: &mut Vec<usize>, interactive_only: bool) -> usize {
+    let mut seen = std::collections::HashSet::new();
+    let before = ranked.len();
+    ranked.retain(|&c| {
+        let l = &tree.lines[c];
+        if l.role != "link" {
+            return true;
+        }
+        let Some(url) = tree
+            .children(c)
+            .find(|&k| tree.lines[k].kind == LineKind::Prop && tree.lines[k].role == "/url")
+            .and_then(|k| tree.lines[k].value.as_deref())
+        else {
+            return true;
+        };
+        // A link holding other candidates is not interchangeable with another.
+        if tree.lines[c + 1..l.subtree_end]
+            .iter()
+            .any(|d| is_candidate(d, interactive_only))
+        {
+            return true;
+        }
+        // Only within one landmark, the nearest: a footer's copy of a header
+        // link is where a task looks for it (counting repeats page-wide lost 7
+        // of the 60 survival targets at 8K, per top-level region 2).
+        let landmark = tree
+            .ancestors(c)
+            .find(|&a| LANDMARK_ROLES.contains(&tree.lines[a].role.as_str()));
+        seen.insert((landmark, l.name.as_deref(), url))
+    });
+    before - ranked.len()
+}
+
+/// Candidates left out before the budget, each reported by its own note.
+#[derive(Clone, Copy)]
+struct Left {
+    outside_viewport: usize,
+    repeated: usize,
 }
 
 /// What is printed: forced lines, kept elements, and the kept elements whose
@@ -280,7 +369,7 @@ fn header_reserve(params: &BudgetParams) -> usize {
 }
 
 /// Tokens the closing lines can take: three groups with moderate names, and
-/// the details note.
+/// the details, repeated-links and shortened notes.
 fn closing_reserve(params: &BudgetParams) -> usize {
     let group = CutGroup {
         label: "navigation \"Some fairly long region name here\"".into(),
@@ -288,12 +377,25 @@ fn closing_reserve(params: &BudgetParams) -> usize {
         count: 99999,
     };
     let text = format!(
-        "{}\n{}\n",
+        "{}\n{}\n{}\n{}\n",
         closing_line(99999, &[group.clone(), group.clone(), group]),
-        details_note(99999)
+        details_note(99999),
+        repeated_note(99999),
+        SHORTENED_NOTE
     );
     tokens::count(&text, params.encoding) + 8
 }
+
+/// Says how many links were left out as repeats, and how to list them.
+pub fn repeated_note(n: usize) -> String {
+    format!(
+        "# {n} repeated links not listed again (same name and URL as a listed link): find NAME lists each with its ref"
+    )
+}
+
+/// Printed when a shown name or URL was cut with `…`.
+pub const SHORTENED_NOTE: &str =
+    "# Names and URLs ending in … are cut short: find TEXT or --full prints them whole";
 
 /// Says that some printed elements lack their props or text, and how to get them.
 pub fn details_note(n: usize) -> String {
@@ -476,10 +578,15 @@ fn finish(
     sel: &Selection<'_>,
     ranked: &[usize],
     considered: usize,
-    outside_viewport: usize,
+    left: Left,
     params: &BudgetParams,
     frame: &Frame,
+    compaction: Option<&Compaction<'_>>,
 ) -> Budgeted {
+    let Left {
+        outside_viewport,
+        repeated,
+    } = left;
     // Candidates printed as ancestors of kept ones count as kept: they are there, with refs.
     let total = ranked.len();
     let shown_count = ranked.iter().filter(|&&c| sel.shown[c]).count();
@@ -503,7 +610,13 @@ fn finish(
     let mut cut_groups = Vec::new();
     if truncation.is_some() {
         let cut: Vec<usize> = ranked.iter().copied().filter(|&c| !sel.shown[c]).collect();
-        cut_groups = group_cut(tree, &cut);
+        cut_groups = match compaction {
+            Some(c) => {
+                let cut: Vec<usize> = cut.iter().map(|&k| c.source[k]).collect();
+                group_cut(c.origin, &cut)
+            }
+            None => group_cut(tree, &cut),
+        };
         tail.push_str(&closing_line(cut.len(), &cut_groups));
         tail.push('\n');
     }
@@ -513,6 +626,18 @@ fn finish(
         .count();
     if bare > 0 {
         tail.push_str(&details_note(bare));
+        tail.push('\n');
+    }
+    if repeated > 0 {
+        tail.push_str(&repeated_note(repeated));
+        tail.push('\n');
+    }
+    if let Some(c) = compaction
+        && shown
+            .iter()
+            .any(|&i| c.shortened.get(i).copied().unwrap_or(false))
+    {
+        tail.push_str(SHORTENED_NOTE);
         tail.push('\n');
     }
     if outside_viewport > 0 {
@@ -561,6 +686,7 @@ fn finish(
         truncation,
         outside_viewport,
         cut_groups,
+        repeated,
         shown,
     }
 }

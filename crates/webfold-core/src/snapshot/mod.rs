@@ -7,6 +7,9 @@
 //!   ancestors, and say what was cut and how to get it;
 //! - [`session`]: per conversation and page name, history breadcrumbs, stable
 //!   refs, and the previous tree;
+//! - [`compact`]: the view's lines in fewer tokens (no redundant
+//!   `[cursor=pointer]`, page-relative `/url`s, nothing-but-a-ref wrappers
+//!   left out), still lines our parser reads back;
 //! - [`dedup`]: site chrome unchanged since the previous page of the same site
 //!   prints as one line;
 //! - [`diff`]: a second snapshot of the same URL prints only what changed;
@@ -18,6 +21,7 @@
 //! session-stable refs.
 
 pub mod budget;
+pub mod compact;
 pub mod dedup;
 pub mod diff;
 pub mod find;
@@ -129,6 +133,9 @@ pub struct Snapshot {
     pub truncation: Option<Truncation>,
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub cut_groups: Vec<CutGroup>,
+    /// Links not listed because an equal one (same name and URL) is.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub repeated_links: usize,
     /// Refs of subtrees printed as `(unchanged since previous page)`.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub unchanged: Vec<String>,
@@ -343,6 +350,7 @@ pub fn snapshot(
         kept_elements: 0,
         truncation: None,
         cut_groups: Vec::new(),
+        repeated_links: 0,
         unchanged: Vec::new(),
         diff: None,
         url: Some(url.to_string()),
@@ -380,8 +388,11 @@ pub fn snapshot(
     };
     let mut notes = Vec::new();
     if opts.interactive_only {
-        notes.push("# Interactive elements only; --all-roles adds text and structure".to_string());
+        notes.push("# Interactive elements only; all roles (--all-roles, interactive_only: false) add text and structure".to_string());
     }
+
+    // Fewer tokens for the same facts (see `compact`); refs and lines stay parseable.
+    let urls = compact::PageUrls::new(url, page.base_href());
 
     // A repeated snapshot of the same URL: only what changed, when that is
     // shorter than the view itself.
@@ -397,14 +408,20 @@ pub fn snapshot(
         }
         if stats.is_empty() {
             text.push_str(
-                "# No changes since the last snapshot of this page (--no-diff prints it whole)",
+                "# No changes since the last snapshot of this page (--no-diff or full: true prints it whole)",
             );
         } else {
             text.push_str(&format!(
-                "# Changes since the last snapshot of this page: {} added, {} removed, {} changed (--no-diff prints it whole)\n",
+                "# Changes since the last snapshot of this page: {} added, {} removed, {} changed (--no-diff or full: true prints it whole)\n",
                 stats.added, stats.removed, stats.changed
             ));
-            text.push_str(&changes.render());
+            // The same line forms as the view, every changed line and its path kept.
+            let c = compact::compact(&changes, &urls, false);
+            text.push_str(&c.tree.render());
+            if c.shortened.contains(&true) {
+                text.push('\n');
+                text.push_str(budget::SHORTENED_NOTE);
+            }
         }
         let t = tokens::count(&text, opts.encoding);
         preamble.push(format!(
@@ -439,9 +456,20 @@ pub fn snapshot(
         _ => (tree, nodes_vp, Vec::new(), Vec::new()),
     };
 
+    let c = compact::compact(&tree, &urls, opts.interactive_only);
+    let in_viewport: Vec<bool> = c.source.iter().map(|&s| in_viewport[s]).collect();
+    let forced: Vec<usize> = (0..c.source.len())
+        .filter(|&k| forced.contains(&c.source[k]))
+        .collect();
+    let compaction = budget::Compaction {
+        origin: &tree,
+        source: &c.source,
+        shortened: &c.shortened,
+    };
+
     let frame = budget::Frame { preamble, notes };
     let vp = page.has_layout().then_some(in_viewport.as_slice());
-    let b = budget::fit(&tree, vp, &forced, &params, &frame);
+    let b = budget::fit(&c.tree, vp, &forced, &params, &frame, Some(&compaction));
     if let Some(d) = diff_view
         && d.tokens < b.tokens
     {
@@ -455,9 +483,14 @@ pub fn snapshot(
         kept_elements: b.kept,
         truncation: b.truncation,
         cut_groups: b.cut_groups,
+        repeated_links: b.repeated,
         unchanged,
         ..base
     })
+}
+
+fn is_zero(n: &usize) -> bool {
+    *n == 0
 }
 
 fn mode_name(mode: Mode) -> &'static str {

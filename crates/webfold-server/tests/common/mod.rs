@@ -2,6 +2,8 @@
 
 #![allow(dead_code)]
 
+pub mod mcp;
+
 use std::path::PathBuf;
 use std::sync::Arc;
 
@@ -30,6 +32,15 @@ pub struct TestApp {
 }
 
 pub fn app_with(policy: Policy) -> TestApp {
+    app_with_tools(policy, None, None)
+}
+
+/// The app with a fetcher (for `url` inputs and web_fetch) and a live browser.
+pub fn app_with_tools(
+    policy: Policy,
+    fetcher: Option<webfold_fetch::Fetcher>,
+    browser: Option<Arc<webfold_server::live::LiveBrowser>>,
+) -> TestApp {
     let store = SqliteStore::open(&fresh_db(), SqliteOptions::default()).unwrap();
     let conversations = Arc::new(Conversations::new(
         Arc::new(store),
@@ -38,7 +49,8 @@ pub fn app_with(policy: Policy) -> TestApp {
     ));
     let tools = ToolContext {
         conversations: Some(conversations.clone()),
-        fetcher: None,
+        fetcher,
+        browser,
     };
     TestApp {
         app: webfold_server::app(conversations.clone(), tools, policy),

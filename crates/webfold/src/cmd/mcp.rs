@@ -3,6 +3,7 @@ use std::sync::Arc;
 
 use anyhow::Context;
 use clap::Parser;
+use webfold_server::live::LiveBrowser;
 use webfold_server::mcp::ToolContext;
 use webfold_server::service::{Conversations, Freshness};
 use webfold_store::{SqliteOptions, SqliteStore};
@@ -10,7 +11,7 @@ use webfold_store::{SqliteOptions, SqliteStore};
 /// Serve webfold's MCP tools over standard input/output (for Claude Code, Cursor, …).
 #[derive(Parser)]
 #[command(
-    after_help = "Example (Claude Code):\n  claude mcp add webfold -- webfold mcp\n\nConversations created through `webfold serve` are readable here when both use the same --db."
+    after_help = "Example (Claude Code):\n  claude mcp add webfold -- webfold mcp\n\nConversations created through `webfold serve` are readable here when both use the same --db.\nThe browser_* tools start headless Chromium on their first call (or attach with --cdp-url) and stop it when the server exits."
 )]
 pub struct Args {
     /// SQLite database shared with `webfold serve` [default: $XDG_DATA_HOME/webfold/webfold.db]
@@ -22,6 +23,9 @@ pub struct Args {
     /// Memory for parsed pages, in MB
     #[arg(long, default_value_t = 256)]
     cache_mb: usize,
+    /// The browser tools' Chromium
+    #[command(flatten)]
+    chromium: crate::input::ChromiumArgs,
 }
 
 pub fn run(args: Args) -> anyhow::Result<()> {
@@ -50,14 +54,24 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         }
     };
     let fetcher = webfold_fetch::Fetcher::new(webfold_fetch::FetchOptions::default()).ok();
+    let browser = Arc::new(LiveBrowser::new(args.chromium.options()));
     let ctx = ToolContext {
         conversations,
         fetcher,
+        browser: Some(browser.clone()),
     };
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
         .context("cannot start the async runtime")?;
-    runtime.block_on(webfold_server::mcp::serve_stdio(ctx))?;
+    let served = runtime.block_on(async move {
+        let served = webfold_server::mcp::serve_stdio(ctx).await;
+        browser.shutdown().await;
+        served
+    });
+    // After a signal, a thread may still be blocked reading stdin; waiting
+    // for it would keep the process alive until the client writes again.
+    runtime.shutdown_background();
+    served?;
     Ok(())
 }

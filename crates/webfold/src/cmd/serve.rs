@@ -4,6 +4,7 @@ use std::sync::Arc;
 
 use anyhow::{Context, bail};
 use clap::Parser;
+use webfold_server::live::LiveBrowser;
 use webfold_server::mcp::ToolContext;
 use webfold_server::security::{Policy, Token, loopback_hosts};
 use webfold_server::service::{Conversations, Freshness};
@@ -42,6 +43,9 @@ pub struct Args {
     /// Print the listening address as JSON {"url","port","db"} instead of a sentence
     #[arg(long)]
     json: bool,
+    /// The MCP browser tools' Chromium (started on their first call, stopped on exit)
+    #[command(flatten)]
+    chromium: crate::input::ChromiumArgs,
 }
 
 pub fn run(args: Args) -> anyhow::Result<()> {
@@ -102,7 +106,8 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             Freshness::Exclusive,
         ));
         let fetcher = webfold_fetch::Fetcher::new(webfold_fetch::FetchOptions::default()).ok();
-        let tools = ToolContext { conversations: Some(conversations.clone()), fetcher };
+        let browser = Arc::new(LiveBrowser::new(args.chromium.options()));
+        let tools = ToolContext { conversations: Some(conversations.clone()), fetcher, browser: Some(browser.clone()) };
         let app = webfold_server::app(conversations, tools, policy);
 
         let shown_host = if loopback { "127.0.0.1".to_string() } else { args.host.to_string() };
@@ -118,6 +123,8 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         } else {
             println!("webfold serving on {url} (bridge API; MCP at {url}/mcp); database {}", db.display());
         }
-        webfold_server::serve(listener, app).await.context("server failed")
+        let served = webfold_server::serve(listener, app).await;
+        browser.shutdown().await;
+        served.context("server failed")
     })
 }

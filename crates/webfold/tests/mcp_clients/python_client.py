@@ -39,8 +39,13 @@ async def run(transport, target, db, conversation_id, mode):
         seen["tools"] = sorted(by_name)
         for want in ["get_html_chunk", "get_dom_outline", "web_fetch", "count_tokens"]:
             check(want in by_name, f"tool {want} listed: {sorted(by_name)}")
+        # Page tools only read; the browser tools that act on a live page say so.
+        acting = {"browser_navigate", "browser_click", "browser_type", "browser_select",
+                  "browser_back", "browser_screenshot", "browser_script"}
         for t in tools:
-            check(t.annotations is not None and t.annotations.read_only_hint is True, f"{t.name} is read-only")
+            read_only = t.name not in acting
+            check(t.annotations is not None and t.annotations.read_only_hint is read_only,
+                  f"{t.name}: read-only is {read_only}")
             check(t.output_schema is not None, f"{t.name} has an output schema")
             check(t.input_schema.get("type") == "object", f"{t.name} input schema")
 
@@ -70,6 +75,14 @@ async def run(transport, target, db, conversation_id, mode):
 
         r = await call("count_tokens", {"text": "hello world"})
         check(r.structured_content["tokens"] == 2, f"count: {r.structured_content}")
+
+        # A live page's result matches its output schema too (call validates
+        # it). Over stdio only: the test ends that server by closing stdin,
+        # which lets it stop its browser; the HTTP server is killed outright.
+        if transport == "stdio":
+            r = await call("browser_navigate", {"url": "about:blank"})
+            check(not r.is_error, f"browser_navigate: {r}")
+            check(r.structured_content["url"] == "about:blank", f"{r.structured_content}")
 
         try:
             await client.call_tool("no_such_tool", {})

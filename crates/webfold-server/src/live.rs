@@ -1,0 +1,577 @@
+//! The live browser behind the `browser_*` tools: one Chromium per server,
+//! launched on first use (or attached to over CDP), holding named pages.
+//! Each page is a tab with its own snapshot session (history, breadcrumbs,
+//! stable refs) and its last capture, which the refs of its last snapshot
+//! resolve against.
+//!
+//! Every snapshot of a live page — asked for, after navigating, after an
+//! action, after a script, after a failed step — is taken by
+//! [`LivePage::view`], with the options the caller built from the core's
+//! defaults and the page's session. Seed 001's post-mortem is why: its
+//! script tool took snapshots through a second path that skipped the budget
+//! and the history.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+use std::time::Duration;
+
+use schemars::JsonSchema;
+use serde::Deserialize;
+use tokio::sync::Mutex as AsyncMutex;
+use webfold_browser::{
+    Browser, BrowserError, BrowserOptions, CapturedPage, CdpError, LiveElement, Tab, Target,
+};
+use webfold_core::NodeId;
+use webfold_core::snapshot::{Scope, Snapshot, SnapshotOptions, SnapshotSession};
+
+/// The page a tool acts on when it names none.
+pub const DEFAULT_PAGE: &str = "main";
+/// Pages open at once: each is a renderer process.
+pub const MAX_PAGES: usize = 16;
+/// Steps one script may hold.
+pub const MAX_SCRIPT_STEPS: usize = 50;
+/// Longer side of an image returned inline, in pixels.
+pub const MAX_IMAGE_SIDE: u32 = 1024;
+
+/// What can go wrong on a live page; each message says what to do next.
+#[derive(Debug, thiserror::Error)]
+pub enum LiveError {
+    #[error(transparent)]
+    Browser(#[from] BrowserError),
+    #[error(transparent)]
+    View(#[from] webfold_core::Error),
+    #[error(
+        "page '{0}' has no snapshot yet: call browser_snapshot (or browser_navigate) first, then use its refs"
+    )]
+    NoSnapshot(String),
+    #[error(
+        "page name '{0}' is not valid: use 1–64 letters, digits, '-' or '_' (default \"main\")"
+    )]
+    BadPageName(String),
+    #[error("{MAX_PAGES} pages are open already ({0}); reuse one of them")]
+    TooManyPages(String),
+    #[error("cannot open '{url}': {reason}; the browser opens http(s) URLs and about:blank")]
+    BadUrl { url: String, reason: String },
+    #[error(
+        "'{0}' is not a ref: pass a ref from the latest snapshot such as e12 (or a node id such as 57)"
+    )]
+    BadTarget(String),
+    #[error(
+        "{target} is a <{tag}> without a src: browser_describe_image takes an image (an element with a src attribute)"
+    )]
+    NoImage { target: String, tag: String },
+    #[error("{0} must end in .png: the screenshot is a PNG file")]
+    NotPng(String),
+    #[error(
+        "a script holds {MAX_SCRIPT_STEPS} steps at most, got {0}; split it into several calls"
+    )]
+    TooManySteps(usize),
+    #[error(
+        "the browser did not finish within {0} s (a dialog, or a page that never loads?); try again or navigate elsewhere"
+    )]
+    Timeout(u64),
+    #[error("internal error: {0}")]
+    Internal(String),
+}
+
+/// One step of a script, or the action of a single tool. Targets are refs
+/// from the page's latest snapshot (`e12`) or node ids of its capture.
+#[derive(Clone, Debug, Deserialize, JsonSchema)]
+#[serde(tag = "action", rename_all = "snake_case", deny_unknown_fields)]
+pub enum Step {
+    /// Click an element.
+    Click {
+        #[serde(rename = "ref")]
+        r#ref: String,
+    },
+    /// Replace a text field's value with `text`; `submit` presses Enter after.
+    Type {
+        #[serde(rename = "ref")]
+        r#ref: String,
+        text: String,
+        #[serde(default)]
+        submit: bool,
+    },
+    /// Choose options of a select, by value or visible label.
+    Select {
+        #[serde(rename = "ref")]
+        r#ref: String,
+        values: Vec<String>,
+    },
+    /// Check (default) or uncheck a checkbox or radio button.
+    Check {
+        #[serde(rename = "ref")]
+        r#ref: String,
+        #[serde(default = "yes")]
+        checked: bool,
+    },
+    /// Press a key on whatever has focus: a character, or Enter, Tab, Escape,
+    /// Backspace, Delete, ArrowUp/Down/Left/Right, Home, End, PageUp, PageDown, Space.
+    Press { key: String },
+    /// Move the mouse over an element.
+    Hover {
+        #[serde(rename = "ref")]
+        r#ref: String,
+    },
+    /// Scroll an element into view.
+    ScrollIntoView {
+        #[serde(rename = "ref")]
+        r#ref: String,
+    },
+    /// Open an http(s) URL.
+    #[serde(alias = "go_to")]
+    Navigate { url: String },
+    /// Go back one page in this page's history.
+    #[serde(alias = "go_back")]
+    Back,
+}
+
+fn yes() -> bool {
+    true
+}
+
+impl std::fmt::Display for Step {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Step::Click { r#ref } => write!(f, "click {ref}"),
+            Step::Type {
+                r#ref,
+                submit: true,
+                ..
+            } => write!(f, "type into {ref} and submit"),
+            Step::Type { r#ref, .. } => write!(f, "type into {ref}"),
+            Step::Select { r#ref, values } => write!(f, "select {values:?} in {ref}"),
+            Step::Check {
+                r#ref,
+                checked: true,
+            } => write!(f, "check {ref}"),
+            Step::Check { r#ref, .. } => write!(f, "uncheck {ref}"),
+            Step::Press { key } => write!(f, "press {key}"),
+            Step::Hover { r#ref } => write!(f, "hover {ref}"),
+            Step::ScrollIntoView { r#ref } => write!(f, "scroll {ref} into view"),
+            Step::Navigate { url } => write!(f, "navigate to {url}"),
+            Step::Back => write!(f, "go back"),
+        }
+    }
+}
+
+/// A ref (`e12`) or a node id of the capture (`57`).
+pub fn parse_target(s: &str) -> Result<Target, LiveError> {
+    let t = s.trim().trim_start_matches('[').trim_end_matches(']');
+    let t = t.strip_prefix("ref=").unwrap_or(t);
+    if t.len() > 1 && t.starts_with('e') && t[1..].bytes().all(|b| b.is_ascii_digit()) {
+        return Ok(Target::Ref(t.to_string()));
+    }
+    match t.parse::<u32>() {
+        Ok(n) => Ok(Target::Node(NodeId(n))),
+        Err(_) => Err(LiveError::BadTarget(s.to_string())),
+    }
+}
+
+/// Only the web: a model must not read local files through the browser.
+fn check_url(url: &str) -> Result<(), LiveError> {
+    let bad = |reason: String| LiveError::BadUrl {
+        url: url.to_string(),
+        reason,
+    };
+    if url.trim() == "about:blank" {
+        return Ok(());
+    }
+    let parsed = url::Url::parse(url.trim()).map_err(|e| bad(e.to_string()))?;
+    match parsed.scheme() {
+        "http" | "https" => Ok(()),
+        other => Err(bad(format!("the {other}: scheme is not allowed"))),
+    }
+}
+
+/// A snapshot of a live page and what the tool says about it.
+pub struct LiveView {
+    pub snapshot: Snapshot,
+    pub url: String,
+    pub title: String,
+    /// The page's previous snapshot was of this same URL.
+    pub same_url: bool,
+}
+
+/// One named page: a tab, its snapshot session and its last capture.
+pub struct LivePage {
+    name: String,
+    tab: Tab,
+    session: SnapshotSession,
+    last: Option<CapturedPage>,
+}
+
+impl LivePage {
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    pub fn tab(&self) -> &Tab {
+        &self.tab
+    }
+
+    /// The one snapshot path: capture the page, then the core's snapshot with
+    /// this page's session. The capture is kept: the refs of this view
+    /// resolve against it.
+    pub async fn view(
+        &mut self,
+        options: &SnapshotOptions,
+        scope: &Scope,
+    ) -> Result<LiveView, LiveError> {
+        let captured = self.tab.capture().await?;
+        let previous_url = self.session.previous.as_ref().map(|p| p.url.clone());
+        let session = std::mem::take(&mut self.session);
+        let (opts, scope) = (options.clone(), scope.clone());
+        let (captured, session, result) = tokio::task::spawn_blocking(move || {
+            let mut session = session;
+            let r = crate::views::snapshot(
+                &captured.page,
+                &captured.url,
+                &scope,
+                &opts,
+                Some(&mut session),
+            );
+            (captured, session, r)
+        })
+        .await
+        .map_err(|e| LiveError::Internal(format!("the snapshot task failed: {e}")))?;
+        self.session = session;
+        let url = captured.url.clone();
+        let title = captured.title.clone();
+        self.last = Some(captured);
+        Ok(LiveView {
+            snapshot: result?,
+            same_url: previous_url.as_deref() == Some(url.as_str()),
+            url,
+            title,
+        })
+    }
+
+    /// The live element behind a ref or node id of the last snapshot, checked
+    /// to be the one the snapshot showed (a stale one says to snapshot again).
+    pub async fn element(&self, target: &str) -> Result<LiveElement, LiveError> {
+        let target = parse_target(target)?;
+        let last = self.last()?;
+        Ok(self.tab.element(last, &target, Some(&self.session)).await?)
+    }
+
+    fn last(&self) -> Result<&CapturedPage, LiveError> {
+        self.last
+            .as_ref()
+            .ok_or_else(|| LiveError::NoSnapshot(self.name.clone()))
+    }
+
+    /// Runs one step; returns what happened, in a few words.
+    pub async fn act(&mut self, step: &Step) -> Result<String, LiveError> {
+        match step {
+            Step::Navigate { url } => {
+                check_url(url)?;
+                self.tab.navigate(url.trim()).await?;
+                return Ok(format!("opened {}", url.trim()));
+            }
+            Step::Back => {
+                self.tab.go_back().await?;
+                return Ok("went back".into());
+            }
+            _ => {}
+        }
+        // Resolve before watching: a stale ref fails without touching the page.
+        let el = match step {
+            Step::Click { r#ref }
+            | Step::Type { r#ref, .. }
+            | Step::Select { r#ref, .. }
+            | Step::Check { r#ref, .. }
+            | Step::Hover { r#ref }
+            | Step::ScrollIntoView { r#ref } => Some(self.element(r#ref).await?),
+            _ => None,
+        };
+        let watch = self.tab.watch_navigation().await?;
+        let mut done = match (step, &el) {
+            (Step::Click { r#ref }, Some(el)) => {
+                self.tab.click(el).await?;
+                format!("clicked {ref}")
+            }
+            (
+                Step::Type {
+                    r#ref,
+                    text,
+                    submit,
+                },
+                Some(el),
+            ) => {
+                self.tab.fill(el, text).await?;
+                if *submit {
+                    self.tab.press("Enter").await?;
+                    format!("typed into {ref} and pressed Enter")
+                } else {
+                    format!("typed into {ref}")
+                }
+            }
+            (Step::Select { r#ref, values }, Some(el)) => {
+                let now = self.tab.select(el, values).await?;
+                format!("selected {now:?} in {ref}")
+            }
+            (Step::Check { r#ref, checked }, Some(el)) => {
+                self.tab.check(el, *checked).await?;
+                format!("{} {ref}", if *checked { "checked" } else { "unchecked" })
+            }
+            (Step::Hover { r#ref }, Some(el)) => {
+                self.tab.hover(el).await?;
+                format!("hovered {ref}")
+            }
+            (Step::ScrollIntoView { r#ref }, Some(el)) => {
+                self.tab.scroll_into_view(el).await?;
+                format!("scrolled {ref} into view")
+            }
+            (Step::Press { key }, _) => {
+                self.tab.press(key).await?;
+                format!("pressed {key}")
+            }
+            _ => return Err(LiveError::Internal(format!("no element for {step}"))),
+        };
+        if self.tab.settle(watch).await? {
+            done.push_str("; the page navigated");
+        }
+        Ok(done)
+    }
+
+    /// A PNG of the viewport or of one element, its longer side at most `max_side`.
+    pub async fn screenshot(
+        &self,
+        target: Option<&str>,
+        max_side: Option<u32>,
+    ) -> Result<Vec<u8>, LiveError> {
+        let el = match target {
+            Some(t) => Some(self.element(t).await?),
+            None => None,
+        };
+        Ok(self.tab.screenshot(el.as_ref(), max_side).await?)
+    }
+
+    /// The image an element with a `src` shows, as a PNG of its box, plus its
+    /// `src` and `alt`.
+    pub async fn image(
+        &self,
+        target: &str,
+    ) -> Result<(Vec<u8>, String, Option<String>), LiveError> {
+        let parsed = parse_target(target)?;
+        let last = self.last()?;
+        let (node, _) = last.resolve(&parsed, Some(&self.session))?;
+        let el = last.page.element(node);
+        let src = el
+            .and_then(|e| e.attr("src"))
+            .map(str::trim)
+            .filter(|s| !s.is_empty())
+            .ok_or_else(|| LiveError::NoImage {
+                target: target.to_string(),
+                tag: el.map(|e| e.local_name().to_string()).unwrap_or_default(),
+            })?
+            .to_string();
+        let alt = el.and_then(|e| e.attr("alt")).map(str::to_string);
+        let live = self.element(target).await?;
+        let png = self
+            .tab
+            .screenshot(Some(&live), Some(MAX_IMAGE_SIDE))
+            .await?;
+        Ok((png, src, alt))
+    }
+}
+
+/// The browser and its named pages, shared by every MCP session of a server.
+pub struct LiveBrowser {
+    options: BrowserOptions,
+    browser: AsyncMutex<Option<Browser>>,
+    pages: std::sync::Mutex<HashMap<String, Arc<AsyncMutex<LivePage>>>>,
+}
+
+impl LiveBrowser {
+    /// Nothing starts until a tool needs a page.
+    pub fn new(options: BrowserOptions) -> LiveBrowser {
+        LiveBrowser {
+            options,
+            browser: AsyncMutex::new(None),
+            pages: std::sync::Mutex::default(),
+        }
+    }
+
+    pub fn options(&self) -> &BrowserOptions {
+        &self.options
+    }
+
+    fn pages(&self) -> std::sync::MutexGuard<'_, HashMap<String, Arc<AsyncMutex<LivePage>>>> {
+        self.pages.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// The page called `name` (default "main"), opening a tab — and launching
+    /// the browser — on first use.
+    pub async fn page(&self, name: Option<&str>) -> Result<Arc<AsyncMutex<LivePage>>, LiveError> {
+        let name = name.unwrap_or(DEFAULT_PAGE).trim();
+        let valid = !name.is_empty()
+            && name.len() <= 64
+            && name
+                .bytes()
+                .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_');
+        if !valid {
+            return Err(LiveError::BadPageName(name.to_string()));
+        }
+        if let Some(p) = self.pages().get(name) {
+            return Ok(p.clone());
+        }
+        // One opener at a time, so two calls for a new name make one tab.
+        let mut browser = self.browser.lock().await;
+        if let Some(p) = self.pages().get(name) {
+            return Ok(p.clone());
+        }
+        {
+            let pages = self.pages();
+            if pages.len() >= MAX_PAGES {
+                let mut names: Vec<&str> = pages.keys().map(String::as_str).collect();
+                names.sort_unstable();
+                return Err(LiveError::TooManyPages(names.join(", ")));
+            }
+        }
+        let tab = match browser.as_ref() {
+            Some(b) => b.new_tab().await?,
+            None => {
+                let launched = Browser::launch(self.options.clone()).await?;
+                let tab = launched.new_tab().await?;
+                *browser = Some(launched);
+                tab
+            }
+        };
+        let page = Arc::new(AsyncMutex::new(LivePage {
+            name: name.to_string(),
+            tab,
+            session: SnapshotSession::new(),
+            last: None,
+        }));
+        self.pages().insert(name.to_string(), page.clone());
+        Ok(page)
+    }
+
+    /// Runs `work` on a page within the time a navigation may take plus a
+    /// margin: a page stuck on a dialog must not hang the tool. When the
+    /// browser has gone away, it is forgotten so the next call starts anew.
+    pub async fn bounded<T>(
+        &self,
+        work: impl Future<Output = Result<T, LiveError>>,
+    ) -> Result<T, LiveError> {
+        let limit = self.options.navigation_timeout + Duration::from_secs(30);
+        let result = match tokio::time::timeout(limit, work).await {
+            Ok(r) => r,
+            Err(_) => Err(LiveError::Timeout(limit.as_secs())),
+        };
+        if let Err(LiveError::Browser(BrowserError::Cdp(CdpError::Closed))) = &result {
+            self.forget().await;
+        }
+        result
+    }
+
+    async fn forget(&self) {
+        self.pages().clear();
+        if let Some(b) = self.browser.lock().await.take() {
+            b.close().await;
+        }
+    }
+
+    /// Closes our tabs and a browser we launched (one we attached to keeps
+    /// running). The servers call this on the way out.
+    pub async fn shutdown(&self) {
+        let pages: Vec<_> = self.pages().drain().map(|(_, p)| p).collect();
+        let Some(browser) = self.browser.lock().await.take() else {
+            return;
+        };
+        if !browser.is_launched() {
+            for page in pages {
+                if let Ok(page) =
+                    tokio::time::timeout(Duration::from_secs(2), page.lock_owned()).await
+                {
+                    let _ = tokio::time::timeout(Duration::from_secs(2), page.tab().close()).await;
+                }
+            }
+        }
+        browser.close().await;
+    }
+}
+
+/// Width and height of a PNG, from its header.
+pub fn png_size(png: &[u8]) -> Option<(u32, u32)> {
+    if png.len() < 24 || &png[..8] != b"\x89PNG\r\n\x1a\n" {
+        return None;
+    }
+    let w = u32::from_be_bytes(png[16..20].try_into().ok()?);
+    let h = u32::from_be_bytes(png[20..24].try_into().ok()?);
+    Some((w, h))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn targets_are_refs_or_node_ids() {
+        assert_eq!(parse_target("e12").unwrap(), Target::Ref("e12".into()));
+        assert_eq!(parse_target("[ref=e3]").unwrap(), Target::Ref("e3".into()));
+        assert_eq!(parse_target("57").unwrap(), Target::Node(NodeId(57)));
+        for bad in ["", "e", "button", "e1x", "-3"] {
+            assert!(
+                matches!(parse_target(bad), Err(LiveError::BadTarget(_))),
+                "{bad}"
+            );
+        }
+    }
+
+    #[test]
+    fn only_web_urls_open() {
+        assert!(check_url("https://example.com/a").is_ok());
+        assert!(check_url("http://127.0.0.1:8080/").is_ok());
+        assert!(check_url("about:blank").is_ok());
+        for bad in [
+            "file:///etc/passwd",
+            "javascript:alert(1)",
+            "chrome://settings",
+            "nope",
+        ] {
+            let err = check_url(bad).unwrap_err().to_string();
+            assert!(err.contains("http(s)"), "{bad}: {err}");
+        }
+    }
+
+    #[test]
+    fn steps_read_as_tagged_json() {
+        let steps: Vec<Step> = serde_json::from_str(
+            r#"[{"action": "click", "ref": "e3"},
+                {"action": "type", "ref": "e4", "text": "hi", "submit": true},
+                {"action": "check", "ref": "e5"},
+                {"action": "go_to", "url": "https://example.com"},
+                {"action": "go_back"},
+                {"action": "scroll_into_view", "ref": "e9"}]"#,
+        )
+        .unwrap();
+        let shown: Vec<String> = steps.iter().map(ToString::to_string).collect();
+        assert_eq!(
+            shown,
+            [
+                "click e3",
+                "type into e4 and submit",
+                "check e5",
+                "navigate to https://example.com",
+                "go back",
+                "scroll e9 into view"
+            ]
+        );
+        let err = serde_json::from_str::<Step>(r#"{"action": "click", "selector": "a"}"#)
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("selector") || err.contains("ref"), "{err}");
+    }
+
+    #[test]
+    fn png_size_reads_the_header() {
+        let mut png = b"\x89PNG\r\n\x1a\n\0\0\0\rIHDR".to_vec();
+        png.extend_from_slice(&1024u32.to_be_bytes());
+        png.extend_from_slice(&576u32.to_be_bytes());
+        assert_eq!(png_size(&png), Some((1024, 576)));
+        assert_eq!(png_size(b"GIF89a"), None);
+    }
+}

@@ -1,0 +1,232 @@
+//! `webfold mcp` with the browser tools, over real stdio: `--viewport`
+//! reaches the browser, and Chromium (with every helper process it started)
+//! is gone once the server exits.
+
+use std::collections::HashSet;
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::TcpListener;
+use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
+
+use serde_json::{Value, json};
+
+const PAGE: &str = r#"<!doctype html><html><head><title>Stdio fixture</title></head><body>
+<button onclick="this.textContent = 'Clicked'">Press me</button></body></html>"#;
+
+/// Serves PAGE for every request; returns its URL.
+fn serve() -> String {
+    let listener = TcpListener::bind("127.0.0.1:0").expect("bind");
+    let addr = listener.local_addr().expect("addr");
+    std::thread::spawn(move || {
+        for stream in listener.incoming() {
+            let Ok(mut s) = stream else { continue };
+            let mut buf = [0u8; 4096];
+            let _ = s.read(&mut buf);
+            let resp = format!(
+                "HTTP/1.1 200 OK\r\ncontent-type: text/html; charset=utf-8\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{PAGE}",
+                PAGE.len()
+            );
+            let _ = s.write_all(resp.as_bytes());
+        }
+    });
+    format!("http://{addr}/")
+}
+
+/// A JSON-RPC client over the server's stdin/stdout (one message per line).
+struct Client {
+    stdin: Option<ChildStdin>,
+    stdout: BufReader<ChildStdout>,
+    next: u64,
+}
+
+impl Client {
+    fn send(&mut self, msg: &Value) {
+        let stdin = self.stdin.as_mut().expect("stdin open");
+        writeln!(stdin, "{msg}").expect("write request");
+        stdin.flush().expect("flush");
+    }
+
+    fn request(&mut self, method: &str, params: Value) -> Value {
+        let id = self.next;
+        self.next += 1;
+        self.send(&json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}));
+        loop {
+            let mut line = String::new();
+            let n = self.stdout.read_line(&mut line).expect("read reply");
+            assert!(n > 0, "the server closed stdout before answering {method}");
+            let msg: Value = serde_json::from_str(&line).expect("a JSON-RPC line");
+            if msg["id"] == json!(id) {
+                return msg;
+            }
+        }
+    }
+
+    fn call(&mut self, tool: &str, args: Value) -> Value {
+        let reply = self.request("tools/call", json!({"name": tool, "arguments": args}));
+        let result = reply["result"].clone();
+        assert_eq!(result["isError"], false, "{tool}: {reply}");
+        result
+    }
+}
+
+/// Waits for the server to exit; a server that hangs on the way out is
+/// killed after a minute so the test fails instead of hanging.
+fn wait_for_exit(child: &mut Child) -> std::process::ExitStatus {
+    let pid = child.id().to_string();
+    let (done, watchdog) = std::sync::mpsc::channel::<()>();
+    let guard = std::thread::spawn(move || {
+        if watchdog
+            .recv_timeout(std::time::Duration::from_secs(60))
+            .is_err()
+        {
+            let _ = Command::new("kill").args(["-KILL", &pid]).status();
+        }
+    });
+    let status = child.wait().expect("server exits");
+    let _ = done.send(());
+    let _ = guard.join();
+    status
+}
+
+/// Every process below `root`, with its start time (so a reused pid does
+/// not count as the same process).
+fn descendants(root: u32) -> HashSet<(u32, u64)> {
+    let mut parent_of = Vec::new();
+    for entry in std::fs::read_dir("/proc").expect("/proc").flatten() {
+        let Some(pid) = entry
+            .file_name()
+            .to_str()
+            .and_then(|n| n.parse::<u32>().ok())
+        else {
+            continue;
+        };
+        if let Some((ppid, start)) = stat(pid) {
+            parent_of.push((pid, ppid, start));
+        }
+    }
+    let mut found = HashSet::new();
+    let mut frontier = vec![root];
+    while let Some(p) = frontier.pop() {
+        for &(pid, ppid, start) in &parent_of {
+            if ppid == p && found.insert((pid, start)) {
+                frontier.push(pid);
+            }
+        }
+    }
+    found
+}
+
+/// Parent pid and start time from /proc/PID/stat (fields 4 and 22).
+fn stat(pid: u32) -> Option<(u32, u64)> {
+    let text = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    // The command name (field 2) may hold spaces; fields restart after its ')'.
+    let rest = &text[text.rfind(')')? + 2..];
+    let fields: Vec<&str> = rest.split_whitespace().collect();
+    Some((fields.get(1)?.parse().ok()?, fields.get(19)?.parse().ok()?))
+}
+
+fn alive(procs: &HashSet<(u32, u64)>) -> Vec<(u32, u64)> {
+    procs
+        .iter()
+        .filter(|&&(pid, start)| {
+            // A zombie still has a stat line until reaped; it is no longer running.
+            let zombie = std::fs::read_to_string(format!("/proc/{pid}/stat"))
+                .map(|t| {
+                    t.rsplit(')')
+                        .next()
+                        .unwrap_or("")
+                        .trim_start()
+                        .starts_with('Z')
+                })
+                .unwrap_or(true);
+            stat(pid).is_some_and(|(_, s)| s == start) && !zombie
+        })
+        .copied()
+        .collect()
+}
+
+/// Starts `webfold mcp` and completes the MCP handshake.
+fn start(args: &[&str]) -> (Child, Client) {
+    let mut child: Child = Command::new(env!("CARGO_BIN_EXE_webfold"))
+        .arg("mcp")
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("start webfold mcp");
+    let mut client = Client {
+        stdin: child.stdin.take(),
+        stdout: BufReader::new(child.stdout.take().expect("stdout")),
+        next: 1,
+    };
+    let init = client.request(
+        "initialize",
+        json!({"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "test", "version": "1"}}),
+    );
+    assert_eq!(init["result"]["serverInfo"]["name"], "webfold", "{init}");
+    client.send(&json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
+    (child, client)
+}
+
+#[test]
+fn browser_tools_over_stdio_use_the_viewport_and_stop_chromium_on_exit() {
+    let url = serve();
+    let (mut child, mut client) = start(&["--no-db", "--viewport", "800x600"]);
+
+    // No browser runs until a browser tool needs one.
+    assert!(descendants(child.id()).is_empty());
+
+    let r = client.call("browser_navigate", json!({"url": url}));
+    let snap = r["structuredContent"]["text"].as_str().unwrap().to_string();
+    let line = snap
+        .lines()
+        .find(|l| l.contains("button \"Press me\""))
+        .unwrap_or_else(|| panic!("{snap}"));
+    let button = line
+        .split("[ref=")
+        .nth(1)
+        .unwrap()
+        .split(']')
+        .next()
+        .unwrap();
+    let r = client.call("browser_click", json!({"ref": button}));
+    assert!(
+        r["structuredContent"]["text"]
+            .as_str()
+            .unwrap()
+            .contains("button \"Clicked\""),
+        "{r}"
+    );
+    let r = client.call("browser_screenshot", json!({}));
+    assert_eq!(r["structuredContent"]["inline_width"], 800, "{r}");
+    assert_eq!(r["structuredContent"]["inline_height"], 600, "{r}");
+
+    let chromium = descendants(child.id());
+    assert!(!chromium.is_empty(), "Chromium runs under the server");
+
+    // The client goes away: the server exits and takes Chromium with it.
+    drop(client.stdin.take());
+    let status = wait_for_exit(&mut child);
+    assert!(status.success(), "{status:?}");
+    let left = alive(&chromium);
+    assert!(left.is_empty(), "still running after exit: {left:?}");
+}
+
+#[test]
+fn sigterm_stops_the_server_and_chromium() {
+    let url = serve();
+    let (mut child, mut client) = start(&["--no-db"]);
+    client.call("browser_navigate", json!({"url": url}));
+    let chromium = descendants(child.id());
+    assert!(!chromium.is_empty(), "Chromium runs under the server");
+
+    let killed = Command::new("kill")
+        .args(["-TERM", &child.id().to_string()])
+        .status()
+        .expect("run kill");
+    assert!(killed.success());
+    let status = wait_for_exit(&mut child);
+    assert!(status.success(), "a clean exit on SIGTERM: {status:?}");
+    let left = alive(&chromium);
+    assert!(left.is_empty(), "still running after SIGTERM: {left:?}");
+}
