@@ -26,8 +26,7 @@
 use std::collections::HashMap;
 use std::io::{BufRead, BufReader, IsTerminal, Write};
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
-use std::sync::mpsc;
+use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use anyhow::{Context, bail};
@@ -379,87 +378,14 @@ fn run_oracle(
     Ok(())
 }
 
-/// webfold-browser's launch flags plus the ones that keep Chromium offline.
-/// The bench starts Chromium itself (and attaches) because webfold-browser has
-/// no option for extra flags.
-const CHROMIUM_FLAGS: &[&str] = &[
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--no-default-browser-check",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--disable-extensions",
-    "--mute-audio",
-    "--hide-scrollbars",
-    "--remote-debugging-port=0",
-    // The oracle's --offline flags, the same on both sides.
+/// The oracle's `--offline` flags, added to webfold-browser's own so both
+/// sides load the same pages with every remote request failing at once.
+const OFFLINE_FLAGS: &[&str] = &[
     "--proxy-server=127.0.0.1:9",
     "--proxy-bypass-list=<-loopback>",
     "--host-resolver-rules=MAP * ~NOTFOUND",
     "--force-webrtc-ip-handling-policy=disable_non_proxied_udp",
 ];
-
-/// A Chromium we started; killed and its profile removed on drop.
-struct Chromium {
-    child: Child,
-    profile: PathBuf,
-    ws: String,
-}
-
-impl Drop for Chromium {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-        let _ = std::fs::remove_dir_all(&self.profile);
-    }
-}
-
-fn launch_chromium(scratch: &Path) -> anyhow::Result<Chromium> {
-    let exe = chromium_path();
-    if !exe.exists() {
-        bail!(
-            "no Chromium at {}; install it (Debian: apt-get install chromium) or set WEBFOLD_CHROMIUM",
-            exe.display()
-        );
-    }
-    let profile = scratch.join("chromium-profile");
-    let mut child = Command::new(&exe)
-        .args(CHROMIUM_FLAGS)
-        .arg(format!("--user-data-dir={}", profile.display()))
-        .arg(format!("--window-size={},{}", VIEWPORT.0, VIEWPORT.1))
-        .arg("about:blank")
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .spawn()
-        .with_context(|| format!("cannot start {}", exe.display()))?;
-    let stderr = child.stderr.take().context("chromium stderr")?;
-    let (tx, rx) = mpsc::channel();
-    // Keeps draining stderr after the URL, so Chromium never blocks on a full pipe.
-    std::thread::spawn(move || {
-        let mut sent = false;
-        for line in BufReader::new(stderr).lines().map_while(Result::ok) {
-            if !sent && let Some(pos) = line.find("ws://") {
-                let _ = tx.send(line[pos..].trim().to_string());
-                sent = true;
-            }
-        }
-    });
-    let ws = rx.recv_timeout(Duration::from_secs(30));
-    let chromium = Chromium {
-        child,
-        profile,
-        ws: ws.unwrap_or_default(),
-    };
-    if chromium.ws.is_empty() {
-        bail!("Chromium did not print its DevTools URL within 30 s");
-    }
-    Ok(chromium)
-}
 
 async fn live_page(
     browser: &Browser,
@@ -579,14 +505,18 @@ pub fn main(raw_args: &[String]) -> anyhow::Result<()> {
 
     // Pass 3: ours, live.
     load.push(("live", load_average()));
-    let chromium = launch_chromium(&scratch.0)?;
     let rt = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()?;
     rt.block_on(async {
         let browser = Browser::launch(BrowserOptions {
-            cdp_url: Some(chromium.ws.clone()),
+            executable: chromium_path(),
+            viewport: webfold_browser::Viewport {
+                width: VIEWPORT.0,
+                height: VIEWPORT.1,
+            },
             navigation_timeout: args.timeout,
+            extra_args: OFFLINE_FLAGS.iter().map(|f| f.to_string()).collect(),
             ..BrowserOptions::default()
         })
         .await?;
@@ -602,9 +532,9 @@ pub fn main(raw_args: &[String]) -> anyhow::Result<()> {
             progress.tick(i + 1);
         }
         progress.finish();
+        browser.close().await;
         anyhow::Ok(())
     })?;
-    drop(chromium);
 
     if let Some(dir) = &args.dump {
         dump(dir, &runs)?;

@@ -59,6 +59,9 @@ pub struct BrowserOptions {
     pub viewport: Viewport,
     pub launch_timeout: Duration,
     pub navigation_timeout: Duration,
+    /// Flags added to ours when launching, e.g. ones that keep pages offline
+    /// for a benchmark (`--proxy-server=...`, `--host-resolver-rules=...`).
+    pub extra_args: Vec<String>,
 }
 
 impl Default for BrowserOptions {
@@ -71,6 +74,7 @@ impl Default for BrowserOptions {
             viewport: Viewport::default(),
             launch_timeout: Duration::from_secs(30),
             navigation_timeout: Duration::from_secs(30),
+            extra_args: Vec::new(),
         }
     }
 }
@@ -138,6 +142,7 @@ impl Browser {
         ));
         let mut child = Command::new(&opts.executable)
             .args(FLAGS)
+            .args(&opts.extra_args)
             .arg(format!("--user-data-dir={}", profile.display()))
             .arg(format!(
                 "--window-size={},{}",
