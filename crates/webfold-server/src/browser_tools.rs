@@ -304,17 +304,7 @@ impl WebfoldTools {
     )]
     async fn browser_click(&self, Parameters(args): Parameters<ClickArgs>) -> CallToolResult {
         let step = Step::Click { r#ref: args.r#ref };
-        finish(
-            self.live_steps(
-                args.page,
-                vec![step],
-                &SnapshotParams::default(),
-                Run::Action {
-                    full: args.full.unwrap_or(false),
-                },
-            )
-            .await,
-        )
+        self.one_action(args.page, step, args.full).await
     }
 
     #[tool(
@@ -329,17 +319,7 @@ impl WebfoldTools {
             text: args.text,
             submit: args.submit.unwrap_or(false),
         };
-        finish(
-            self.live_steps(
-                args.page,
-                vec![step],
-                &SnapshotParams::default(),
-                Run::Action {
-                    full: args.full.unwrap_or(false),
-                },
-            )
-            .await,
-        )
+        self.one_action(args.page, step, args.full).await
     }
 
     #[tool(
@@ -353,17 +333,7 @@ impl WebfoldTools {
             r#ref: args.r#ref,
             values: args.values,
         };
-        finish(
-            self.live_steps(
-                args.page,
-                vec![step],
-                &SnapshotParams::default(),
-                Run::Action {
-                    full: args.full.unwrap_or(false),
-                },
-            )
-            .await,
-        )
+        self.one_action(args.page, step, args.full).await
     }
 
     #[tool(
@@ -373,17 +343,7 @@ impl WebfoldTools {
         annotations(title = "Browser: back", read_only_hint = false, destructive_hint = false, open_world_hint = true)
     )]
     async fn browser_back(&self, Parameters(args): Parameters<BackArgs>) -> CallToolResult {
-        finish(
-            self.live_steps(
-                args.page,
-                vec![Step::Back],
-                &SnapshotParams::default(),
-                Run::Action {
-                    full: args.full.unwrap_or(false),
-                },
-            )
-            .await,
-        )
+        self.one_action(args.page, Step::Back, args.full).await
     }
 
     #[tool(
@@ -451,6 +411,23 @@ impl WebfoldTools {
         let view = live.bounded(page.view(&opts, &scope)).await?;
         let headline = headline(page.name(), None, &view, &opts);
         view_result(headline, &[], &view_output(&page, view), false)
+    }
+
+    /// One action (click, type, select, back) with the default view options,
+    /// answered by the diff unless `full` asks for the whole view.
+    async fn one_action(
+        &self,
+        page: Option<String>,
+        step: Step,
+        full: Option<bool>,
+    ) -> CallToolResult {
+        let run = Run::Action {
+            full: full.unwrap_or(false),
+        };
+        finish(
+            self.live_steps(page, vec![step], &SnapshotParams::default(), run)
+                .await,
+        )
     }
 
     /// Runs steps, stopping at the first failure, then takes the one
