@@ -42,11 +42,7 @@ pub fn views() -> Vec<View> {
         View {
             name: "cnt (8000 budget)",
             render: |page, _| {
-                let opts = cnt::ViewOptions {
-                    max_tokens: cnt::DEFAULT_MAX_TOKENS,
-                    encoding: Encoding::default(),
-                    expand: None,
-                };
+                let opts = cnt::ViewOptions::default();
                 cnt::Cnt::build(page)
                     .view(&opts)
                     .map(|v| v.text)

@@ -150,7 +150,7 @@ impl Action {
                 }
             }
             Action::Expand { id } => cnt
-                .check_id(id)
+                .check_id(id, crate::contract::Surface::default())
                 .map(|_| None)
                 .map_err(|e| ActionError::BadExpand(e.to_string())),
             Action::Click { id } => {

@@ -19,6 +19,9 @@ use std::borrow::Cow;
 use std::fmt;
 use std::str::FromStr;
 
+use crate::contract::{Ctx, DEFAULT_MAX_TOKENS, Hint, Limit, Request, Surface, ViewName};
+use crate::error::Error;
+use crate::page::{NodeId, Page};
 use crate::tokens;
 
 /// Default number of lines shown (seed 002).
@@ -28,7 +31,16 @@ pub const DEFAULT_MAX_LINE_CHARS: usize = 2_000;
 
 /// How a fetched body is shown.
 #[derive(
-    Clone, Copy, Debug, Default, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize,
+    Clone,
+    Copy,
+    Debug,
+    Default,
+    PartialEq,
+    Eq,
+    Hash,
+    serde::Serialize,
+    serde::Deserialize,
+    schemars::JsonSchema,
 )]
 #[serde(rename_all = "lowercase")]
 pub enum Format {
@@ -109,6 +121,8 @@ pub struct PageOptions {
     pub max_line_chars: usize,
     /// Tokenizer for `max_tokens`.
     pub encoding: tokens::Encoding,
+    /// Whose words the footer says how to read on in.
+    pub surface: Surface,
 }
 
 impl Default for PageOptions {
@@ -119,6 +133,7 @@ impl Default for PageOptions {
             max_tokens: None,
             max_line_chars: DEFAULT_MAX_LINE_CHARS,
             encoding: tokens::Encoding::default(),
+            surface: Surface::default(),
         }
     }
 }
@@ -223,6 +238,215 @@ fn plural(n: usize, word: &str) -> String {
     }
 }
 
+/// The Markdown view's request (see [`crate::contract`]): one option set for
+/// reading a page as Markdown, fetched or given.
+#[derive(
+    Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize, schemars::JsonSchema,
+)]
+#[serde(default, deny_unknown_fields)]
+pub struct MarkdownRequest {
+    /// Only the main content (the article under its title, byline and date)
+    pub main: bool,
+    /// Only this CSS selector's first match
+    pub selector: Option<String>,
+    /// URL that relative links resolve against (default: the page's)
+    pub base_url: Option<String>,
+    /// markdown, raw or base64 (non-HTML is raw or base64 whatever is asked)
+    pub format: Option<Format>,
+    /// Lines per page; 0 shows all
+    pub max_lines: usize,
+    /// First line to show (1-based)
+    #[schemars(range(min = 1))]
+    pub start_line: usize,
+    /// Token budget
+    #[schemars(range(min = 1))]
+    pub max_tokens: Option<usize>,
+    #[serde(skip)]
+    #[schemars(skip)]
+    pub encoding: tokens::Encoding,
+    #[serde(skip)]
+    #[schemars(skip)]
+    pub surface: Surface,
+}
+
+impl Default for MarkdownRequest {
+    fn default() -> Self {
+        MarkdownRequest {
+            main: true,
+            selector: None,
+            base_url: None,
+            format: None,
+            max_lines: DEFAULT_MAX_LINES,
+            start_line: 1,
+            max_tokens: Some(DEFAULT_MAX_TOKENS),
+            encoding: tokens::Encoding::default(),
+            surface: Surface::default(),
+        }
+    }
+}
+
+impl Request for MarkdownRequest {
+    const VIEW: ViewName = ViewName::Markdown;
+    fn set_ctx(&mut self, ctx: Ctx) {
+        (self.encoding, self.surface) = (ctx.encoding, ctx.surface);
+    }
+}
+
+impl MarkdownRequest {
+    /// How the text is paged.
+    pub fn paging(&self) -> PageOptions {
+        PageOptions {
+            max_lines: self.max_lines,
+            start_line: self.start_line,
+            max_tokens: self.max_tokens,
+            encoding: self.encoding,
+            surface: self.surface,
+            ..PageOptions::default()
+        }
+    }
+
+    /// `base_url`, else the page's own address.
+    pub fn base(&self, page_url: Option<&str>) -> Result<Option<url::Url>, Error> {
+        match &self.base_url {
+            Some(u) => url::Url::parse(u).map(Some).map_err(|_| {
+                Error::InvalidOption(format!(
+                    "invalid {} '{u}': give an absolute URL such as https://example.com/page",
+                    crate::contract::parse::option_name("base_url", self.surface)
+                ))
+            }),
+            None => Ok(page_url.and_then(|u| url::Url::parse(u).ok())),
+        }
+    }
+}
+
+/// What main-content extraction found, beside its Markdown.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, schemars::JsonSchema)]
+pub struct MainContent {
+    pub title: Option<String>,
+    pub byline: Option<String>,
+    pub date: Option<String>,
+    /// Set when no article was found and the Markdown is the whole page: why.
+    pub fallback: Option<String>,
+}
+
+/// The Markdown view of a page: a page of lines and what it came from.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
+pub struct MarkdownView {
+    #[serde(flatten)]
+    pub paged: Paged,
+    pub title: Option<String>,
+    /// What extraction found, when `main` was asked for the whole page.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub main: Option<MainContent>,
+}
+
+/// The page (its main content, or the subtree `selector` names) as paged
+/// Markdown within the request's budget. `page_url` is where the page came
+/// from, for relative links.
+pub fn markdown(
+    page: &Page,
+    req: &MarkdownRequest,
+    page_url: Option<&str>,
+) -> Result<MarkdownView, Error> {
+    let opts = crate::markdown::MarkdownOptions {
+        base_url: req.base(page_url)?,
+        ..Default::default()
+    };
+    let (text, main, title) = match &req.selector {
+        Some(sel) => {
+            let root = page.query(sel)?;
+            (
+                crate::markdown::to_markdown(page, root, &opts),
+                None,
+                page.title(),
+            )
+        }
+        None if req.main => {
+            let ex = crate::extract::extract(page, &crate::extract::ExtractOptions::default());
+            let info = MainContent {
+                title: ex.metadata.title.clone(),
+                byline: ex.metadata.byline.clone(),
+                date: ex.metadata.date.clone(),
+                fallback: ex.fallback.as_ref().map(|f| f.to_string()),
+            };
+            let title = info.title.clone().or_else(|| page.title());
+            (ex.to_markdown(page, &opts), Some(info), title)
+        }
+        None => (
+            crate::markdown::to_markdown(page, NodeId::DOCUMENT, &opts),
+            None,
+            page.title(),
+        ),
+    };
+    let paged = paged_text(&text, req)?;
+    Ok(MarkdownView { paged, title, main })
+}
+
+/// A fetched body shown as `format` (see [`choose_format`]): HTML as the
+/// Markdown view, text and base64 whole, never cut; one over the budget is
+/// refused with the budget that would take it.
+pub fn fetched(
+    format: Format,
+    content: String,
+    page_url: Option<&str>,
+    req: &MarkdownRequest,
+) -> Result<MarkdownView, Error> {
+    if format == Format::Markdown {
+        let page = Page::parse(&content);
+        return markdown(&page, req, page_url);
+    }
+    let n = tokens::count(&content, req.encoding);
+    if let Some(budget) = req.max_tokens
+        && n > budget
+    {
+        return Err(Error::BudgetTooSmall {
+            what: format!("the response as {format} (never cut)"),
+            needed: n,
+            max_tokens: budget,
+            advice: format!(
+                "raise {}",
+                Hint::Raise(Limit::MaxTokens, Some(n)).spell(req.surface)
+            ),
+        });
+    }
+    let mut paged = view(format, content, &req.paging());
+    paged.tokens = Some(n);
+    Ok(MarkdownView {
+        paged,
+        title: None,
+        main: None,
+    })
+}
+
+/// `text` paged as the request says; a budget too small for any line is an
+/// error that says the smallest one that works.
+pub fn paged_text(text: &str, req: &MarkdownRequest) -> Result<Paged, Error> {
+    let paging = req.paging();
+    let paged = page_lines(text, &paging);
+    if paged.text.is_empty() && !text.is_empty() {
+        let budget = paging.max_tokens.unwrap_or(0);
+        let one = page_lines(
+            text,
+            &PageOptions {
+                max_lines: 1,
+                max_tokens: None,
+                ..paging
+            },
+        );
+        let needed = tokens::count(&one.text, paging.encoding);
+        return Err(Error::BudgetTooSmall {
+            what: format!("line {} with its note", paging.start_line.max(1)),
+            needed,
+            max_tokens: budget,
+            advice: format!(
+                "raise {}",
+                Hint::Raise(Limit::MaxTokens, Some(needed)).spell(req.surface)
+            ),
+        });
+    }
+    Ok(paged)
+}
+
 /// Pages `content` by lines. See the module docs; page 1's indicator is the seed's:
 /// `"\n\n---\n_Content truncated to first 200 lines. N more lines available._"`.
 pub fn page_lines(content: &str, opts: &PageOptions) -> Paged {
@@ -255,8 +479,16 @@ pub fn page_lines(content: &str, opts: &PageOptions) -> Paged {
         .map(|l| cut_long_line(l, opts.max_line_chars))
         .collect();
     let trailing_newline = content.ends_with('\n');
-    let render =
-        |k: usize| render_page(&shown[..k], start, total, opts.max_tokens, trailing_newline);
+    let render = |k: usize| {
+        render_page(
+            &shown[..k],
+            start,
+            total,
+            opts.max_tokens,
+            trailing_newline,
+            opts.surface,
+        )
+    };
 
     // The common case: everything fits and nothing was cut; return the content as is.
     let untouched =
@@ -330,6 +562,7 @@ fn render_page(
     total: usize,
     budget: Option<usize>,
     trailing_newline: bool,
+    surface: Surface,
 ) -> String {
     let k = shown.len();
     let remaining = total - start - k;
@@ -344,9 +577,10 @@ fn render_page(
         // Only reachable under a token budget too small for a single line.
         let budget = budget.map_or(String::new(), |b| format!(" in {b} tokens"));
         out.push_str(&format!(
-            "_No line fits{budget}. {} available from line {}: raise --max-tokens._",
+            "_No line fits{budget}. {} available from line {}: raise {}._",
             plural(remaining, "line"),
-            start + 1
+            start + 1,
+            Hint::Raise(Limit::MaxTokens, None).spell(surface)
         ));
     } else if start == 0 {
         if remaining > 0 {
@@ -355,17 +589,21 @@ fn render_page(
             out.push_str(&format!(
                 "_Content truncated to first {k} lines. {remaining} more lines available._"
             ));
+            out.push_str(&format!(
+                "\n_To read on: {}._",
+                Hint::StartLine(k + 1).spell(surface)
+            ));
         } else if trailing_newline {
             // Everything shown; only long lines were cut (their markers say so).
             out.push('\n');
         }
     } else if remaining > 0 {
         out.push_str(&format!(
-            "\n\n---\n_Showing lines {}–{} of {total}. {} available: use --start-line {}._",
+            "\n\n---\n_Showing lines {}–{} of {total}. {} available: use {}._",
             start + 1,
             start + k,
             plural(remaining, "more line"),
-            start + k + 1
+            Hint::StartLine(start + k + 1).spell(surface)
         ));
     } else {
         out.push_str(&format!(
@@ -526,9 +764,21 @@ mod tests {
         assert_eq!(
             p.text,
             format!(
-                "{expected_head}\n\n---\n_Content truncated to first 200 lines. 300 more lines available._"
+                "{expected_head}\n\n---\n_Content truncated to first 200 lines. 300 more lines available._\n_To read on: --start-line 201._"
             )
         );
+        // Each surface says how to read on in its own words; the first
+        // sentence stays the same everywhere.
+        let mcp = page_lines(
+            &content,
+            &PageOptions {
+                surface: Surface::Mcp,
+                ..opts()
+            },
+        );
+        assert!(mcp.text.ends_with(
+            "_Content truncated to first 200 lines. 300 more lines available._\n_To read on: start_line: 201._"
+        ));
         assert_eq!((p.total_lines, p.first_line, p.last_line), (500, 1, 200));
         assert!(p.truncated);
         assert_eq!(p.next_start_line, Some(201));
@@ -695,9 +945,10 @@ mod tests {
                     "budget {budget}"
                 );
                 assert!(p.text.ends_with(&format!(
-                    "_Content truncated to first {} lines. {} more lines available._",
+                    "_Content truncated to first {} lines. {} more lines available._\n_To read on: --start-line {}._",
                     p.last_line,
-                    500 - p.last_line
+                    500 - p.last_line,
+                    p.last_line + 1
                 )));
             }
             assert_eq!(p.next_start_line, Some(p.last_line + 1));

@@ -7,6 +7,7 @@ pub mod action;
 pub mod aria;
 pub mod chunk;
 pub mod cnt;
+pub mod contract;
 pub mod decode;
 pub mod error;
 pub mod extract;

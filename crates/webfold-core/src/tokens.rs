@@ -10,7 +10,16 @@ use std::str::FromStr;
 
 /// A BPE vocabulary.
 #[derive(
-    Clone, Copy, Debug, Default, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize,
+    Clone,
+    Copy,
+    Debug,
+    Default,
+    PartialEq,
+    Eq,
+    Hash,
+    serde::Serialize,
+    serde::Deserialize,
+    schemars::JsonSchema,
 )]
 #[serde(rename_all = "snake_case")]
 pub enum Encoding {
@@ -54,6 +63,22 @@ impl FromStr for Encoding {
             )),
         }
     }
+}
+
+/// The token count's request (see [`crate::contract`]).
+#[derive(
+    Clone, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize, schemars::JsonSchema,
+)]
+#[serde(default, deny_unknown_fields)]
+pub struct CountRequest {
+    /// Tokenizer vocabulary
+    pub encoding: Encoding,
+}
+
+impl crate::contract::Request for CountRequest {
+    const VIEW: crate::contract::ViewName = crate::contract::ViewName::Tokens;
+    /// The vocabulary is this view's option, not the surface's.
+    fn set_ctx(&mut self, _: crate::contract::Ctx) {}
 }
 
 /// Exact number of tokens in `text`. Special-token markers in page text count

@@ -27,6 +27,7 @@ fn views_never_exceed_the_budget() {
                     max_tokens: budget,
                     encoding,
                     expand: None,
+                    ..Default::default()
                 })
                 .unwrap_or_else(|e| panic!("{} at {budget}: {e}", cp.id));
             assert_eq!(
@@ -56,6 +57,7 @@ fn views_never_exceed_the_budget() {
                             max_tokens: budget,
                             encoding,
                             expand: Some(id),
+                            ..Default::default()
                         })
                         .unwrap_or_else(|e| panic!("{} expand {marker}: {e}", cp.id));
                     assert!(more.tokens <= budget);

@@ -59,6 +59,7 @@ fn chunk_of(
             all,
             max_tokens,
             encoding: Encoding::default(),
+            ..Default::default()
         },
     )
 }

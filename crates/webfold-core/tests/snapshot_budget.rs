@@ -565,7 +565,11 @@ fn closing_line_lists_groups_with_refs() {
         count: 3,
     }];
     assert_eq!(
-        budget::closing_line(3, &groups),
-        "# 3 lower-priority elements not shown (3 in list [ref=e7]). To see them: snapshot --ref REF (one subtree) or --selector SEL, raise --max-elements/--max-tokens, --viewport-only on a live page; chunk --ref REF gives an element's HTML"
+        budget::closing_line(3, &groups, webfold_core::contract::Surface::Cli),
+        "# 3 lower-priority elements not shown (3 in list [ref=e7]). To see them: snapshot --ref REF (one subtree) or snapshot --selector SEL, raise --max-elements or --max-tokens; chunk --ref REF gives an element's HTML"
+    );
+    assert_eq!(
+        budget::closing_line(3, &groups, webfold_core::contract::Surface::Mcp),
+        "# 3 lower-priority elements not shown (3 in list [ref=e7]). To see them: page_snapshot {ref: REF} (one subtree) or page_snapshot {selector: SEL}, raise max_elements or max_tokens; get_html_chunk {ref: REF} gives an element's HTML"
     );
 }

@@ -10,7 +10,7 @@ const PAGE: &str = "<body><nav aria-label=Main><ul><li><a href=/signin>Sign in</
 <p>Need help? <a href=/contact>Contact us</a></p><nav aria-label=Pages><a href=?p=2 rel=next>Next page</a></nav></main></body>";
 
 fn find(q: &str, opts: &FindOptions) -> snapshot::find::FindResult {
-    snapshot::find(&Page::parse(PAGE), "", q, Mode::Ai, opts, None).unwrap()
+    find_with(&Page::parse(PAGE), "", q, Mode::Ai, opts, None).unwrap()
 }
 
 #[test]
@@ -81,7 +81,7 @@ fn regex_queries_and_errors() {
         0,
         "case-sensitive without i"
     );
-    let err = snapshot::find(
+    let err = find_with(
         &Page::parse(PAGE),
         "",
         "/(unclosed/",
@@ -131,7 +131,7 @@ fn output_is_snapshot_lines_with_refs_that_snapshot_accepts() {
 #[test]
 fn a_match_inside_an_earlier_match_is_not_repeated() {
     let html = "<body><form aria-label='Post your comment'><label>Your comment <textarea></textarea></label><button>Post comment</button></form></body>";
-    let r = snapshot::find(
+    let r = find_with(
         &Page::parse(html),
         "",
         "comment",
@@ -158,7 +158,7 @@ fn limits_are_kept() {
             .collect::<String>()
     );
     let page = Page::parse(&many);
-    let r = snapshot::find(&page, "", "item", Mode::Ai, &FindOptions::default(), None).unwrap();
+    let r = find_with(&page, "", "item", Mode::Ai, &FindOptions::default(), None).unwrap();
     assert_eq!(r.total, 500);
     assert_eq!(r.matches.len(), 20);
     assert!(
@@ -173,9 +173,26 @@ fn limits_are_kept() {
         max_tokens: 1000,
         ..FindOptions::default()
     };
-    let r = snapshot::find(&page, "", "item", Mode::Ai, &opts, None).unwrap();
+    let r = find_with(&page, "", "item", Mode::Ai, &opts, None).unwrap();
     assert!(r.tokens <= 1000, "{}", r.tokens);
     assert_eq!(r.tokens, webfold_core::tokens::count_default(&r.text));
     assert!(r.matches.len() < 500 && r.matches.len() > 10);
     assert!(r.matches.iter().all(|m| m.lines.len() <= 3));
+}
+
+/// The find view with `query` and `mode` set on `opts`.
+fn find_with(
+    page: &Page,
+    url: &str,
+    query: &str,
+    mode: Mode,
+    opts: &FindOptions,
+    session: Option<&webfold_core::snapshot::SnapshotSession>,
+) -> Result<webfold_core::snapshot::find::FindResult, webfold_core::Error> {
+    let opts = FindOptions {
+        query: query.to_string(),
+        mode,
+        ..opts.clone()
+    };
+    snapshot::find(page, url, &opts, session)
 }

@@ -16,7 +16,7 @@ use crate::cache::LoadedPage;
 use crate::error::{ApiError, view_error};
 use crate::extract::{ApiJson, ApiQuery, ConvId, Params};
 use crate::service::Conversations;
-use crate::views::{self, Target};
+use crate::views;
 
 /// Longest `url`, `cwd`, `permissionMode` and `session_id` accepted.
 const MAX_FIELD_BYTES: usize = 8 * 1024;
@@ -32,6 +32,7 @@ pub fn routes() -> Router<Arc<Conversations>> {
         .route("/conversations/{id}/markdown", get(markdown))
         .route("/conversations/{id}/snapshot", get(snapshot))
         .route("/conversations/{id}/cnt", get(cnt))
+        .route("/conversations/{id}/find", get(find))
 }
 
 async fn health(State(svc): State<Arc<Conversations>>) -> Json<Value> {
@@ -206,36 +207,15 @@ async fn chunk(
     ConvId(id): ConvId,
     p: Params,
 ) -> Result<Json<views::Chunk>, ApiError> {
-    p.only(&[
-        "selector",
-        "id",
-        "ref",
-        "all",
-        "max_tokens",
-        "encoding",
-        "version",
-    ])?;
-    let target = Target::from_parts(
-        p.get("selector").map(str::to_owned),
-        p.parse("id")?,
-        p.get("ref").map(str::to_owned),
-    )
-    .map_err(ApiError::bad_request)?;
-    let opts = webfold_core::chunk::ChunkOptions {
-        all: p.flag("all")?.unwrap_or(false),
-        max_tokens: p.parse("max_tokens")?,
-        encoding: encoding(&p)?,
-    };
+    let opts: webfold_core::chunk::ChunkOptions = p.request()?;
+    opts.named().map_err(view_error)?;
     let loaded = page_of(&svc, id, &p).await?;
     let url = loaded.url.clone().unwrap_or_default();
-    let chunk = match target {
-        // Refs need the conversation's snapshot session.
-        Target::Ref(_) => {
-            let session = svc.snapshot_session(id);
-            let session = session.lock().unwrap_or_else(|p| p.into_inner());
-            views::chunk(&loaded.page, &target, &opts, &url, Some(&session))
-        }
-        _ => views::chunk(&loaded.page, &target, &opts, &url, None),
+    // Refs are numbered by the conversation's snapshot session.
+    let session = svc.snapshot_session(id);
+    let chunk = {
+        let session = session.lock().unwrap_or_else(|p| p.into_inner());
+        views::chunk(&loaded.page, &opts, &url, Some(&session))
     }
     .map_err(view_error)?;
     Ok(Json(chunk))
@@ -253,27 +233,14 @@ async fn page_of(
     })
 }
 
-fn encoding(p: &Params) -> Result<webfold_core::tokens::Encoding, ApiError> {
-    Ok(p.parse("encoding")?.unwrap_or_default())
-}
-
 async fn outline(
     State(svc): State<Arc<Conversations>>,
     ConvId(id): ConvId,
     p: Params,
 ) -> Result<Json<Value>, ApiError> {
-    p.only(&["max_depth", "exclude", "max_tokens", "encoding", "version"])?;
-    let mut opts = webfold_core::outline::OutlineOptions {
-        exclude: p.all("exclude"),
-        max_tokens: p.parse("max_tokens")?,
-        encoding: encoding(&p)?,
-        ..Default::default()
-    };
-    if let Some(d) = p.parse("max_depth")? {
-        opts.max_depth = d;
-    }
+    let opts: webfold_core::outline::OutlineOptions = p.request()?;
     let loaded = page_of(&svc, id, &p).await?;
-    let mut outline = views::outline(&loaded.page, &opts).map_err(view_error)?;
+    let mut outline = webfold_core::outline::outline(&loaded.page, &opts).map_err(view_error)?;
     outline.timestamp = svc.get(id).await.ok().map(|c| c.updated_at.max(0) as u64);
     let mut out = serde_json::to_value(&outline).map_err(|e| ApiError::internal(e.to_string()))?;
     out["version"] = json!(loaded.version);
@@ -285,49 +252,21 @@ async fn markdown(
     ConvId(id): ConvId,
     p: Params,
 ) -> Result<Json<Value>, ApiError> {
-    p.only(&[
-        "base_url",
-        "selector",
-        "max_lines",
-        "start_line",
-        "max_tokens",
-        "encoding",
-        "version",
-    ])?;
+    let req: webfold_core::fetch_view::MarkdownRequest = p.request()?;
     let loaded = page_of(&svc, id, &p).await?;
-    let mut md = webfold_core::markdown::MarkdownOptions::default();
-    let base = p
-        .get("base_url")
-        .map(str::to_owned)
-        .or_else(|| loaded.url.clone());
-    if let Some(b) = base {
-        md.base_url = Some(
-            url::Url::parse(&b)
-                .map_err(|e| ApiError::bad_request(format!("base_url '{b}': {e}")))?,
-        );
-    }
-    let root = match p.get("selector") {
-        Some(sel) => loaded.page.query(sel).map_err(view_error)?,
-        None => webfold_core::NodeId::DOCUMENT,
-    };
-    let mut paging = webfold_core::fetch_view::PageOptions {
-        encoding: encoding(&p)?,
-        ..Default::default()
-    };
-    if let Some(n) = p.parse("max_lines")? {
-        paging.max_lines = n;
-    }
-    if let Some(n) = p.parse("start_line")? {
-        paging.start_line = n;
-    }
-    paging.max_tokens = p.parse("max_tokens")?;
-    let paged = views::markdown(&loaded.page, root, &md, &paging);
-    let mut out = serde_json::to_value(&paged).map_err(|e| ApiError::internal(e.to_string()))?;
+    let view = tokio::task::spawn_blocking(move || {
+        webfold_core::fetch_view::markdown(&loaded.page, &req, loaded.url.as_deref())
+            .map(|v| (v, loaded.version))
+    })
+    .await
+    .map_err(|e| ApiError::internal(e.to_string()))?
+    .map_err(view_error)?;
+    let mut out = serde_json::to_value(&view.0).map_err(|e| ApiError::internal(e.to_string()))?;
     out["markdown"] = out["text"].take();
     if let Some(o) = out.as_object_mut() {
         o.remove("text");
     }
-    out["version"] = json!(loaded.version);
+    out["version"] = json!(view.1);
     Ok(Json(out))
 }
 
@@ -336,56 +275,14 @@ async fn snapshot(
     ConvId(id): ConvId,
     p: Params,
 ) -> Result<Json<Value>, ApiError> {
-    p.only(&[
-        "mode",
-        "interactive_only",
-        "full_snapshot",
-        "max_elements",
-        "max_tokens",
-        "viewport_only",
-        "include_history",
-        "diff",
-        "selector",
-        "ref",
-        "encoding",
-        "version",
-    ])?;
-    let mut opts = webfold_core::snapshot::SnapshotOptions {
-        encoding: encoding(&p)?,
-        ..Default::default()
-    };
-    if let Some(m) = p.get("mode") {
-        opts.mode = views::parse_mode(m).map_err(view_error)?;
-    }
-    for (name, field) in [
-        ("interactive_only", &mut opts.interactive_only),
-        ("full_snapshot", &mut opts.full_snapshot),
-        ("viewport_only", &mut opts.viewport_only),
-        ("include_history", &mut opts.include_history),
-        ("diff", &mut opts.diff),
-    ] {
-        if let Some(v) = p.flag(name)? {
-            *field = v;
-        }
-    }
-    if let Some(n) = p.parse("max_elements")? {
-        opts.max_elements = n;
-    }
-    if let Some(n) = p.parse("max_tokens")? {
-        opts.max_tokens = n;
-    }
-    let scope = match (p.get("selector"), p.get("ref")) {
-        (None, None) => webfold_core::snapshot::Scope::Page,
-        (Some(s), None) => webfold_core::snapshot::Scope::Selector(s.to_owned()),
-        (None, Some(r)) => webfold_core::snapshot::Scope::Ref(r.to_owned()),
-        _ => return Err(ApiError::bad_request("pass selector or ref, not both")),
-    };
+    let opts: webfold_core::snapshot::SnapshotOptions = p.request()?;
+    let scope = opts.scope().map_err(view_error)?;
     let loaded = page_of(&svc, id, &p).await?;
     let url = loaded.url.clone().unwrap_or_default();
     let session = svc.snapshot_session(id);
     let snap = tokio::task::spawn_blocking(move || {
         let mut session = session.lock().unwrap_or_else(|p| p.into_inner());
-        views::snapshot(&loaded.page, &url, &scope, &opts, Some(&mut session))
+        webfold_core::snapshot::snapshot(&loaded.page, &url, &scope, &opts, Some(&mut session))
             .map(|s| (s, loaded.version))
     })
     .await
@@ -396,18 +293,37 @@ async fn snapshot(
     Ok(Json(out))
 }
 
+async fn find(
+    State(svc): State<Arc<Conversations>>,
+    ConvId(id): ConvId,
+    p: Params,
+) -> Result<Json<Value>, ApiError> {
+    let opts: webfold_core::snapshot::find::FindOptions = p.request()?;
+    let loaded = page_of(&svc, id, &p).await?;
+    let url = loaded.url.clone().unwrap_or_default();
+    let session = svc.snapshot_session(id);
+    let found = tokio::task::spawn_blocking(move || {
+        let session = session.lock().unwrap_or_else(|p| p.into_inner());
+        webfold_core::snapshot::find(&loaded.page, &url, &opts, Some(&session))
+            .map(|f| (f, loaded.version))
+    })
+    .await
+    .map_err(|e| ApiError::internal(e.to_string()))?
+    .map_err(view_error)?;
+    let mut out = serde_json::to_value(&found.0).map_err(|e| ApiError::internal(e.to_string()))?;
+    out["version"] = json!(found.1);
+    Ok(Json(out))
+}
+
 async fn cnt(
     State(svc): State<Arc<Conversations>>,
     ConvId(id): ConvId,
     p: Params,
 ) -> Result<Json<Value>, ApiError> {
-    p.only(&["max_tokens", "expand", "encoding", "version"])?;
+    let opts: webfold_core::cnt::ViewOptions = p.request()?;
     let loaded = page_of(&svc, id, &p).await?;
-    let max_tokens = p.parse("max_tokens")?;
-    let expand = p.get("expand").map(str::to_owned);
-    let enc = encoding(&p)?;
     let view = tokio::task::spawn_blocking(move || {
-        views::cnt(loaded.cnt(), max_tokens, expand.as_deref(), enc).map(|v| (v, loaded.version))
+        views::cnt(loaded.cnt(), &opts).map(|v| (v, loaded.version))
     })
     .await
     .map_err(|e| ApiError::internal(e.to_string()))?
@@ -415,4 +331,60 @@ async fn cnt(
     let mut out = serde_json::to_value(&view.0).map_err(|e| ApiError::internal(e.to_string()))?;
     out["version"] = json!(view.1);
     Ok(Json(out))
+}
+
+#[cfg(test)]
+mod contract_tests {
+    //! Every hint a view writes, spelled for the bridge, names an endpoint
+    //! and parameters it accepts.
+    use webfold_core::contract::{Request, Surface, ViewName};
+
+    use crate::extract::Params;
+
+    fn accepts<R: Request>(pairs: &[(String, String)]) -> Result<(), String> {
+        Params::from_pairs(pairs.to_vec())
+            .request::<R>()
+            .map(|_| ())
+            .map_err(|e| format!("{e:?}"))
+    }
+
+    #[test]
+    fn every_hint_names_a_bridge_parameter() {
+        use webfold_core::{chunk, cnt, fetch_view, outline, snapshot, tokens};
+        for view in ViewName::ALL {
+            for hint in view.hints() {
+                let spelled = hint.spell(Surface::Http);
+                let (path, query) = match spelled.split_once('?') {
+                    Some((p, q)) => (p.to_string(), q.to_string()),
+                    None => (view.on(Surface::Http).to_string(), spelled.clone()),
+                };
+                // A bare name asks for a larger value: give it one.
+                let pairs: Vec<(String, String)> = query
+                    .split('&')
+                    .map(|kv| match kv.split_once('=') {
+                        Some((k, v)) => (k.to_string(), v.to_string()),
+                        None => (kv.to_string(), "20000".to_string()),
+                    })
+                    .map(|(k, v)| {
+                        let v = url::form_urlencoded::parse(format!("v={v}").as_bytes())
+                            .next()
+                            .map(|(_, v)| v.into_owned())
+                            .unwrap_or(v);
+                        (k, v)
+                    })
+                    .collect();
+                let r = match path.as_str() {
+                    "outline" => accepts::<outline::OutlineOptions>(&pairs),
+                    "chunk" => accepts::<chunk::ChunkOptions>(&pairs),
+                    "snapshot" => accepts::<snapshot::SnapshotOptions>(&pairs),
+                    "find" => accepts::<snapshot::find::FindOptions>(&pairs),
+                    "markdown" => accepts::<fetch_view::MarkdownRequest>(&pairs),
+                    "cnt" => accepts::<cnt::ViewOptions>(&pairs),
+                    "tokens" => accepts::<tokens::CountRequest>(&pairs),
+                    other => Err(format!("no endpoint {other}")),
+                };
+                assert!(r.is_ok(), "{view:?} writes `{spelled}`: {r:?}");
+            }
+        }
+    }
 }

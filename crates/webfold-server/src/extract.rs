@@ -5,6 +5,7 @@ use axum::extract::{FromRequest, FromRequestParts, Request};
 use axum::http::StatusCode;
 use axum::http::request::Parts;
 use serde::de::DeserializeOwned;
+use webfold_core::contract::{Ctx, Request as ViewRequest, Surface, parse, schema};
 use webfold_store::ConversationId;
 
 use crate::error::ApiError;
@@ -104,6 +105,11 @@ impl<S: Send + Sync> FromRequestParts<S> for Params {
 }
 
 impl Params {
+    #[cfg(test)]
+    pub fn from_pairs(pairs: Vec<(String, String)>) -> Self {
+        Params(pairs)
+    }
+
     /// Fails on a parameter not in `known`, naming the ones that are.
     pub fn only(&self, known: &[&str]) -> Result<(), ApiError> {
         match self.0.iter().find(|(k, _)| !known.contains(&k.as_str())) {
@@ -113,6 +119,26 @@ impl Params {
             ))),
             None => Ok(()),
         }
+    }
+
+    /// The view's request in the query. Every parameter but the bridge's own
+    /// (`encoding`, `version`) is one of the view's options, read by the same
+    /// parser every surface uses.
+    pub fn request<R: ViewRequest>(&self) -> Result<R, ApiError> {
+        const OWN: &[&str] = &["encoding", "version"];
+        let specs = schema::options::<R>();
+        let mut known: Vec<&str> = specs.iter().map(|s| s.name.as_str()).collect();
+        known.extend(OWN);
+        self.only(&known)?;
+        let encoding = self.parse("encoding")?.unwrap_or_default();
+        let pairs = self
+            .0
+            .iter()
+            .filter(|(k, _)| !OWN.contains(&k.as_str()))
+            .map(|(k, v)| (k.as_str(), v.as_str()));
+        parse::from_pairs::<R, _, _, _>(pairs, Surface::Http)
+            .map(|r| r.with_ctx(Ctx::new(Surface::Http, encoding)))
+            .map_err(|e| ApiError::bad_request(e.to_string()))
     }
 
     pub fn get(&self, name: &str) -> Option<&str> {

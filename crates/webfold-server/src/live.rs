@@ -224,7 +224,7 @@ impl LivePage {
         let (opts, scope) = (options.clone(), scope.clone());
         let (captured, session, result) = tokio::task::spawn_blocking(move || {
             let mut session = session;
-            let r = crate::views::snapshot(
+            let r = webfold_core::snapshot::snapshot(
                 &captured.page,
                 &captured.url,
                 &scope,
@@ -245,6 +245,19 @@ impl LivePage {
             url,
             title,
         })
+    }
+
+    /// The page as the page tools see it: the capture the last snapshot's refs
+    /// point into (a fresh one when there is none yet), with a copy of the
+    /// page's snapshot session so those refs resolve.
+    pub async fn current(
+        &mut self,
+    ) -> Result<(webfold_core::Page, String, SnapshotSession), LiveError> {
+        if self.last.is_none() {
+            self.last = Some(self.tab.capture().await?);
+        }
+        let last = self.last()?;
+        Ok((last.page.clone(), last.url.clone(), self.session.clone()))
     }
 
     /// The live element behind a ref or node id of the last snapshot, checked

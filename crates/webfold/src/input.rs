@@ -17,6 +17,31 @@ pub struct Input {
     pub live: Option<Page>,
 }
 
+/// What every view command reads besides the view's own options: the page,
+/// how to render it, and the tokenizer budgets count with.
+#[derive(clap::Args, Clone, Debug)]
+pub struct ViewInput {
+    /// File path, http(s) or file URL, or - for standard input
+    pub input: String,
+    /// Tokenizer vocabulary budgets and counts use
+    #[arg(long, default_value = "o200k_base", value_name = "ENCODING")]
+    pub encoding: webfold_core::tokens::Encoding,
+    #[command(flatten)]
+    pub browser: BrowserArgs,
+}
+
+impl ViewInput {
+    pub fn load(&self) -> anyhow::Result<Input> {
+        Input::load_with(&self.input, &self.browser)
+    }
+
+    /// `request` in the command line's words, with `--encoding`.
+    pub fn ctx<R: webfold_core::contract::Request>(&self, request: R) -> R {
+        use webfold_core::contract::{Ctx, Surface};
+        request.with_ctx(Ctx::new(Surface::Cli, self.encoding))
+    }
+}
+
 /// `--browser` and its options, shared by every command that renders a view.
 #[derive(clap::Args, Clone, Debug)]
 pub struct BrowserArgs {

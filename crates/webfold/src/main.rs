@@ -5,7 +5,9 @@
 //! stderr), 2 usage error (clap's own).
 
 mod cmd;
+mod flags;
 mod input;
+mod out;
 
 use clap::{Parser, Subcommand};
 
@@ -68,4 +70,79 @@ fn one_line(err: &anyhow::Error) -> String {
         }
     }
     parts.join(": ")
+}
+
+#[cfg(test)]
+mod contract_tests {
+    //! Every hint a view writes, spelled for the command line, is a command
+    //! line this binary accepts.
+    use clap::CommandFactory;
+    use webfold_core::contract::{Surface, ViewName};
+
+    use super::Cli;
+
+    /// Splits like a POSIX shell for what hints write: words and '…' quotes.
+    fn words(s: &str) -> Vec<String> {
+        let mut out = Vec::new();
+        let mut cur = String::new();
+        let mut quoted = false;
+        let mut any = false;
+        for c in s.chars() {
+            match c {
+                '\'' => {
+                    quoted = !quoted;
+                    any = true;
+                }
+                ' ' if !quoted => {
+                    if any || !cur.is_empty() {
+                        out.push(std::mem::take(&mut cur));
+                    }
+                    any = false;
+                }
+                c => cur.push(c),
+            }
+        }
+        if any || !cur.is_empty() {
+            out.push(cur);
+        }
+        out
+    }
+
+    #[test]
+    fn every_hint_is_a_valid_command_line() {
+        for view in ViewName::ALL {
+            for hint in view.hints() {
+                let spelled = hint.spell(Surface::Cli);
+                let mut argv = vec!["webfold".to_string()];
+                let mut w = words(&spelled);
+                let named = hint.view().is_some();
+                let sub = if named {
+                    w.remove(0)
+                } else {
+                    view.on(Surface::Cli).to_string()
+                };
+                argv.push(sub.clone());
+                argv.push("page.html".into());
+                if sub == "find" && !w.first().is_some_and(|x| x == "TEXT") {
+                    argv.push("TEXT".into());
+                }
+                let mut i = 0;
+                while i < w.len() {
+                    argv.push(w[i].clone());
+                    // A bare limit flag asks for a larger value: give it one.
+                    let takes_value = w[i].starts_with("--max-") || w[i] == "--lines";
+                    if takes_value && w.get(i + 1).is_none_or(|n| n.starts_with("--")) {
+                        argv.push("20000".into());
+                    }
+                    i += 1;
+                }
+                let r = Cli::command().try_get_matches_from(&argv);
+                assert!(
+                    r.is_ok(),
+                    "{view:?} writes `{spelled}`: {argv:?}: {:?}",
+                    r.err()
+                );
+            }
+        }
+    }
 }

@@ -192,7 +192,7 @@ fn errors_say_what_to_do() {
     // Node 2 is <head>: a real node, not in the CNT.
     let out = webfold(&["cnt", p, "--expand", "2"]);
     assert_eq!(out.status.code(), Some(1));
-    assert!(stderr(&out).contains("webfold chunk"), "{}", stderr(&out));
+    assert!(stderr(&out).contains("chunk --id 2"), "{}", stderr(&out));
     let out = webfold(&["cnt", p, "--expand", "9.0-9999"]);
     assert_eq!(out.status.code(), Some(1));
     let out = webfold(&["cnt", p, "--expand", "banana"]);

@@ -115,9 +115,17 @@ fn server() -> String {
     format!("http://{addr}")
 }
 
+/// Runs webfold. These tests are about converting and paging whole pages, so
+/// `markdown` and `fetch` get `--no-main` unless a test says `--main`.
 fn webfold(args: &[&str], stdin: Option<&str>) -> (i32, String, String) {
+    let whole = matches!(args.first(), Some(&"markdown" | &"fetch"))
+        && !args.iter().any(|a| *a == "--main" || *a == "--no-main");
+    let mut args = args.to_vec();
+    if whole {
+        args.push("--no-main");
+    }
     let mut child = Command::new(env!("CARGO_BIN_EXE_webfold"))
-        .args(args)
+        .args(&args)
         .env("NO_PROXY", "*")
         .env_remove("HTTP_PROXY")
         .env_remove("http_proxy")
@@ -254,7 +262,7 @@ fn long_pages_are_truncated_with_the_seed_indicator() {
     assert_eq!(code, 0);
     // 500 paragraphs separated by blank lines: 999 lines.
     assert!(out.ends_with(
-        "Paragraph number 100.\n\n\n---\n_Content truncated to first 200 lines. 799 more lines available._\n"
+        "Paragraph number 100.\n\n\n---\n_Content truncated to first 200 lines. 799 more lines available._\n_To read on: --start-line 201._\n"
     ), "{}", &out[out.len().saturating_sub(300)..]);
     let (_, out, _) = webfold(&["fetch", &url, "--start-line", "201", "--json"], None);
     let v: serde_json::Value = serde_json::from_str(&out).unwrap();
@@ -354,7 +362,7 @@ fn markdown_command_pages_and_budgets() {
     let html = long_page();
     let (code, out, _) = webfold(&["markdown", "-", "--max-lines", "10"], Some(&html));
     assert_eq!(code, 0);
-    assert!(out.ends_with("Paragraph number 5.\n\n\n---\n_Content truncated to first 10 lines. 989 more lines available._\n"), "{out}");
+    assert!(out.ends_with("Paragraph number 5.\n\n\n---\n_Content truncated to first 10 lines. 989 more lines available._\n_To read on: --start-line 11._\n"), "{out}");
     let (_, out, _) = webfold(&["markdown", "-", "--max-tokens", "50"], Some(&html));
     assert!(webfold_core::tokens::count(&out, webfold_core::tokens::Encoding::O200kBase) <= 50);
     let (_, out, _) = webfold(

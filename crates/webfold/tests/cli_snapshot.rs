@@ -96,6 +96,7 @@ fn session_file_gives_breadcrumbs_dedup_and_diffs() {
         second.contains(": (unchanged since previous page)"),
         "{second}"
     );
+    // A diff comes when asked for; an explicit snapshot is the whole view.
     let third = stdout(&webfold(&[
         "snapshot",
         &b,
@@ -103,6 +104,7 @@ fn session_file_gives_breadcrumbs_dedup_and_diffs() {
         "https://shop.example/item/2",
         "--session",
         &s,
+        "--diff",
     ]));
     assert!(
         third.contains(

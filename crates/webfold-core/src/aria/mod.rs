@@ -55,7 +55,9 @@ pub use yaml::{
 };
 
 /// Which Playwright snapshot to reproduce.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(
+    Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize, schemars::JsonSchema,
+)]
 #[serde(rename_all = "lowercase")]
 pub enum Mode {
     /// `locator.ariaSnapshot()`: no refs, hidden content dropped.

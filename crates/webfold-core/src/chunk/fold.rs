@@ -16,6 +16,7 @@
 use std::cmp::Reverse;
 use std::collections::{BinaryHeap, HashMap, HashSet};
 
+use crate::contract::{Handle, Hint, Surface};
 use crate::outline::label;
 use crate::page::{NodeData, NodeId, Page};
 use crate::select::UniqueSelectors;
@@ -139,6 +140,8 @@ pub(super) struct Folder<'a, 'p> {
     pub sizes: &'a Sizes,
     pub uniq: &'a mut UniqueSelectors<'p>,
     pub enc: Encoding,
+    /// Whose words placeholders say how to unfold in.
+    pub surface: Surface,
     /// Estimated tokens of one placeholder for children of an element.
     placeholder: HashMap<NodeId, f64>,
 }
@@ -149,12 +152,14 @@ impl<'a, 'p> Folder<'a, 'p> {
         sizes: &'a Sizes,
         uniq: &'a mut UniqueSelectors<'p>,
         enc: Encoding,
+        surface: Surface,
     ) -> Self {
         Folder {
             page,
             sizes,
             uniq,
             enc,
+            surface,
             placeholder: HashMap::new(),
         }
     }
@@ -268,6 +273,7 @@ impl<'a, 'p> Folder<'a, 'p> {
             100,
             10_000,
             Some("div.item"),
+            self.surface,
         );
         let c = tokens::count(&sample, self.enc) as f64;
         self.placeholder.insert(parent, c);
@@ -459,7 +465,7 @@ impl<'a, 'p> Folder<'a, 'p> {
                     }
                 }
                 let part = self.part(p, &members, position[i], elements);
-                replace.insert(c, placeholder_text(page, &part, c));
+                replace.insert(c, placeholder_text(page, &part, c, self.surface));
                 for &m in members.iter().skip(1).chain(gaps.iter()) {
                     replace.insert(m, String::new());
                 }
@@ -519,10 +525,16 @@ impl<'a, 'p> Folder<'a, 'p> {
     }
 }
 
-fn placeholder_text(page: &Page, part: &FoldedPart, first: NodeId) -> String {
+fn placeholder_text(page: &Page, part: &FoldedPart, first: NodeId, surface: Surface) -> String {
     if part.all {
         let same = shared_label(page, first, part.elements);
-        return range_placeholder(&part.selector, part.elements, part.bytes, same.as_deref());
+        return range_placeholder(
+            &part.selector,
+            part.elements,
+            part.bytes,
+            same.as_deref(),
+            surface,
+        );
     }
     let children = match page.element_children(first).count() {
         0 => String::new(),
@@ -530,21 +542,28 @@ fn placeholder_text(page: &Page, part: &FoldedPart, first: NodeId) -> String {
         c => format!("{c} children, "),
     };
     format!(
-        "<!-- folded {} ({children}{}): chunk --selector \"{}\" -->",
+        "<!-- folded {} ({children}{}): {} -->",
         label(page, first, true),
         human_bytes(part.bytes),
-        part.selector
+        Hint::Chunk(Handle::Selector(part.selector.clone()), false).spell(surface)
     )
 }
 
-fn range_placeholder(selector: &str, elements: usize, bytes: u64, same: Option<&str>) -> String {
+fn range_placeholder(
+    selector: &str,
+    elements: usize,
+    bytes: u64,
+    same: Option<&str>,
+    surface: Surface,
+) -> String {
     let what = match same {
         Some(l) => format!("{l} ×{elements}"),
         None => format!("{elements} elements"),
     };
     format!(
-        "<!-- folded {what} ({}): chunk --all --selector \"{selector}\" -->",
-        human_bytes(bytes)
+        "<!-- folded {what} ({}): {} -->",
+        human_bytes(bytes),
+        Hint::Chunk(Handle::Selector(selector.to_string()), true).spell(surface)
     )
 }
 

@@ -18,6 +18,7 @@
 
 mod fold;
 
+use crate::contract::{Ctx, DEFAULT_MAX_TOKENS, Handle, Hint, Limit, Request, Surface, ViewName};
 use crate::error::Error;
 use crate::page::{NodeId, Page};
 use crate::select::{Selector, UniqueSelectors, suggest_selectors};
@@ -34,14 +35,106 @@ pub enum ChunkTarget {
     Id(NodeId),
 }
 
-#[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
-#[serde(default, rename_all = "camelCase")]
+/// The chunk's request (see [`crate::contract`]): one of `selector`, `id`,
+/// `ref` names the element.
+#[derive(
+    Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize, schemars::JsonSchema,
+)]
+#[serde(default, deny_unknown_fields)]
 pub struct ChunkOptions {
-    /// Every match, not just the first.
+    /// CSS selector (first match), e.g. "section.hero"
+    pub selector: Option<String>,
+    /// Node id from an outline (@N) or CNT
+    pub id: Option<u32>,
+    /// Snapshot ref, e.g. "e12"
+    #[serde(rename = "ref")]
+    pub r#ref: Option<String>,
+    /// Every match of the selector, not just the first
     pub all: bool,
-    /// Token budget for the whole text.
+    /// Token budget; larger subtrees fold into placeholders
+    #[schemars(range(min = 1))]
     pub max_tokens: Option<usize>,
+    #[serde(skip)]
+    #[schemars(skip)]
     pub encoding: Encoding,
+    #[serde(skip)]
+    #[schemars(skip)]
+    pub surface: Surface,
+}
+
+impl Default for ChunkOptions {
+    fn default() -> Self {
+        ChunkOptions {
+            selector: None,
+            id: None,
+            r#ref: None,
+            all: false,
+            max_tokens: Some(DEFAULT_MAX_TOKENS),
+            encoding: Encoding::default(),
+            surface: Surface::default(),
+        }
+    }
+}
+
+impl Request for ChunkOptions {
+    const VIEW: ViewName = ViewName::Chunk;
+    fn set_ctx(&mut self, ctx: Ctx) {
+        (self.encoding, self.surface) = (ctx.encoding, ctx.surface);
+    }
+    fn validate(&self) -> Result<(), Error> {
+        self.named().map(|_| ())
+    }
+}
+
+/// Longest selector accepted; real selectors are far shorter, and matching
+/// cost grows with the selector.
+pub const MAX_SELECTOR_LEN: usize = 4096;
+
+/// How a request names its element.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Named {
+    Selector(String),
+    Id(NodeId),
+    Ref(String),
+}
+
+impl ChunkOptions {
+    /// The element the request names: exactly one of selector, id and ref.
+    pub fn named(&self) -> Result<Named, Error> {
+        let s = self.surface;
+        let name = |o: &str| crate::contract::parse::option_name(o, s);
+        match (&self.selector, self.id, &self.r#ref) {
+            (Some(sel), None, None) => {
+                if sel.trim().is_empty() {
+                    Err(Error::InvalidOption(format!(
+                        "{} is empty: give a CSS selector such as section.hero",
+                        name("selector")
+                    )))
+                } else if sel.len() > MAX_SELECTOR_LEN {
+                    Err(Error::InvalidOption(format!(
+                        "{} is longer than {MAX_SELECTOR_LEN} bytes",
+                        name("selector")
+                    )))
+                } else {
+                    Ok(Named::Selector(sel.clone()))
+                }
+            }
+            (None, Some(id), None) => Ok(Named::Id(NodeId(id))),
+            (None, None, Some(r)) => Ok(Named::Ref(r.clone())),
+            (None, None, None) => Err(Error::InvalidOption(format!(
+                "name the element: give one of {}, {} or {}",
+                name("selector"),
+                name("id"),
+                name("ref")
+            ))),
+            _ => Err(Error::InvalidOption(format!(
+                "give only one of {}, {} or {}",
+                name("selector"),
+                name("id"),
+                name("ref")
+            ))),
+        }
+    }
 }
 
 /// One element's HTML.
@@ -97,11 +190,27 @@ pub struct Chunks {
 /// Node ids listed in the line about omitted matches.
 const OMITTED_IDS_SHOWN: usize = 10;
 
+/// The chunk the request names: by selector, node id, or a snapshot ref as
+/// the page at `url` numbers it (with the session that handed it out).
+pub fn view(
+    page: &Page,
+    opts: &ChunkOptions,
+    url: &str,
+    session: Option<&crate::snapshot::SnapshotSession>,
+) -> Result<Chunks, Error> {
+    let target = match opts.named()? {
+        Named::Selector(s) => ChunkTarget::Selector(s),
+        Named::Id(id) => ChunkTarget::Id(id),
+        Named::Ref(r) => ChunkTarget::Id(crate::snapshot::resolve_ref(page, &r, url, session)?),
+    };
+    chunk(page, &target, opts)
+}
+
 pub fn chunk(page: &Page, target: &ChunkTarget, opts: &ChunkOptions) -> Result<Chunks, Error> {
     let matches = resolve(page, target, opts.all)?;
     let mut uniq = UniqueSelectors::new(page);
     let sizes = Sizes::new(page);
-    let mut folder = Folder::new(page, &sizes, &mut uniq, opts.encoding);
+    let mut folder = Folder::new(page, &sizes, &mut uniq, opts.encoding, opts.surface);
     let headed = opts.all;
     let total = matches.len();
     let header = |i: usize, sel: &str| {
@@ -132,7 +241,7 @@ pub fn chunk(page: &Page, target: &ChunkTarget, opts: &ChunkOptions) -> Result<C
             omitted = plan.omitted;
         }
     }
-    let mut text = render_text(&chunks, &omitted, total, &header);
+    let mut text = render_text(&chunks, &omitted, total, &header, opts.surface);
     let mut count = tokens::count(&text, opts.encoding);
     // Joining chunks can merge a token or two at the seams; drop trailing
     // matches until the whole is within budget.
@@ -141,7 +250,7 @@ pub fn chunk(page: &Page, target: &ChunkTarget, opts: &ChunkOptions) -> Result<C
             if let Some(c) = chunks.pop() {
                 omitted.insert(0, c.node_id);
             }
-            text = render_text(&chunks, &omitted, total, &header);
+            text = render_text(&chunks, &omitted, total, &header, opts.surface);
             count = tokens::count(&text, opts.encoding);
         }
         if count > budget {
@@ -149,7 +258,10 @@ pub fn chunk(page: &Page, target: &ChunkTarget, opts: &ChunkOptions) -> Result<C
                 what: "this chunk".into(),
                 needed: count,
                 max_tokens: budget,
-                advice: "raise max_tokens".into(),
+                advice: format!(
+                    "raise {}",
+                    Hint::Raise(Limit::MaxTokens, Some(count)).spell(opts.surface)
+                ),
             });
         }
     }
@@ -206,6 +318,7 @@ fn render_text(
     omitted: &[NodeId],
     total: usize,
     header: &dyn Fn(usize, &str) -> String,
+    surface: Surface,
 ) -> String {
     let mut text = String::new();
     for (i, c) in chunks.iter().enumerate() {
@@ -216,12 +329,12 @@ fn render_text(
         }
     }
     if !omitted.is_empty() {
-        text.push_str(&omitted_line(omitted, total));
+        text.push_str(&omitted_line(omitted, total, surface));
     }
     text
 }
 
-fn omitted_line(omitted: &[NodeId], total: usize) -> String {
+fn omitted_line(omitted: &[NodeId], total: usize, surface: Surface) -> String {
     let ids: Vec<String> = omitted
         .iter()
         .take(OMITTED_IDS_SHOWN)
@@ -233,8 +346,9 @@ fn omitted_line(omitted: &[NodeId], total: usize) -> String {
         ""
     };
     format!(
-        "<!-- {} of {total} matches not shown to stay within the budget: chunk --id N for each of {}{more} -->\n",
+        "<!-- {} of {total} matches not shown to stay within the budget: {} for each of {}{more} -->\n",
         omitted.len(),
+        Hint::Chunk(Handle::Id("N".into()), false).spell(surface),
         ids.join(" ")
     )
 }
@@ -260,7 +374,7 @@ fn allocate(
     let mut reserve = 0;
     if total > 1 {
         let tail = &matches[total.saturating_sub(OMITTED_IDS_SHOWN)..];
-        reserve = tokens::count(&omitted_line(tail, total), enc) + 2;
+        reserve = tokens::count(&omitted_line(tail, total, folder.surface), enc) + 2;
     }
     // (match, minimum, wanted) per shown match.
     let mut items: Vec<(NodeId, usize, usize)> = Vec::new();
@@ -324,11 +438,11 @@ fn too_small(
     budget: usize,
 ) -> Error {
     let sel = folder.uniq.selector(m).unwrap_or_default();
+    let raise = Hint::Raise(Limit::MaxTokens, Some(needed)).spell(folder.surface);
     let advice = if page.element_children(m).next().is_none() {
-        "its text cannot be folded; raise max_tokens, or read the page as Markdown in parts"
-            .to_string()
+        format!("its text cannot be folded; raise {raise}, or read the page as Markdown in parts")
     } else {
-        "raise max_tokens".to_string()
+        format!("raise {raise}")
     };
     Error::BudgetTooSmall {
         what: format!("the chunk {sel}"),

@@ -119,3 +119,16 @@ impl<'de> serde::Deserialize<'de> for CntId {
         }
     }
 }
+
+/// A string in schemas, as it is written.
+impl schemars::JsonSchema for CntId {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        "CntId".into()
+    }
+    fn inline_schema() -> bool {
+        true
+    }
+    fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        schemars::json_schema!({"type": "string"})
+    }
+}

@@ -101,6 +101,7 @@ pub use compress::Cut;
 pub use filter::is_clickable;
 pub use id::{CntId, HiddenRange};
 
+use crate::contract::{Ctx, Handle, Hint, Limit, Surface, ViewName};
 use crate::tokens::{self, Encoding};
 use crate::{Error, NodeId, Page};
 use compress::Scope;
@@ -155,26 +156,42 @@ impl CntNode {
     }
 }
 
-/// Options of a CNT view.
-#[derive(Debug, Clone)]
+/// The CNT view's request (see [`crate::contract`]).
+#[derive(
+    Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize, schemars::JsonSchema,
+)]
+#[serde(default, deny_unknown_fields)]
 pub struct ViewOptions {
-    /// The whole LLM rendering stays within this many tokens.
+    /// Token budget
+    #[schemars(range(min = 1))]
     pub max_tokens: usize,
-    pub encoding: Encoding,
-    /// Show only this node's subtree, or the children behind a marker.
+    /// A node or marker id to open, e.g. "61" or "12.3-97"
     pub expand: Option<CntId>,
+    #[serde(skip)]
+    #[schemars(skip)]
+    pub encoding: Encoding,
+    #[serde(skip)]
+    #[schemars(skip)]
+    pub surface: Surface,
 }
 
-/// The CLI contract's default budget.
-pub const DEFAULT_MAX_TOKENS: usize = 8000;
+pub use crate::contract::DEFAULT_MAX_TOKENS;
 
 impl Default for ViewOptions {
     fn default() -> Self {
         ViewOptions {
             max_tokens: DEFAULT_MAX_TOKENS,
-            encoding: Encoding::default(),
             expand: None,
+            encoding: Encoding::default(),
+            surface: Surface::default(),
         }
+    }
+}
+
+impl crate::contract::Request for ViewOptions {
+    const VIEW: ViewName = ViewName::Cnt;
+    fn set_ctx(&mut self, ctx: Ctx) {
+        (self.encoding, self.surface) = (ctx.encoding, ctx.surface);
     }
 }
 
@@ -212,16 +229,17 @@ impl Cnt {
     }
 
     /// Checks that `id` names something in this CNT, with the reason if not.
-    pub fn check_id(&self, id: &CntId) -> Result<(), Error> {
-        self.scope(id).map(|_| ())
+    pub fn check_id(&self, id: &CntId, surface: Surface) -> Result<(), Error> {
+        self.scope(id, surface).map(|_| ())
     }
 
-    fn scope(&self, id: &CntId) -> Result<Scope, Error> {
+    fn scope(&self, id: &CntId, surface: Surface) -> Result<Scope, Error> {
         match *id {
             CntId::Node(n) => match self.find(n) {
                 Some(i) => Ok(Scope::Node(i as u32)),
                 None if n.index() < self.index.len() => Err(Error::InvalidOption(format!(
-                    "node {n} is not in the CNT (hidden or filtered out); `webfold chunk INPUT --id {n}` shows its HTML"
+                    "node {n} is not in the CNT (hidden or filtered out); {} shows its HTML",
+                    Hint::Chunk(Handle::Id(n.to_string()), false).spell(surface)
                 ))),
                 None => Err(Error::UnknownNodeId(n)),
             },
@@ -256,10 +274,27 @@ impl Cnt {
     /// LLM rendering fits `opts.max_tokens`.
     pub fn view(&self, opts: &ViewOptions) -> Result<View<'_>, Error> {
         let scope = match &opts.expand {
-            Some(id) => self.scope(id)?,
+            Some(id) => self.scope(id, opts.surface)?,
             None => Scope::Whole,
         };
-        let fitted = compress::fit(self, scope, opts.max_tokens, opts.encoding)?;
+        let fitted =
+            compress::fit(self, scope, opts.max_tokens, opts.encoding).map_err(|e| match e {
+                Error::BudgetTooSmall {
+                    what,
+                    needed,
+                    max_tokens,
+                    ..
+                } => Error::BudgetTooSmall {
+                    what,
+                    needed,
+                    max_tokens,
+                    advice: format!(
+                        "raise {}, or expand a smaller part",
+                        Hint::Raise(Limit::MaxTokens, Some(needed)).spell(opts.surface)
+                    ),
+                },
+                other => other,
+            })?;
         Ok(View {
             cnt: self,
             scope,
@@ -281,7 +316,7 @@ impl Cnt {
         encoding: Encoding,
     ) -> Result<View<'_>, Error> {
         let scope = match expand {
-            Some(id) => self.scope(id)?,
+            Some(id) => self.scope(id, Surface::default())?,
             None => Scope::Whole,
         };
         let (text, stats) = render::text(self, scope, cut);

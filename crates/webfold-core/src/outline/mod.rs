@@ -40,6 +40,7 @@ mod scope;
 
 pub(crate) use scope::label;
 
+use crate::contract::{Ctx, DEFAULT_MAX_TOKENS, Hint, Limit, Surface, ViewName};
 use crate::error::Error;
 use crate::page::{NodeId, Page};
 use crate::tokens::{self, Encoding};
@@ -51,16 +52,33 @@ pub const DEFAULT_MAX_DEPTH: usize = 4;
 /// Deepest outline we draw: beyond it lines are mostly indentation.
 pub const MAX_DEPTH_LIMIT: usize = 64;
 
-#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
-#[serde(default, rename_all = "camelCase")]
+/// The outline's request (see [`crate::contract`]).
+#[derive(
+    Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize, schemars::JsonSchema,
+)]
+#[serde(default, deny_unknown_fields)]
 pub struct OutlineOptions {
-    /// Levels of lines below the root; clamped to [`MAX_DEPTH_LIMIT`].
+    /// Levels below <body> (a wrapper chain is one)
+    #[schemars(range(min = 1, max = 64))]
     pub max_depth: usize,
-    /// CSS selectors of elements to leave out, with their subtrees.
+    /// CSS selectors to leave out, with their subtrees
     pub exclude: Vec<String>,
-    /// Token budget for the text.
+    /// Token budget
+    #[schemars(range(min = 1))]
     pub max_tokens: Option<usize>,
+    #[serde(skip)]
+    #[schemars(skip)]
     pub encoding: Encoding,
+    #[serde(skip)]
+    #[schemars(skip)]
+    pub surface: Surface,
+}
+
+impl crate::contract::Request for OutlineOptions {
+    const VIEW: ViewName = ViewName::Outline;
+    fn set_ctx(&mut self, ctx: Ctx) {
+        (self.encoding, self.surface) = (ctx.encoding, ctx.surface);
+    }
 }
 
 impl Default for OutlineOptions {
@@ -68,8 +86,9 @@ impl Default for OutlineOptions {
         OutlineOptions {
             max_depth: DEFAULT_MAX_DEPTH,
             exclude: Vec::new(),
-            max_tokens: None,
+            max_tokens: Some(DEFAULT_MAX_TOKENS),
             encoding: Encoding::default(),
+            surface: Surface::default(),
         }
     }
 }
@@ -149,7 +168,7 @@ pub fn outline(page: &Page, opts: &OutlineOptions) -> Result<Outline, Error> {
         .ok_or_else(|| Error::InvalidOption("the page has no elements to outline".into()))?;
     let plan = plan::build(&scope, root, max_depth);
     let total = scope.count_outlined(root);
-    let mut r = render::Renderer::new(&scope, &plan, total);
+    let mut r = render::Renderer::new(&scope, &plan, total, opts.surface);
     let all = plan.entries.len();
     let enc = opts.encoding;
 
@@ -164,7 +183,10 @@ pub fn outline(page: &Page, opts: &OutlineOptions) -> Result<Outline, Error> {
                     what: "the outline of this page".into(),
                     needed: smallest_tokens,
                     max_tokens: budget,
-                    advice: "raise max_tokens".into(),
+                    advice: format!(
+                        "raise {}",
+                        Hint::Raise(Limit::MaxTokens, Some(smallest_tokens)).spell(opts.surface)
+                    ),
                 });
             }
             // Tokens grow with lines (not strictly: previews move text to

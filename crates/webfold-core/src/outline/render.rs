@@ -5,6 +5,7 @@ use super::plan::{Entry, Plan};
 use super::preview::preview;
 use super::scope::{Scope, label, label_is_unique};
 use super::{CutPart, DomNode};
+use crate::contract::{Handle, Hint, Surface};
 use crate::page::NodeId;
 use crate::select::UniqueSelectors;
 
@@ -18,6 +19,8 @@ pub(super) struct Renderer<'s, 'p> {
     shown: Vec<u32>,
     generation: u32,
     pub total_elements: usize,
+    /// Whose words the cut note is written in.
+    surface: Surface,
 }
 
 pub(super) struct Rendered {
@@ -28,8 +31,14 @@ pub(super) struct Rendered {
 }
 
 impl<'s, 'p> Renderer<'s, 'p> {
-    pub fn new(scope: &'s Scope<'p>, plan: &'s Plan, total_elements: usize) -> Self {
+    pub fn new(
+        scope: &'s Scope<'p>,
+        plan: &'s Plan,
+        total_elements: usize,
+        surface: Surface,
+    ) -> Self {
         Renderer {
+            surface,
             scope,
             plan,
             uniq: UniqueSelectors::new(scope.page),
@@ -211,11 +220,16 @@ impl<'s, 'p> Renderer<'s, 'p> {
                 .map(|b| format!(" {b} tokens"))
                 .unwrap_or_default();
             text.push_str(&format!(
-                "[cut to fit{budget}: {shown_elements} of {} elements shown. Unfold a part with chunk --selector SEL, or chunk --id N for @N]\n",
-                self.total_elements
+                "[cut to fit{budget}: {shown_elements} of {} elements shown. Unfold a part with {}, or {} for @N]\n",
+                self.total_elements,
+                Hint::Chunk(Handle::Selector("SEL".into()), false).spell(self.surface),
+                Hint::Chunk(Handle::Id("N".into()), false).spell(self.surface),
             ));
         } else if any_handle {
-            text.push_str("[@N: node id, unfold with chunk --id N]\n");
+            text.push_str(&format!(
+                "[@N: node id, unfold with {}]\n",
+                Hint::Chunk(Handle::Id("N".into()), false).spell(self.surface)
+            ));
         }
         Rendered {
             text,

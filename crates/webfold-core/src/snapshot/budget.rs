@@ -29,6 +29,7 @@ use std::cell::Cell;
 
 use super::parse::{Line, LineKind, SnapTree, push_line};
 use super::priority::{element_priority, is_interactive_role, order_by_priority};
+use crate::contract::{Handle, Hint, Limit, Surface, Switch};
 use crate::tokens::{self, Encoding};
 
 /// What the budget works with, besides the tree.
@@ -39,6 +40,8 @@ pub struct BudgetParams {
     pub max_elements: usize,
     pub max_tokens: usize,
     pub encoding: Encoding,
+    /// Whose words the notes say how to get more in.
+    pub surface: Surface,
 }
 
 /// Why elements were cut.
@@ -339,9 +342,14 @@ struct Plan {
 }
 
 fn header_only(mut out: Budgeted, params: &BudgetParams) -> Budgeted {
+    let s = params.surface;
     let text = format!(
-        "# Elements: 0 of {} (truncated: token budget)\n# This view does not fit in {} tokens; raise --max-tokens or snapshot a subtree with --ref/--selector",
-        out.total, params.max_tokens
+        "# Elements: 0 of {} (truncated: token budget)\n# This view does not fit in {} tokens; raise {} or snapshot a subtree with {} or {}",
+        out.total,
+        params.max_tokens,
+        Hint::Raise(Limit::MaxTokens, None).spell(s),
+        Hint::Snapshot(Handle::Ref("REF".into())).spell(s),
+        Hint::Snapshot(Handle::Selector("SEL".into())).spell(s),
     );
     out.tokens = tokens::count(&text, params.encoding);
     out.text = text;
@@ -378,29 +386,41 @@ fn closing_reserve(params: &BudgetParams) -> usize {
     };
     let text = format!(
         "{}\n{}\n{}\n{}\n",
-        closing_line(99999, &[group.clone(), group.clone(), group]),
-        details_note(99999),
-        repeated_note(99999),
-        SHORTENED_NOTE
+        closing_line(
+            99999,
+            &[group.clone(), group.clone(), group],
+            params.surface
+        ),
+        details_note(99999, params.surface),
+        repeated_note(99999, params.surface),
+        shortened_note(params.surface)
     );
     tokens::count(&text, params.encoding) + 8
 }
 
 /// Says how many links were left out as repeats, and how to list them.
-pub fn repeated_note(n: usize) -> String {
+pub fn repeated_note(n: usize, s: Surface) -> String {
     format!(
-        "# {n} repeated links not listed again (same name and URL as a listed link): find NAME lists each with its ref"
+        "# {n} repeated links not listed again (same name and URL as a listed link): {} lists each with its ref",
+        Hint::Find.spell(s)
     )
 }
 
 /// Printed when a shown name or URL was cut with `…`.
-pub const SHORTENED_NOTE: &str =
-    "# Names and URLs ending in … are cut short: find TEXT or --full prints them whole";
+pub fn shortened_note(s: Surface) -> String {
+    format!(
+        "# Names and URLs ending in … are cut short: {} or {} prints them whole",
+        Hint::Find.spell(s),
+        Hint::Switch(Switch::FullSnapshot, true).spell(s)
+    )
+}
 
 /// Says that some printed elements lack their props or text, and how to get them.
-pub fn details_note(n: usize) -> String {
+pub fn details_note(n: usize, s: Surface) -> String {
     format!(
-        "# {n} elements shown without their /url or text to fit the budget: snapshot --ref REF or find prints them"
+        "# {n} elements shown without their /url or text to fit the budget: {} or {} prints them",
+        Hint::Snapshot(Handle::Ref("REF".into())).spell(s),
+        Hint::Find.spell(s)
     )
 }
 
@@ -617,7 +637,7 @@ fn finish(
             }
             None => group_cut(tree, &cut),
         };
-        tail.push_str(&closing_line(cut.len(), &cut_groups));
+        tail.push_str(&closing_line(cut.len(), &cut_groups, params.surface));
         tail.push('\n');
     }
     let bare = ranked
@@ -625,11 +645,11 @@ fn finish(
         .filter(|&&k| sel.shown[k] && sel.has_details(k) && !sel.details_shown(k))
         .count();
     if bare > 0 {
-        tail.push_str(&details_note(bare));
+        tail.push_str(&details_note(bare, params.surface));
         tail.push('\n');
     }
     if repeated > 0 {
-        tail.push_str(&repeated_note(repeated));
+        tail.push_str(&repeated_note(repeated, params.surface));
         tail.push('\n');
     }
     if let Some(c) = compaction
@@ -637,12 +657,13 @@ fn finish(
             .iter()
             .any(|&i| c.shortened.get(i).copied().unwrap_or(false))
     {
-        tail.push_str(SHORTENED_NOTE);
+        tail.push_str(&shortened_note(params.surface));
         tail.push('\n');
     }
     if outside_viewport > 0 {
         tail.push_str(&format!(
-            "# {outside_viewport} more elements are outside the viewport: drop --viewport-only to include them\n"
+            "# {outside_viewport} more elements are outside the viewport: {} includes them\n",
+            Hint::Switch(Switch::ViewportOnly, false).spell(params.surface)
         ));
     }
     for note in &frame.notes {
@@ -764,7 +785,7 @@ pub(crate) fn label(l: &Line) -> String {
 }
 
 /// Says how many were cut, where most of them are, and how to get them.
-pub fn closing_line(cut: usize, groups: &[CutGroup]) -> String {
+pub fn closing_line(cut: usize, groups: &[CutGroup], surface: Surface) -> String {
     let mut s = format!("# {cut} lower-priority elements not shown");
     let located: Vec<String> = groups
         .iter()
@@ -779,6 +800,14 @@ pub fn closing_line(cut: usize, groups: &[CutGroup]) -> String {
         s.push_str(&located.join(", "));
         s.push(')');
     }
-    s.push_str(". To see them: snapshot --ref REF (one subtree) or --selector SEL, raise --max-elements/--max-tokens, --viewport-only on a live page; chunk --ref REF gives an element's HTML");
+    let say = |h: Hint| h.spell(surface);
+    s.push_str(&format!(
+        ". To see them: {} (one subtree) or {}, raise {} or {}; {} gives an element's HTML",
+        say(Hint::Snapshot(Handle::Ref("REF".into()))),
+        say(Hint::Snapshot(Handle::Selector("SEL".into()))),
+        say(Hint::Raise(Limit::MaxElements, None)),
+        say(Hint::Raise(Limit::MaxTokens, None)),
+        say(Hint::Chunk(Handle::Ref("REF".into()), false)),
+    ));
     s
 }

@@ -11,6 +11,7 @@
 //! earlier match's lines is not printed again.
 
 use super::parse::{LineKind, SnapTree, push_line};
+use crate::contract::{Ctx, Handle, Hint, Limit, Request, Surface, ViewName};
 use crate::error::Error;
 use crate::page::collapse_whitespace;
 use crate::tokens::{self, Encoding};
@@ -68,24 +69,61 @@ impl Query {
     }
 }
 
-/// How much to show.
-#[derive(Clone, Debug)]
+/// The find view's request (see [`crate::contract`]): what to look for and how much to show.
+#[derive(
+    Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize, schemars::JsonSchema,
+)]
+#[serde(default, deny_unknown_fields)]
 pub struct FindOptions {
+    /// Text (case-insensitive) or /regex/ to find in names, values, text and URLs
+    pub query: String,
+    /// ai (with refs) or aria
+    pub mode: crate::aria::Mode,
+    /// Matches shown at most
+    #[schemars(range(min = 1))]
     pub max_matches: usize,
-    /// Lines of each match's subtree to print (its own line included).
+    /// Snapshot lines shown per match
+    #[serde(rename = "lines")]
+    #[schemars(range(min = 1))]
     pub lines_per_match: usize,
+    /// Token budget
+    #[schemars(range(min = 1))]
     pub max_tokens: usize,
+    #[serde(skip)]
+    #[schemars(skip)]
     pub encoding: Encoding,
+    #[serde(skip)]
+    #[schemars(skip)]
+    pub surface: Surface,
 }
 
 impl Default for FindOptions {
     fn default() -> Self {
         FindOptions {
+            query: String::new(),
+            mode: crate::aria::Mode::Ai,
             max_matches: DEFAULT_MAX_MATCHES,
             lines_per_match: DEFAULT_LINES_PER_MATCH,
             max_tokens: super::DEFAULT_MAX_TOKENS,
             encoding: Encoding::default(),
+            surface: Surface::default(),
         }
+    }
+}
+
+impl Request for FindOptions {
+    const VIEW: ViewName = ViewName::Find;
+    fn set_ctx(&mut self, ctx: Ctx) {
+        (self.encoding, self.surface) = (ctx.encoding, ctx.surface);
+    }
+    fn validate(&self) -> Result<(), Error> {
+        if self.query.trim().is_empty() {
+            return Err(Error::InvalidOption(format!(
+                "say what to find: {} is a text (case-insensitive) or a /regex/",
+                crate::contract::parse::option_name("query", self.surface)
+            )));
+        }
+        Ok(())
     }
 }
 
@@ -162,15 +200,17 @@ pub fn find_in_tree(
     // Lines already printed: a match inside an earlier match's lines adds nothing.
     let mut printed_until: Option<(usize, usize)> = None;
     let mut skipped = 0;
+    let mut match_limit = false;
     for &h in hits.iter() {
         if blocks.len() >= options.max_matches {
+            match_limit = true;
             break;
         }
         if printed_until.is_some_and(|(start, end)| h > start && h < end) {
             skipped += 1;
             continue;
         }
-        let m = describe(tree, h, options.lines_per_match);
+        let m = describe(tree, h, options.lines_per_match, options.surface);
         let mut block = String::from("\n# in: ");
         block.push_str(if m.path.is_empty() { "(top level)" } else { "" });
         block.push_str(&m.path.join(" > "));
@@ -198,8 +238,15 @@ pub fn find_in_tree(
         }
         let left = total - blocks.len() - skipped;
         if left > 0 {
+            // Name the limit that stopped the list, not always the budget.
+            let limit = if match_limit && blocks.len() >= options.max_matches {
+                Limit::MaxMatches
+            } else {
+                Limit::MaxTokens
+            };
             text.push_str(&format!(
-                "\n# {left} more not shown: narrow the query, or raise --max-tokens"
+                "\n# {left} more not shown: narrow the query, or raise {}",
+                Hint::Raise(limit, None).spell(options.surface)
             ));
         }
         let n = tokens::count(&text, options.encoding);
@@ -217,7 +264,7 @@ pub fn find_in_tree(
     }
 }
 
-fn describe(tree: &SnapTree, i: usize, max_lines: usize) -> FindMatch {
+fn describe(tree: &SnapTree, i: usize, max_lines: usize, surface: Surface) -> FindMatch {
     let l = &tree.lines[i];
     // Nameless generic wrappers say nothing about where a node is.
     let mut path: Vec<String> = tree
@@ -248,9 +295,10 @@ fn describe(tree: &SnapTree, i: usize, max_lines: usize) -> FindMatch {
     }
     let rest = end - i - lines.len();
     if rest > 0 {
+        let r = l.aria_ref.as_deref().unwrap_or("REF");
         lines.push(format!(
-            "# … {rest} more lines: snapshot --ref {}",
-            l.aria_ref.as_deref().unwrap_or("REF")
+            "# … {rest} more lines: {}",
+            Hint::Snapshot(Handle::Ref(r.to_string())).spell(surface)
         ));
     }
     FindMatch {

@@ -30,6 +30,7 @@ pub mod priority;
 pub mod session;
 
 use crate::aria::{self, Mode, RefAllocator};
+use crate::contract::{Ctx, Handle, Hint, Request, Surface, Switch, ViewName};
 use crate::error::Error;
 use crate::page::{NodeData, NodeId, Page};
 use crate::tokens::{self, Encoding};
@@ -45,26 +46,42 @@ pub const MAX_ELEMENTS_RANGE: (usize, usize) = (1, 1000);
 pub const DEFAULT_MAX_TOKENS: usize = 8000;
 pub const MAX_TOKENS_RANGE: (usize, usize) = (1000, 50_000);
 
-/// Seed 001's `SnapshotOptions`, plus the mode, tokenizer and diff switch.
-#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
-#[serde(default)]
+/// The snapshot's request (see [`crate::contract`]): the budget options
+/// with their defaults and clamps, the mode and the part of the page.
+#[derive(
+    Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize, schemars::JsonSchema,
+)]
+#[serde(default, deny_unknown_fields)]
 pub struct SnapshotOptions {
+    /// ai (with refs) or aria
     pub mode: Mode,
-    /// Count and keep interactive elements only; other nodes appear as their ancestors.
+    /// Count and keep interactive elements only
     pub interactive_only: bool,
-    /// Bypass every limit (and dedup and diff).
+    /// Everything, no limits
     pub full_snapshot: bool,
-    /// Clamped to 1–1000.
+    /// Elements kept at most
+    #[schemars(range(min = 1, max = 1000))]
     pub max_elements: usize,
-    /// Clamped to 1000–50000; the whole output, header included, stays within it.
+    /// Token budget, header included
+    #[schemars(range(min = 1000, max = 50000))]
     pub max_tokens: usize,
-    /// Only elements in the viewport; needs a live page's layout.
+    /// Only elements in the viewport (live pages)
     pub viewport_only: bool,
-    /// Print the session's navigation breadcrumbs.
+    /// Show navigation breadcrumbs
     pub include_history: bool,
-    /// In a session, a repeated snapshot of the same URL prints only what changed.
+    /// Only what changed since the last snapshot of this page
     pub diff: bool,
+    /// Only the subtree of this CSS selector's first match
+    pub selector: Option<String>,
+    /// Only the subtree of this ref
+    #[serde(rename = "ref")]
+    pub r#ref: Option<String>,
+    #[serde(skip)]
+    #[schemars(skip)]
     pub encoding: Encoding,
+    #[serde(skip)]
+    #[schemars(skip)]
+    pub surface: Surface,
 }
 
 impl Default for SnapshotOptions {
@@ -77,14 +94,27 @@ impl Default for SnapshotOptions {
             max_tokens: DEFAULT_MAX_TOKENS,
             viewport_only: false,
             include_history: true,
-            diff: true,
+            diff: false,
+            selector: None,
+            r#ref: None,
             encoding: Encoding::default(),
+            surface: Surface::default(),
         }
     }
 }
 
+impl Request for SnapshotOptions {
+    const VIEW: ViewName = ViewName::Snapshot;
+    fn set_ctx(&mut self, ctx: Ctx) {
+        (self.encoding, self.surface) = (ctx.encoding, ctx.surface);
+    }
+    fn validate(&self) -> Result<(), Error> {
+        self.scope().map(|_| ())
+    }
+}
+
 impl SnapshotOptions {
-    /// The options with `max_elements` and `max_tokens` clamped to the seed's ranges.
+    /// The options with `max_elements` and `max_tokens` clamped to their ranges.
     pub fn clamped(&self) -> SnapshotOptions {
         let mut o = self.clone();
         o.max_elements = o
@@ -92,6 +122,20 @@ impl SnapshotOptions {
             .clamp(MAX_ELEMENTS_RANGE.0, MAX_ELEMENTS_RANGE.1);
         o.max_tokens = o.max_tokens.clamp(MAX_TOKENS_RANGE.0, MAX_TOKENS_RANGE.1);
         o
+    }
+
+    /// The part of the page `selector` or `ref` names (the whole page when neither).
+    pub fn scope(&self) -> Result<Scope, Error> {
+        match (&self.selector, &self.r#ref) {
+            (None, None) => Ok(Scope::Page),
+            (Some(s), None) => Ok(Scope::Selector(s.clone())),
+            (None, Some(r)) => Ok(Scope::Ref(r.clone())),
+            _ => Err(Error::InvalidOption(format!(
+                "give {} or {}, not both",
+                crate::contract::parse::option_name("selector", self.surface),
+                crate::contract::parse::option_name("ref", self.surface)
+            ))),
+        }
     }
 }
 
@@ -276,9 +320,12 @@ pub fn snapshot(
 ) -> Result<Snapshot, Error> {
     let opts = options.clamped();
     if opts.viewport_only && !page.has_layout() {
-        return Err(Error::InvalidOption(
-            "--viewport-only needs a live page: static HTML has no viewport. Snapshot a live browser page, or drop --viewport-only (and use --selector/--ref for a part of the page)".into(),
-        ));
+        let name = crate::contract::parse::option_name("viewport_only", opts.surface);
+        return Err(Error::InvalidOption(format!(
+            "{name} needs a live page: static HTML has no viewport. Snapshot a live browser page, or leave out {name} (and snapshot a part of the page with {} or {})",
+            crate::contract::parse::option_name("selector", opts.surface),
+            crate::contract::parse::option_name("ref", opts.surface),
+        )));
     }
     let title = page.title();
     let scoped = *scope != Scope::Page;
@@ -335,7 +382,8 @@ pub fn snapshot(
             let roots = lines_under(&prepared, page, target);
             if roots.is_empty() {
                 return Err(Error::InvalidOption(format!(
-                    "'{sel}' matches an element with nothing in the accessibility tree (hidden or presentational): try a parent, or `webfold chunk --selector` for its HTML"
+                    "'{sel}' matches an element with nothing in the accessibility tree (hidden or presentational): try a parent, or {} for its HTML",
+                    Hint::Chunk(Handle::Selector(sel.clone()), false).spell(opts.surface)
                 )));
             }
             subtree_forest(&prepared, &roots)
@@ -385,10 +433,14 @@ pub fn snapshot(
         max_elements: opts.max_elements,
         max_tokens: opts.max_tokens,
         encoding: opts.encoding,
+        surface: opts.surface,
     };
     let mut notes = Vec::new();
     if opts.interactive_only {
-        notes.push("# Interactive elements only; all roles (--all-roles, interactive_only: false) add text and structure".to_string());
+        notes.push(format!(
+            "# Interactive elements only; all roles ({}) add text and structure",
+            Hint::Switch(Switch::InteractiveOnly, false).spell(opts.surface)
+        ));
     }
 
     // Fewer tokens for the same facts (see `compact`); refs and lines stay parseable.
@@ -406,13 +458,14 @@ pub fn snapshot(
         if !text.is_empty() {
             text.push('\n');
         }
+        let whole = Hint::Switch(Switch::Diff, false).spell(opts.surface);
         if stats.is_empty() {
-            text.push_str(
-                "# No changes since the last snapshot of this page (--no-diff or full: true prints it whole)",
-            );
+            text.push_str(&format!(
+                "# No changes since the last snapshot of this page ({whole} prints it whole)"
+            ));
         } else {
             text.push_str(&format!(
-                "# Changes since the last snapshot of this page: {} added, {} removed, {} changed (--no-diff or full: true prints it whole)\n",
+                "# Changes since the last snapshot of this page: {} added, {} removed, {} changed ({whole} prints it whole)\n",
                 stats.added, stats.removed, stats.changed
             ));
             // The same line forms as the view, every changed line and its path kept.
@@ -420,7 +473,7 @@ pub fn snapshot(
             text.push_str(&c.tree.render());
             if c.shortened.contains(&true) {
                 text.push('\n');
-                text.push_str(budget::SHORTENED_NOTE);
+                text.push_str(&budget::shortened_note(opts.surface));
             }
         }
         let t = tokens::count(&text, opts.encoding);
@@ -555,13 +608,17 @@ pub fn resolve_ref(
 pub fn find(
     page: &Page,
     url: &str,
-    query: &str,
-    mode: Mode,
     options: &find::FindOptions,
     session: Option<&SnapshotSession>,
 ) -> Result<find::FindResult, Error> {
+    let query = options.query.as_str();
+    if query.trim().is_empty() {
+        return Err(Error::InvalidOption(
+            "say what to find: a text (case-insensitive) or a /regex/".into(),
+        ));
+    }
     let q = find::Query::parse(query)?;
     let mut scratch = session.cloned();
-    let (p, _) = prepare(page, mode, url, scratch.as_mut())?;
+    let (p, _) = prepare(page, options.mode, url, scratch.as_mut())?;
     Ok(find::find_in_tree(&p.tree, query, &q, options))
 }

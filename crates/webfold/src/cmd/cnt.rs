@@ -1,10 +1,10 @@
-//! `webfold cnt`: the compressed node tree (seed 003), budgeted.
+//! `webfold cnt`: the compressed node tree, budgeted.
 
 use clap::Parser;
-use webfold_core::cnt::{Cnt, CntId, DEFAULT_MAX_TOKENS, ViewOptions};
-use webfold_core::tokens::Encoding;
+use webfold_core::cnt::{Cnt, ViewOptions};
 
-use crate::input::Input;
+use crate::flags::Flags;
+use crate::input::ViewInput;
 
 /// Print the page as a compressed node tree (CNT) that fits a token budget.
 ///
@@ -22,14 +22,10 @@ use crate::input::Input;
   webfold chunk page.html --id 61             # the original HTML behind node 61
   webfold cnt page.html --html > cnt.html     # look at the tree in a browser")]
 pub struct Args {
-    /// File path, http(s) or file URL, or - for standard input
-    input: String,
-    /// Token budget for the tree as an LLM reads it (the text format)
-    #[arg(long, value_name = "N", default_value_t = DEFAULT_MAX_TOKENS)]
-    max_tokens: usize,
-    /// Show what a marker hides (P.F-L) or one node's subtree (ID), compressed the same way
-    #[arg(long, value_name = "ID")]
-    expand: Option<CntId>,
+    #[command(flatten)]
+    input: ViewInput,
+    #[command(flatten)]
+    view: Flags<ViewOptions>,
     /// Print the same view as a standalone HTML page, compressed nodes outlined
     #[arg(long, conflicts_with = "json")]
     html: bool,
@@ -37,27 +33,18 @@ pub struct Args {
     /// with compressed {id, hidden} where children are hidden
     #[arg(long)]
     json: bool,
-    /// Tokenizer vocabulary for counting
-    #[arg(long, default_value = "o200k_base")]
-    encoding: Encoding,
-    #[command(flatten)]
-    browser: crate::input::BrowserArgs,
 }
 
 pub fn run(args: Args) -> anyhow::Result<()> {
-    let page = Input::load_with(&args.input, &args.browser)?.page();
+    let page = args.input.load()?.page();
     let cnt = Cnt::build(&page);
-    let view = cnt.view(&ViewOptions {
-        max_tokens: args.max_tokens,
-        encoding: args.encoding,
-        expand: args.expand,
-    })?;
+    let opts = args.input.ctx(args.view.request);
+    let view = cnt.view(&opts)?;
     if args.json {
-        println!("{}", view.to_json());
+        crate::out::line(&view.to_json())
     } else if args.html {
-        print!("{}", view.to_html());
+        crate::out::line(&view.to_html())
     } else {
-        print!("{}", view.text);
+        crate::out::view(&view.text, view.tokens, Some(opts.max_tokens))
     }
-    Ok(())
 }

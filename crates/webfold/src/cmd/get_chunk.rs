@@ -2,26 +2,21 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use clap::Parser;
+use webfold_core::chunk::ChunkOptions;
 
-/// Print one element's HTML from a conversation on a running bridge (seed 000's CLI client).
+use crate::flags::Flags;
+
+/// Print one element's HTML from a conversation on a running bridge.
 #[derive(Parser)]
 #[command(
-    group = clap::ArgGroup::new("target").required(true).args(["selector", "id", "ref"]),
     after_help = "Example:\n  webfold get-chunk --conversation-id 3f2a…c9 --selector \"section.hero\"\n\nOn error prints `Error: …` on stderr and exits with code 1."
 )]
 pub struct Args {
     /// Conversation id returned by POST /conversations
     #[arg(long)]
     conversation_id: String,
-    /// CSS selector of the element (the first match is printed)
-    #[arg(long)]
-    selector: Option<String>,
-    /// Node id from an outline (@N) or CNT view
-    #[arg(long)]
-    id: Option<u32>,
-    /// Ref from an accessibility snapshot
-    #[arg(long = "ref")]
-    r#ref: Option<String>,
+    #[command(flatten)]
+    view: Flags<ChunkOptions>,
     /// Bridge server URL
     #[arg(long, default_value = "http://localhost:3456")]
     bridge_url: String,
@@ -35,10 +30,7 @@ pub struct Args {
 
 pub fn run(args: Args) -> anyhow::Result<()> {
     match fetch(&args) {
-        Ok(out) => {
-            println!("{out}");
-            Ok(())
-        }
+        Ok(out) => crate::out::line(&out),
         Err(msg) => {
             // Seed 000's contract: `Error: <message>` and exit code 1.
             eprintln!("Error: {msg}");
@@ -48,15 +40,23 @@ pub fn run(args: Args) -> anyhow::Result<()> {
 }
 
 fn fetch(args: &Args) -> Result<String, String> {
-    let mut params: Vec<(&str, String)> = Vec::new();
-    if let Some(s) = &args.selector {
-        params.push(("selector", s.clone()));
-    }
-    if let Some(id) = args.id {
-        params.push(("id", id.to_string()));
-    }
-    if let Some(r) = &args.r#ref {
-        params.push(("ref", r.clone()));
+    let request = &args.view.request;
+    request.named().map_err(|e| e.to_string())?;
+    // The same options, as the bridge's query parameters.
+    let mut params: Vec<(String, String)> = Vec::new();
+    if let Ok(serde_json::Value::Object(options)) = serde_json::to_value(request) {
+        for (k, v) in options {
+            match v {
+                serde_json::Value::Null => {}
+                serde_json::Value::String(s) => params.push((k, s)),
+                serde_json::Value::Array(items) => params.extend(
+                    items
+                        .into_iter()
+                        .filter_map(|i| i.as_str().map(|s| (k.clone(), s.to_string()))),
+                ),
+                other => params.push((k, other.to_string())),
+            }
+        }
     }
     let base = args.bridge_url.trim_end_matches('/');
     let mut url = url::Url::parse(&format!("{base}/conversations/"))
@@ -67,7 +67,7 @@ fn fetch(args: &Args) -> Result<String, String> {
         .push(&args.conversation_id)
         .push("chunk");
     url.query_pairs_mut()
-        .extend_pairs(params.iter().map(|(k, v)| (*k, v.as_str())));
+        .extend_pairs(params.iter().map(|(k, v)| (k.as_str(), v.as_str())));
 
     let token = match &args.token_file {
         Some(p) => Some(webfold_server::security::Token::read_file(p)?),

@@ -10,7 +10,7 @@ use webfold_server::security::{Policy, Token, loopback_hosts};
 use webfold_server::service::{Conversations, Freshness};
 use webfold_store::{SqliteOptions, SqliteStore};
 
-/// Run the bridge HTTP API (seed 000) and MCP over streamable HTTP at /mcp.
+/// Run the bridge HTTP API and MCP over streamable HTTP at /mcp.
 #[derive(Parser)]
 #[command(
     after_help = "Examples:\n  webfold serve\n  webfold serve --port 4000 --db ./webfold.db --allow-origin chrome-extension://<extension-id>\n  webfold serve --host 0.0.0.0 --token-file ~/.config/webfold/token --allow-host myhost:3456"

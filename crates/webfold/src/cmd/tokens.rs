@@ -1,17 +1,17 @@
 use clap::Parser;
-use webfold_core::tokens::{self, Encoding};
+use webfold_core::tokens::{self, CountRequest};
 
+use crate::flags::Flags;
 use crate::input::Input;
 
-/// Count the exact tokens of a file, URL or standard input.
+/// Count the exact tokens of a file, URL or standard input, as given.
 #[derive(Parser)]
 #[command(after_help = "Example:\n  webfold tokens page.html --encoding cl100k_base")]
 pub struct Args {
     /// File path, http(s) or file URL, or - for standard input
     input: String,
-    /// Tokenizer vocabulary
-    #[arg(long, default_value = "o200k_base")]
-    encoding: Encoding,
+    #[command(flatten)]
+    count: Flags<CountRequest>,
     /// Print {"tokens", "encoding", "bytes"} as JSON
     #[arg(long)]
     json: bool,
@@ -20,16 +20,16 @@ pub struct Args {
 pub fn run(args: Args) -> anyhow::Result<()> {
     let input = Input::load(&args.input)?;
     let text = input.text();
-    let count = tokens::count(&text, args.encoding);
+    let encoding = args.count.request.encoding;
+    let count = tokens::count(&text, encoding);
     if args.json {
         let out = serde_json::json!({
             "tokens": count,
-            "encoding": args.encoding.name(),
+            "encoding": encoding.name(),
             "bytes": text.len(),
         });
-        println!("{out}");
+        crate::out::line(&out.to_string())
     } else {
-        println!("{count}");
+        crate::out::line(&count.to_string())
     }
-    Ok(())
 }

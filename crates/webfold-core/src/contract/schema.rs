@@ -1,0 +1,187 @@
+//! A request's options as a small JSON Schema: what MCP clients are shown and
+//! what the CLI and HTTP parsers read types, defaults and limits from.
+//!
+//! schemars writes a full schema; agents pay for every token of a tool list,
+//! so this keeps only what a caller needs (type, description, default,
+//! minimum/maximum, enum) and drops the rest (titles, formats, `null` arms of
+//! optional values, `$schema`).
+
+use serde_json::{Map, Value};
+
+use super::Request;
+
+/// One option of a request, as the parsers need it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct OptionSpec {
+    /// The snake_case name in JSON and HTTP (kebab-case on the command line).
+    pub name: String,
+    pub kind: Kind,
+    pub description: String,
+    pub default: Option<Value>,
+    pub required: bool,
+}
+
+/// An option's JSON type.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Kind {
+    Integer {
+        minimum: Option<u64>,
+        maximum: Option<u64>,
+    },
+    Boolean,
+    String,
+    /// One of these strings.
+    Enum(Vec<String>),
+    /// A list of strings (repeatable on the command line and in a query).
+    List,
+}
+
+/// The compact schema of `R`'s options: `{"type": "object", "properties": …}`.
+pub fn of<R: Request>() -> Map<String, Value> {
+    let settings = schemars::generate::SchemaSettings::draft2020_12().with(|s| {
+        s.inline_subschemas = true;
+        s.meta_schema = None;
+    });
+    let full = settings.into_generator().into_root_schema_for::<R>();
+    let full = full.as_value();
+    let mut props = Map::new();
+    if let Some(p) = full.get("properties").and_then(Value::as_object) {
+        for (name, prop) in p {
+            props.insert(name.clone(), compact(prop));
+        }
+    }
+    let mut out = Map::new();
+    out.insert("type".into(), "object".into());
+    out.insert("properties".into(), Value::Object(props));
+    if let Some(req) = full
+        .get("required")
+        .filter(|r| r.as_array().is_some_and(|a| !a.is_empty()))
+    {
+        out.insert("required".into(), req.clone());
+    }
+    out
+}
+
+/// Any object schema reduced as [`of`] reduces a request's: for a surface's
+/// own parameters beside a view's options.
+pub fn compact_object(schema: Value) -> Value {
+    let mut out = Map::new();
+    out.insert("type".into(), "object".into());
+    let mut props = Map::new();
+    if let Some(p) = schema.get("properties").and_then(Value::as_object) {
+        for (name, prop) in p {
+            props.insert(name.clone(), compact(prop));
+        }
+    }
+    out.insert("properties".into(), Value::Object(props));
+    if let Some(req) = schema
+        .get("required")
+        .filter(|r| r.as_array().is_some_and(|a| !a.is_empty()))
+    {
+        out.insert("required".into(), req.clone());
+    }
+    Value::Object(out)
+}
+
+/// `R`'s options, read from its schema.
+pub fn options<R: Request>() -> Vec<OptionSpec> {
+    let schema = of::<R>();
+    let required: Vec<&str> = schema
+        .get("required")
+        .and_then(Value::as_array)
+        .map(|a| a.iter().filter_map(Value::as_str).collect())
+        .unwrap_or_default();
+    let Some(props) = schema.get("properties").and_then(Value::as_object) else {
+        return Vec::new();
+    };
+    props
+        .iter()
+        .map(|(name, p)| OptionSpec {
+            name: name.clone(),
+            kind: kind_of(p),
+            description: p
+                .get("description")
+                .and_then(Value::as_str)
+                .unwrap_or_default()
+                .to_string(),
+            default: p.get("default").cloned(),
+            required: required.contains(&name.as_str()),
+        })
+        .collect()
+}
+
+fn kind_of(p: &Value) -> Kind {
+    if let Some(values) = p.get("enum").and_then(Value::as_array) {
+        return Kind::Enum(
+            values
+                .iter()
+                .filter_map(Value::as_str)
+                .map(str::to_string)
+                .collect(),
+        );
+    }
+    let int = |k: &str| p.get(k).and_then(Value::as_u64);
+    match p.get("type").and_then(Value::as_str) {
+        Some("integer") | Some("number") => Kind::Integer {
+            minimum: int("minimum"),
+            maximum: int("maximum"),
+        },
+        Some("boolean") => Kind::Boolean,
+        Some("array") => Kind::List,
+        _ => Kind::String,
+    }
+}
+
+/// One property, reduced to what a caller reads.
+fn compact(prop: &Value) -> Value {
+    let mut prop = prop.clone();
+    // `Option<T>` is `anyOf: [T, null]` or `type: [T, "null"]`: keep T.
+    if let Some(any) = prop.get("anyOf").and_then(Value::as_array)
+        && let Some(inner) = any.iter().find(|s| s.get("type") != Some(&"null".into()))
+    {
+        let mut merged = inner.clone();
+        if let (Some(m), Some(obj)) = (merged.as_object_mut(), prop.as_object()) {
+            for (k, v) in obj {
+                if k != "anyOf" {
+                    m.entry(k.clone()).or_insert_with(|| v.clone());
+                }
+            }
+        }
+        prop = merged;
+    }
+    let Some(obj) = prop.as_object_mut() else {
+        return prop;
+    };
+    if let Some(Value::Array(types)) = obj.get("type") {
+        let t = types.iter().find(|t| *t != "null").cloned();
+        if let Some(t) = t {
+            obj.insert("type".into(), t);
+        }
+    }
+    // Enums with documented variants come as `oneOf` of consts.
+    if let Some(Value::Array(arms)) = obj.remove("oneOf") {
+        let values: Vec<Value> = arms
+            .iter()
+            .filter_map(|a| a.get("const").cloned())
+            .collect();
+        obj.insert("type".into(), "string".into());
+        obj.insert("enum".into(), Value::Array(values));
+    }
+    if obj.get("default") == Some(&Value::Null) {
+        obj.remove("default");
+    }
+    if let Some(Value::String(d)) = obj.get("description") {
+        let one_line = d.split("\n\n").next().unwrap_or("").replace('\n', " ");
+        obj.insert("description".into(), one_line.into());
+    }
+    for key in ["title", "format", "$schema", "additionalProperties"] {
+        obj.remove(key);
+    }
+    if obj.get("type") == Some(&"integer".into()) && obj.get("minimum") == Some(&0.into()) {
+        obj.remove("minimum");
+    }
+    if let Some(items) = obj.get_mut("items") {
+        *items = compact(items);
+    }
+    prop
+}

@@ -1,0 +1,111 @@
+//! The view contract as a command-line user meets it: a reader that stops
+//! early is no error, options and defaults are the core's, and hints name
+//! flags this command line has.
+
+mod support;
+
+use std::io::{BufRead, BufReader};
+use std::process::{Command, Stdio};
+
+use support::{page_file, stderr, stdout, webfold};
+
+/// A page whose views are far larger than a pipe's buffer.
+fn big_page() -> std::path::PathBuf {
+    let items: String = (0..20_000)
+        .map(|i| format!("<li class=\"item\"><a href=\"/p/{i}\">Item {i}</a></li>\n"))
+        .collect();
+    page_file(
+        "contract",
+        "big.html",
+        &format!("<html><body><main><ul id=\"list\">{items}</ul></main></body></html>"),
+    )
+}
+
+#[test]
+fn a_closed_pipe_ends_output_quietly() {
+    let page = big_page();
+    let page = page.to_str().unwrap();
+    let runs: [&[&str]; 5] = [
+        &[
+            "chunk",
+            page,
+            "--selector",
+            "#list",
+            "--max-tokens",
+            "1000000",
+        ],
+        &[
+            "markdown",
+            page,
+            "--no-main",
+            "--max-lines",
+            "0",
+            "--max-tokens",
+            "1000000",
+        ],
+        &["outline", page, "--max-depth", "64"],
+        &["snapshot", page, "--full"],
+        &["cnt", page, "--max-tokens", "50000"],
+    ];
+    for args in runs {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_webfold"))
+            .args(args)
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("run webfold");
+        // Read one line, then hang up, as `| head -1` does.
+        let mut first = String::new();
+        BufReader::new(child.stdout.take().unwrap())
+            .read_line(&mut first)
+            .unwrap();
+        let out = child.wait_with_output().unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(!first.is_empty(), "{args:?} printed nothing");
+        assert!(!err.contains("panicked"), "{args:?} panicked: {err}");
+        assert!(out.status.success(), "{args:?}: {:?} {err}", out.status);
+    }
+}
+
+#[test]
+fn defaults_are_the_cores_and_budgets_hold_by_default() {
+    let page = big_page();
+    let page = page.to_str().unwrap();
+    // Every view is budgeted to 8,000 tokens unless told otherwise.
+    let out = webfold(&["chunk", page, "--selector", "#list", "--json"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let json: serde_json::Value = serde_json::from_str(&stdout(&out)).unwrap();
+    assert!(json["tokens"].as_u64().unwrap() <= 8000);
+    assert!(stdout(&out).contains("folded"));
+    let out = webfold(&["markdown", page, "--max-lines", "0", "--json"]);
+    let json: serde_json::Value = serde_json::from_str(&stdout(&out)).unwrap();
+    assert!(json["tokens"].as_u64().unwrap() <= 8000, "{json}");
+}
+
+#[test]
+fn bad_values_and_budgets_say_what_to_do() {
+    let page = page_file(
+        "contract",
+        "small.html",
+        "<main><p>Hello there, reader.</p></main>",
+    );
+    let page = page.to_str().unwrap();
+    let out = webfold(&["outline", page, "--max-tokens", "lots"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        stderr(&out).contains("--max-tokens must be a whole number, not 'lots'"),
+        "{}",
+        stderr(&out)
+    );
+    // A budget no line fits is an error, not empty output.
+    let out = webfold(&["markdown", page, "--max-tokens", "3"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(stdout(&out).is_empty());
+    assert!(
+        stderr(&out).contains("raise --max-tokens"),
+        "{}",
+        stderr(&out)
+    );
+    let out = webfold(&["snapshot", page, "--mode", "yaml"]);
+    assert_eq!(out.status.code(), Some(2));
+}
