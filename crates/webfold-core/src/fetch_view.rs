@@ -792,7 +792,7 @@ mod tests {
             },
         );
         assert!(p.text.ends_with(
-            "line 10\n\n---\n_Content truncated to first 10 lines. 2 more lines available._"
+            "line 10\n\n---\n_Content truncated to first 10 lines. 2 more lines available._\n_To read on: --start-line 11._"
         ));
     }
 

@@ -6,6 +6,7 @@
 use std::path::PathBuf;
 
 use webfold_core::chunk::{ChunkOptions, ChunkTarget, Chunks, chunk};
+use webfold_core::contract::{Handle, Hint, Surface};
 use webfold_core::outline::{Outline, OutlineOptions, outline};
 use webfold_core::tokens::{self, Encoding};
 use webfold_core::{Error, NodeId, Page};
@@ -574,9 +575,11 @@ fn chunk_over_budget_folds_parts_into_placeholders_that_unfold() {
         let ch = &c.chunks[0];
         assert!(!ch.folded.is_empty(), "{max}: nothing folded");
         for part in &ch.folded {
+            // The placeholder says how to unfold it, in the words of the surface.
+            let hint = Hint::Chunk(Handle::Selector(part.selector.clone()), part.all);
             assert!(
                 c.text
-                    .contains(&format!("--selector \"{}\" -->", part.selector)),
+                    .contains(&format!("{} -->", hint.spell(Surface::Cli))),
                 "{max}: {}",
                 c.text
             );
@@ -599,8 +602,7 @@ fn chunk_over_budget_folds_parts_into_placeholders_that_unfold() {
     assert_eq!(c.chunks[0].folded.len(), 1, "{}", c.text);
     assert!(c.text.contains("<!-- folded li.product ×"), "{}", c.text);
     assert!(
-        c.text
-            .contains("chunk --all --selector \"ul > :nth-child(n+"),
+        c.text.contains("chunk --selector 'ul > :nth-child(n+"),
         "{}",
         c.text
     );

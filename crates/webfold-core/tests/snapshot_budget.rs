@@ -223,7 +223,7 @@ fn viewport_bonus_and_viewport_only_on_a_live_page() {
     assert!(!s.text.contains("button"), "{}", s.text);
     assert!(
         s.text.contains(
-            "# 5 more elements are outside the viewport: drop --viewport-only to include them"
+            "# 5 more elements are outside the viewport: --no-viewport-only includes them"
         ),
         "{}",
         s.text
@@ -277,13 +277,7 @@ fn element_limit_header_and_closing_line() {
         "{closing}"
     );
     assert!(closing.contains("50 in main [ref="), "{closing}");
-    for how in [
-        "--ref",
-        "--selector",
-        "--max-elements",
-        "--viewport-only",
-        "chunk --ref",
-    ] {
+    for how in ["--ref", "--selector", "--max-elements", "chunk --ref"] {
         assert!(closing.contains(how), "{how}: {closing}");
     }
 }
@@ -339,8 +333,9 @@ fn nothing_cut_means_no_header() {
     // Interactive only: the paragraph is left out, and the view says so.
     assert!(!s.text.contains("paragraph"));
     assert!(
-        s.text
-            .ends_with("# Interactive elements only; all roles (--all-roles, interactive_only: false) add text and structure")
+        s.text.ends_with(
+            "# Interactive elements only; all roles (--all-roles) add text and structure"
+        )
     );
     let all = snap(
         "<body><button>OK</button><p>text</p></body>",

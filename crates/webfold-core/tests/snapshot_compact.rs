@@ -63,9 +63,9 @@ fn default_view_says_the_same_in_fewer_tokens() {
   - contentinfo [ref=e29]:
     - link "Deals" [ref=e30]:
       - /url: /deals?sort=new
-# 1 repeated links not listed again (same name and URL as a listed link): find NAME lists each with its ref
+# 1 repeated links not listed again (same name and URL as a listed link): find TEXT lists each with its ref
 # Names and URLs ending in … are cut short: find TEXT or --full prints them whole
-# Interactive elements only; all roles (--all-roles, interactive_only: false) add text and structure"#
+# Interactive elements only; all roles (--all-roles) add text and structure"#
     );
     assert_eq!(s.text, expected);
     // The repeat is reported, not cut: nothing was cut for the budget.

@@ -35,9 +35,9 @@ fn naive_refs(text: &str) -> Vec<String> {
 #[test]
 fn second_snapshot_of_a_url_shows_only_the_changes() {
     let mut s = SnapshotSession::new();
-    let first = take(V1, &SnapshotOptions::default(), &mut s);
+    let first = take(V1, &diffing(), &mut s);
     assert_eq!(first.kind, ViewKind::Budgeted);
-    let d = take(V2, &SnapshotOptions::default(), &mut s);
+    let d = take(V2, &diffing(), &mut s);
     assert_eq!(d.kind, ViewKind::Diff, "{}", d.text);
     let stats = d.diff.unwrap();
     // Cherry's link and list item, Save for later: added. Banana's: removed.
@@ -94,8 +94,8 @@ fn second_snapshot_of_a_url_shows_only_the_changes() {
 #[test]
 fn every_diff_line_is_a_snapshot_line_with_a_parsable_ref() {
     let mut s = SnapshotSession::new();
-    take(V1, &SnapshotOptions::default(), &mut s);
-    let d = take(V2, &SnapshotOptions::default(), &mut s);
+    take(V1, &diffing(), &mut s);
+    let d = take(V2, &diffing(), &mut s);
     let tree = snapshot::parse(&d.text).unwrap();
     assert_eq!(
         tree.render(),
@@ -130,12 +130,12 @@ fn every_diff_line_is_a_snapshot_line_with_a_parsable_ref() {
 #[test]
 fn no_changes_and_forcing_the_full_view() {
     let mut s = SnapshotSession::new();
-    let first = take(V1, &SnapshotOptions::default(), &mut s);
-    let same = take(V1, &SnapshotOptions::default(), &mut s);
+    let first = take(V1, &diffing(), &mut s);
+    let same = take(V1, &diffing(), &mut s);
     assert_eq!(same.kind, ViewKind::Diff);
     assert!(
         same.text.ends_with(
-            "# No changes since the last snapshot of this page (--no-diff or full: true prints it whole)"
+            "# No changes since the last snapshot of this page (--no-diff prints it whole)"
         ),
         "{}",
         same.text
@@ -173,8 +173,8 @@ fn a_diff_longer_than_the_view_gives_the_view() {
                 .collect::<String>()
         )
     };
-    take(&many("old"), &SnapshotOptions::default(), &mut s);
-    let v = take(&many("new"), &SnapshotOptions::default(), &mut s);
+    take(&many("old"), &diffing(), &mut s);
+    let v = take(&many("new"), &diffing(), &mut s);
     assert_eq!(v.kind, ViewKind::Budgeted);
     assert!(v.text.contains("200 added, 200 removed, 0 changed since the last snapshot of this page; the whole view is shorter"), "{}", &v.text[..300]);
     assert!(v.tokens <= 8000);
@@ -223,5 +223,13 @@ fn diff_of_corpus_pages_round_trips() {
                 .count(),
             top_links
         );
+    }
+}
+
+/// The default view, asking for a diff when the session has seen the page.
+fn diffing() -> SnapshotOptions {
+    SnapshotOptions {
+        diff: true,
+        ..SnapshotOptions::default()
     }
 }

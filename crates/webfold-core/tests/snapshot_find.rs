@@ -163,7 +163,7 @@ fn limits_are_kept() {
     assert_eq!(r.matches.len(), 20);
     assert!(
         r.text
-            .ends_with("# 480 more not shown: narrow the query, or raise --max-tokens"),
+            .ends_with("# 480 more not shown: narrow the query, or raise --max-matches"),
         "{}",
         r.text
     );

@@ -169,8 +169,12 @@ fn session_round_trips_through_json() {
     let mut back: SnapshotSession = serde_json::from_str(&json).unwrap();
     assert_eq!(back, s);
     let mut kept = s.clone();
-    let a = take(html, url, &SnapshotOptions::default(), &mut back);
-    let b = take(html, url, &SnapshotOptions::default(), &mut kept);
+    let diff = SnapshotOptions {
+        diff: true,
+        ..SnapshotOptions::default()
+    };
+    let a = take(html, url, &diff, &mut back);
+    let b = take(html, url, &diff, &mut kept);
     assert_eq!(a.text, b.text);
     assert_eq!(a.kind, ViewKind::Diff);
     assert_eq!(refs(&first.text).len(), 3);

@@ -30,7 +30,7 @@ pub struct NavigateArgs {
 }
 
 /// The browser tab a snapshot is of.
-#[derive(Debug, Deserialize, JsonSchema)]
+#[derive(Debug, Default, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct PageName {
     /// Browser tab (default "main")
@@ -108,7 +108,7 @@ pub struct DescribeImageArgs {
 }
 
 /// browser_script's own arguments, beside the snapshot request.
-#[derive(Debug, Deserialize, JsonSchema)]
+#[derive(Debug, Default, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ScriptSteps {
     /// Steps in order, each {"action": …}: click {ref}, type {ref, text, submit?}, select {ref, values}, check {ref, checked?}, press {key}, hover {ref}, scroll_into_view {ref}, navigate {url}, back
@@ -129,7 +129,8 @@ pub struct BrowserViewOutput {
     pub title: String,
     /// diff (only what changed since the page's previous snapshot), budgeted (the whole view within the budget) or full (no limits).
     pub kind: String,
-    /// The snapshot; `[ref=eN]` names elements for the other browser tools.
+    /// The snapshot: the result's text, not repeated here.
+    #[serde(skip)]
     pub text: String,
     pub tokens: usize,
     pub total_elements: usize,
@@ -258,12 +259,14 @@ fn view_result(
     }
     text.push('\n');
     text.push_str(&delimit(&out.text));
-    // The snapshot is the text; a structured copy would double its tokens.
-    Ok(if is_error {
+    let mut result = if is_error {
         CallToolResult::error(vec![ContentBlock::text(text)])
     } else {
         CallToolResult::success(vec![ContentBlock::text(text)])
-    })
+    };
+    // Figures for programs; the snapshot itself is the text, once.
+    result.structured_content = Some(serde_json::to_value(out)?);
+    Ok(result)
 }
 
 #[tool_router(router = browser_tool_router, vis = "pub(crate)")]
@@ -271,11 +274,7 @@ impl WebfoldTools {
     #[tool(
         name = "browser_navigate",
         description = "Open an http(s) URL in a headless browser tab and return its snapshot. Every page_name is its own tab (default \"main\").",
-        annotations(
-            read_only_hint = false,
-            destructive_hint = false,
-            open_world_hint = true
-        )
+        annotations(destructive_hint = false)
     )]
     async fn browser_navigate(&self, Parameters(args): Parameters<NavigateArgs>) -> CallToolResult {
         let step = Step::Navigate { url: args.url };
@@ -293,7 +292,7 @@ impl WebfoldTools {
     #[tool(
         name = "browser_snapshot",
         description = "Snapshot a browser tab as it is now: accessibility tree with [ref=eN] to act on, budgeted.",
-        annotations(read_only_hint = true, open_world_hint = true)
+        annotations(read_only_hint = true)
     )]
     async fn browser_snapshot(
         &self,
@@ -304,12 +303,7 @@ impl WebfoldTools {
 
     #[tool(
         name = "browser_click",
-        description = "Click an element by ref; returns what changed (full: true for the whole view). A stale ref needs a new snapshot.",
-        annotations(
-            read_only_hint = false,
-            destructive_hint = true,
-            open_world_hint = true
-        )
+        description = "Click an element by ref; returns what changed (full: true for the whole view). A stale ref needs a new snapshot."
     )]
     async fn browser_click(&self, Parameters(args): Parameters<ClickArgs>) -> CallToolResult {
         let step = Step::Click { r#ref: args.r#ref };
@@ -318,12 +312,7 @@ impl WebfoldTools {
 
     #[tool(
         name = "browser_type",
-        description = "Type into a field by ref (replaces its value; submit presses Enter); returns what changed.",
-        annotations(
-            read_only_hint = false,
-            destructive_hint = true,
-            open_world_hint = true
-        )
+        description = "Type into a field by ref (replaces its value; submit presses Enter); returns what changed."
     )]
     async fn browser_type(&self, Parameters(args): Parameters<TypeArgs>) -> CallToolResult {
         let step = Step::Type {
@@ -336,12 +325,7 @@ impl WebfoldTools {
 
     #[tool(
         name = "browser_select",
-        description = "Choose options of a select by ref (values or labels); returns what changed.",
-        annotations(
-            read_only_hint = false,
-            destructive_hint = true,
-            open_world_hint = true
-        )
+        description = "Choose options of a select by ref (values or labels); returns what changed."
     )]
     async fn browser_select(&self, Parameters(args): Parameters<SelectArgs>) -> CallToolResult {
         let step = Step::Select {
@@ -354,11 +338,7 @@ impl WebfoldTools {
     #[tool(
         name = "browser_back",
         description = "Go back in the tab's history; returns what changed.",
-        annotations(
-            read_only_hint = false,
-            destructive_hint = false,
-            open_world_hint = true
-        )
+        annotations(destructive_hint = false)
     )]
     async fn browser_back(&self, Parameters(args): Parameters<BackArgs>) -> CallToolResult {
         self.one_action(args.page_name, Step::Back, args.full).await
@@ -367,11 +347,7 @@ impl WebfoldTools {
     #[tool(
         name = "browser_screenshot",
         description = "Screenshot the viewport or an element by ref, inline (≤1024 px) and optionally saved to path.",
-        annotations(
-            read_only_hint = false,
-            destructive_hint = false,
-            open_world_hint = true
-        )
+        annotations(destructive_hint = false)
     )]
     async fn browser_screenshot(
         &self,
@@ -383,7 +359,7 @@ impl WebfoldTools {
     #[tool(
         name = "browser_describe_image",
         description = "The image an element with a src shows, by ref, inline with its src and alt, to describe.",
-        annotations(read_only_hint = true, open_world_hint = true)
+        annotations(read_only_hint = true)
     )]
     async fn browser_describe_image(
         &self,
@@ -394,14 +370,13 @@ impl WebfoldTools {
 
     #[tool(
         name = "browser_script",
-        description = "Run actions in order, then take one snapshot (options as browser_snapshot). Stops at the first failing step and says which.",
-        annotations(
-            read_only_hint = false,
-            destructive_hint = true,
-            open_world_hint = true
-        )
+        description = "Run actions in order, then take one snapshot (options as browser_snapshot). Stops at the first failing step and says which."
     )]
     async fn browser_script(&self, Parameters(a): Parameters<ScriptArgs>) -> CallToolResult {
+        let a = match a.checked() {
+            Ok(a) => a,
+            Err(e) => return finish(Err(e)),
+        };
         let (args, request) = (a.args, a.request);
         if args.actions.len() > MAX_SCRIPT_STEPS {
             return finish(Err(LiveError::TooManySteps(args.actions.len()).into()));
@@ -427,6 +402,7 @@ impl WebfoldTools {
 
 impl WebfoldTools {
     async fn live_snapshot(&self, args: BrowserSnapshotArgs) -> ToolResult {
+        let args = args.checked()?;
         let live = self.live()?;
         let opts = options_for(&args.request, None);
         let scope = opts.scope()?;

@@ -93,25 +93,37 @@ pub fn delimit(content: &str) -> String {
 #[derive(Debug, Default, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct PageSource {
-    /// A page sent to the bridge
+    // The four sources go undocumented in the schema: the tool descriptions
+    // name them once, which costs far fewer tokens than a line each per tool.
     pub conversation_id: Option<String>,
-    /// An http(s) URL to fetch
     pub url: Option<String>,
-    /// HTML to parse
     pub html: Option<String>,
-    /// A live browser page (browser_navigate)
     pub page_name: Option<String>,
-    /// Keeps snapshot history, refs and diffs across calls under this name
+    /// Name to keep snapshot history and refs under
     pub session_id: Option<String>,
 }
 
 /// A tool's own arguments `T` beside a view's request `R`, in one JSON
 /// object: `R`'s options are read by the same parser as on every other
 /// surface, and a name that is neither is refused with the valid ones.
+///
+/// A mistake in the arguments is kept, not raised, so that the call answers
+/// with a tool error the model can correct (`checked`), not a protocol error.
 #[derive(Debug)]
 pub struct WithRequest<T, R> {
     pub args: T,
     pub request: R,
+    problem: Option<String>,
+}
+
+impl<T, R> WithRequest<T, R> {
+    /// The arguments, or what was wrong with them.
+    pub(crate) fn checked(self) -> Result<Self, ToolError> {
+        match self.problem {
+            Some(p) => Err(ToolError(p)),
+            None => Ok(self),
+        }
+    }
 }
 
 fn property_names<T: JsonSchema>() -> Vec<String> {
@@ -123,10 +135,21 @@ fn property_names<T: JsonSchema>() -> Vec<String> {
         .unwrap_or_default()
 }
 
-impl<'de, T: DeserializeOwned + JsonSchema, R: Request> Deserialize<'de> for WithRequest<T, R> {
+impl<'de, T: DeserializeOwned + JsonSchema + Default, R: Request> Deserialize<'de>
+    for WithRequest<T, R>
+{
     fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        use serde::de::Error as _;
         let all = serde_json::Map::<String, serde_json::Value>::deserialize(d)?;
+        Ok(Self::read(all).unwrap_or_else(|problem| WithRequest {
+            args: T::default(),
+            request: R::default(),
+            problem: Some(problem),
+        }))
+    }
+}
+
+impl<T: DeserializeOwned + JsonSchema, R: Request> WithRequest<T, R> {
+    fn read(all: serde_json::Map<String, serde_json::Value>) -> Result<Self, String> {
         let own = property_names::<T>();
         let options: Vec<String> = webfold_core::contract::schema::options::<R>()
             .into_iter()
@@ -141,18 +164,22 @@ impl<'de, T: DeserializeOwned + JsonSchema, R: Request> Deserialize<'de> for Wit
             } else {
                 let mut valid: Vec<&str> = own.iter().chain(&options).map(String::as_str).collect();
                 valid.sort_unstable();
-                return Err(D::Error::custom(format!(
+                return Err(format!(
                     "unknown parameter '{k}': valid parameters are {}",
                     valid.join(", ")
-                )));
+                ));
             }
         }
-        let args =
-            serde_json::from_value(serde_json::Value::Object(mine)).map_err(D::Error::custom)?;
+        let args = serde_json::from_value(serde_json::Value::Object(mine))
+            .map_err(|e| format!("invalid arguments: {e}"))?;
         let request = parse::from_json::<R>(theirs, Surface::Mcp)
-            .map_err(D::Error::custom)?
+            .map_err(|e| e.to_string())?
             .with_ctx(Ctx::new(Surface::Mcp, Encoding::default()));
-        Ok(WithRequest { args, request })
+        Ok(WithRequest {
+            args,
+            request,
+            problem: None,
+        })
     }
 }
 
@@ -342,17 +369,27 @@ async fn parse(html: String, url: String) -> Result<PageHandle, ToolError> {
     .map_err(|e| ToolError(format!("parsing failed: {e}")))
 }
 
-/// The text an agent reads: a one-line note, then the page content fenced.
-fn fenced(note: String, content: &str) -> ToolResult {
+/// The text an agent reads (a one-line note, then the page content fenced),
+/// and for programs the view's figures as structured content: never the
+/// view's text again, which would double what the call costs.
+fn fenced<T: Serialize>(note: String, content: &str, figures: &T) -> ToolResult {
     let text = if note.is_empty() {
         delimit(content)
     } else {
         format!("{note}\n{}", delimit(content))
     };
-    Ok(CallToolResult::success(vec![ContentBlock::text(text)]))
+    let mut result = CallToolResult::success(vec![ContentBlock::text(text)]);
+    let mut data = serde_json::to_value(figures)?;
+    if let Some(o) = data.as_object_mut() {
+        for key in ["text", "html", "content", "markdown", "root", "matches"] {
+            o.remove(key);
+        }
+    }
+    result.structured_content = Some(data);
+    Ok(result)
 }
 
-#[derive(Debug, Deserialize, JsonSchema)]
+#[derive(Debug, Default, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct CountArgs {
     /// Text to count (or give a page)
@@ -397,7 +434,7 @@ impl WebfoldTools {
     #[tool(
         name = "get_dom_outline",
         description = "A page's element tree: a line per element or run of alike ones, selector labels (@N: node id), text previews. Read first, then unfold with get_html_chunk. Page: conversation_id, url, html or page_name.",
-        annotations(read_only_hint = true, open_world_hint = true)
+        annotations(read_only_hint = true)
     )]
     async fn get_dom_outline(
         &self,
@@ -408,8 +445,8 @@ impl WebfoldTools {
 
     #[tool(
         name = "get_html_chunk",
-        description = "outerHTML of one element by CSS selector, node id or snapshot ref; big subtrees fold into placeholders saying how to unfold. Page: as get_dom_outline.",
-        annotations(read_only_hint = true, open_world_hint = true)
+        description = "outerHTML of one element by CSS selector, node id or snapshot ref; big subtrees fold into placeholders saying how to unfold. Page: as for get_dom_outline.",
+        annotations(read_only_hint = true)
     )]
     async fn get_html_chunk(
         &self,
@@ -420,8 +457,8 @@ impl WebfoldTools {
 
     #[tool(
         name = "page_snapshot",
-        description = "A page's accessibility tree (YAML) with [ref=eN] per interactive element, budgeted; the header says what was cut. Page: as get_dom_outline.",
-        annotations(read_only_hint = true, open_world_hint = true)
+        description = "A page's accessibility tree (YAML) with [ref=eN] per interactive element, budgeted; the header says what was cut. Page: as for get_dom_outline.",
+        annotations(read_only_hint = true)
     )]
     async fn page_snapshot(
         &self,
@@ -432,8 +469,8 @@ impl WebfoldTools {
 
     #[tool(
         name = "page_find",
-        description = "Find elements of a page's accessibility tree by text or /regex/: each match with its path and ref. Page: as get_dom_outline.",
-        annotations(read_only_hint = true, open_world_hint = true)
+        description = "Find elements of a page's accessibility tree by text or /regex/: each match with its path and ref. Page: as for get_dom_outline.",
+        annotations(read_only_hint = true)
     )]
     async fn page_find(&self, Parameters(a): Parameters<PageArgs<FindOptions>>) -> CallToolResult {
         finish(self.find(a).await)
@@ -441,8 +478,8 @@ impl WebfoldTools {
 
     #[tool(
         name = "cnt_view",
-        description = "A page as a compressed node tree: id, tags, attributes, * clickable, text; hidden parts show as `… N hidden [ID]`, opened with expand. Page: as get_dom_outline.",
-        annotations(read_only_hint = true, open_world_hint = true)
+        description = "A page as a compressed node tree: id, tags, attributes, * clickable, text; hidden parts show as `… N hidden [ID]`, opened with expand. Page: as for get_dom_outline.",
+        annotations(read_only_hint = true)
     )]
     async fn cnt_view(
         &self,
@@ -454,7 +491,7 @@ impl WebfoldTools {
     #[tool(
         name = "count_tokens",
         description = "Exact tokens of text, or of a page's HTML as given.",
-        annotations(read_only_hint = true, open_world_hint = true)
+        annotations(read_only_hint = true)
     )]
     async fn count_tokens(
         &self,
@@ -465,8 +502,8 @@ impl WebfoldTools {
 
     #[tool(
         name = "web_fetch",
-        description = "A page as Markdown, links absolute: by default its main content, paged by lines. A url that is not HTML comes back raw (text, JSON) or base64. Page: as get_dom_outline.",
-        annotations(read_only_hint = true, open_world_hint = true)
+        description = "A page as Markdown, links absolute: by default its main content, paged by lines. A url that is not HTML comes back raw (text, JSON) or base64. Page: as for get_dom_outline.",
+        annotations(read_only_hint = true)
     )]
     async fn web_fetch(
         &self,
@@ -483,35 +520,45 @@ fn on_page<R: Request>(request: R, page: &PageHandle) -> R {
 
 impl WebfoldTools {
     async fn chunk(&self, a: PageArgs<ChunkOptions>) -> ToolResult {
+        let a = a.checked()?;
         a.request.named()?;
         let page = self.page(&a.args).await?;
         let session = self.session_for(&a.args, &page);
         let opts = on_page(a.request, &page);
         let chunk = tokio::task::spawn_blocking(move || {
             let session = session.lock().unwrap_or_else(|p| p.into_inner());
-            webfold_core::chunk::view(&page, &opts, page.url(), Some(&session))
+            views::chunk(&page, &opts, page.url(), Some(&session))
         })
         .await??;
-        let first = chunk.chunks.first();
-        let note = match (first, chunk.matches) {
-            (Some(c), 1) => format!(
+        let note = match chunk.matches {
+            1 => format!(
                 "{} (node {}, {} tokens)",
-                c.selector, c.node_id, chunk.tokens
+                chunk.selector, chunk.id, chunk.tokens
             ),
-            (_, n) => format!("{n} matches, {} tokens", chunk.tokens),
+            n => format!("{n} matches, {} tokens", chunk.tokens),
         };
-        fenced(note, &chunk.text)
+        fenced(note, &chunk.html, &chunk)
     }
 
     async fn outline(&self, a: PageArgs<OutlineOptions>) -> ToolResult {
+        let a = a.checked()?;
         let page = self.page(&a.args).await?;
         let opts = on_page(a.request, &page);
         let o = tokio::task::spawn_blocking(move || webfold_core::outline::outline(&page, &opts))
             .await??;
-        fenced(String::new(), &o.text)
+        fenced(
+            String::new(),
+            &o.text,
+            &serde_json::json!({
+                "tokens": o.tokens,
+                "total_elements": o.total_elements,
+                "shown_elements": o.shown_elements,
+            }),
+        )
     }
 
     async fn snapshot(&self, a: PageArgs<SnapshotOptions>) -> ToolResult {
+        let a = a.checked()?;
         let scope = a.request.scope()?;
         let page = self.page(&a.args).await?;
         let session = self.session_for(&a.args, &page);
@@ -521,10 +568,11 @@ impl WebfoldTools {
             webfold_core::snapshot::snapshot(&page, page.url(), &scope, &opts, Some(&mut session))
         })
         .await??;
-        fenced(String::new(), &snap.text)
+        fenced(String::new(), &snap.text, &snap)
     }
 
     async fn find(&self, a: PageArgs<FindOptions>) -> ToolResult {
+        let a = a.checked()?;
         let page = self.page(&a.args).await?;
         let session = self.session_for(&a.args, &page);
         let opts = on_page(a.request, &page);
@@ -533,10 +581,15 @@ impl WebfoldTools {
             webfold_core::snapshot::find(&page, page.url(), &opts, Some(&session))
         })
         .await??;
-        fenced(String::new(), &found.text)
+        fenced(
+            String::new(),
+            &found.text,
+            &serde_json::json!({"total": found.total, "shown": found.matches.len(), "tokens": found.tokens}),
+        )
     }
 
     async fn cnt(&self, a: PageArgs<CntViewOptions>) -> ToolResult {
+        let a = a.checked()?;
         let page = self.page(&a.args).await?;
         let opts = on_page(a.request, &page);
         let view = tokio::task::spawn_blocking(move || match &page {
@@ -544,10 +597,11 @@ impl WebfoldTools {
             other => views::cnt(&webfold_core::cnt::Cnt::build(other), &opts),
         })
         .await??;
-        fenced(String::new(), &view.text)
+        fenced(String::new(), &view.text, &view)
     }
 
     async fn count(&self, a: WithRequest<CountArgs, CountRequest>) -> ToolResult {
+        let a = a.checked()?;
         let encoding = a.request.encoding;
         let src = &a.args.source;
         let any_page = src.conversation_id.is_some()
@@ -585,6 +639,7 @@ impl WebfoldTools {
     }
 
     async fn fetch(&self, a: PageArgs<MarkdownRequest>) -> ToolResult {
+        let a = a.checked()?;
         let req = a.request;
         let Some(url) = a.args.url.clone().filter(|_| a.args.page_name.is_none()) else {
             // A page given another way is already HTML.
@@ -595,7 +650,7 @@ impl WebfoldTools {
                 fetch_view::markdown(&page, &req, url)
             })
             .await??;
-            return fenced(markdown_note(&view), &view.paged.text);
+            return fenced(markdown_note(&view), &view.paged.text, &view);
         };
         let fetched = self.fetcher()?.fetch(&url).await?;
         let format = fetched.format(req.format);
@@ -611,7 +666,11 @@ impl WebfoldTools {
         })
         .await??;
         let note = format!("{final_url} ({status}, {format}) {}", markdown_note(&view));
-        fenced(note.trim_end().to_string(), &view.paged.text)
+        let mut figures = serde_json::to_value(&view)?;
+        figures["url"] = final_url.clone().into();
+        figures["status"] = status.into();
+        figures["format"] = format.as_str().into();
+        fenced(note.trim_end().to_string(), &view.paged.text, &figures)
     }
 }
 
@@ -750,6 +809,9 @@ mod contract_tests {
         for t in &tools {
             let n = tokens::count(&serde_json::to_string(t).unwrap(), Encoding::O200kBase);
             println!("{:<24} {n:>5} tokens", t.name);
+            if std::env::var_os("WEBFOLD_SHOW_TOOLS").is_some() {
+                println!("{}", serde_json::to_string(t).unwrap());
+            }
         }
         println!("{} tools, {total} tokens in all", tools.len());
         assert!(total <= 3000, "tools/list costs {total} tokens, over 3,000");
@@ -779,8 +841,10 @@ mod contract_tests {
         let err = serde_json::from_value::<PageArgs<OutlineOptions>>(serde_json::json!({
             "html": "<p>x</p>", "max_depht": 3
         }))
+        .unwrap()
+        .checked()
         .unwrap_err()
-        .to_string();
+        .0;
         assert!(err.contains("unknown parameter 'max_depht'"), "{err}");
         assert!(
             err.contains("max_depth") && err.contains("conversation_id"),
@@ -789,8 +853,10 @@ mod contract_tests {
         let err = serde_json::from_value::<PageArgs<OutlineOptions>>(serde_json::json!({
             "html": "<p>x</p>", "max_depth": "deep"
         }))
+        .unwrap()
+        .checked()
         .unwrap_err()
-        .to_string();
+        .0;
         assert!(err.contains("max_depth must be a whole number"), "{err}");
     }
 

@@ -116,7 +116,7 @@ fn ref_of(snapshot: &str, needle: &str) -> String {
 }
 
 fn snapshot_text(r: &Value) -> String {
-    r["structuredContent"]["text"]
+    page_text(&r)
         .as_str()
         .unwrap_or_else(|| panic!("no snapshot in {r}"))
         .to_string()
@@ -439,7 +439,7 @@ async fn named_pages_keep_separate_sessions_and_the_viewport_is_configured() {
     let r = s
         .call(
             "browser_navigate",
-            json!({"url": format!("{base}/second"), "page": "other"}),
+            json!({"url": format!("{base}/second"), "page_name": "other"}),
         )
         .await;
     ok(&r);
@@ -459,16 +459,18 @@ async fn named_pages_keep_separate_sessions_and_the_viewport_is_configured() {
         "{}",
         snapshot_text(&r)
     );
-    let r = s.call("browser_snapshot", json!({"page": "other"})).await;
+    let r = s
+        .call("browser_snapshot", json!({"page_name": "other"}))
+        .await;
     assert!(
         snapshot_text(ok(&r)).starts_with("# Currently on: Second"),
         "{}",
         snapshot_text(&r)
     );
     // Each page goes back in its own history: "other" only to its blank start.
-    let r = s.call("browser_back", json!({"page": "other"})).await;
+    let r = s.call("browser_back", json!({"page_name": "other"})).await;
     assert_eq!(ok(&r)["structuredContent"]["url"], "about:blank");
-    let r = s.call("browser_back", json!({"page": "other"})).await;
+    let r = s.call("browser_back", json!({"page_name": "other"})).await;
     assert_eq!(r["isError"], true, "{r}");
     assert!(text_of(&r).contains("no previous page"), "{r}");
     let r = s.call("browser_back", json!({})).await;
@@ -478,7 +480,7 @@ async fn named_pages_keep_separate_sessions_and_the_viewport_is_configured() {
     let r = s
         .call(
             "browser_navigate",
-            json!({"url": format!("{base}/evil"), "page": "evil"}),
+            json!({"url": format!("{base}/evil"), "page_name": "evil"}),
         )
         .await;
     let text = text_of(ok(&r));
@@ -491,13 +493,15 @@ async fn named_pages_keep_separate_sessions_and_the_viewport_is_configured() {
     assert_eq!(text.matches("</page-content>").count(), 1, "{text}");
 
     let r = s
-        .call("browser_snapshot", json!({"page": "bad name!"}))
+        .call("browser_snapshot", json!({"page_name": "bad name!"}))
         .await;
     assert_eq!(r["isError"], true, "{r}");
     assert!(text_of(&r).contains("letters, digits"), "{r}");
 
     // The configured viewport: narrower than the inline limit, so not scaled.
-    let r = s.call("browser_screenshot", json!({"page": "other"})).await;
+    let r = s
+        .call("browser_screenshot", json!({"page_name": "other"}))
+        .await;
     assert_eq!(png_size(&image_of(ok(&r))), (800, 600));
     assert!(r["structuredContent"]["path"].is_null());
     // viewport_only works against the real boxes: the list runs below the fold.
@@ -550,7 +554,7 @@ async fn web_fetch_returns_the_main_content_by_default() {
     for args in [json!({"url": url}), json!({"url": url, "main": true})] {
         let r = s.call("web_fetch", args).await;
         ok(&r);
-        let md = r["structuredContent"]["content"].as_str().unwrap();
+        let md = &page_text(&r);
         assert!(md.starts_with("# Otters hold hands"), "{md}");
         assert!(md.contains("Paragraph 7 of the story"), "{md}");
         assert!(!md.contains("Newsroom index"), "no navigation: {md}");
@@ -563,9 +567,23 @@ async fn web_fetch_returns_the_main_content_by_default() {
         .call("web_fetch", json!({"url": url, "main": false}))
         .await;
     ok(&r);
-    let md = r["structuredContent"]["content"].as_str().unwrap();
+    let md = &page_text(&r);
     assert!(md.contains("Newsroom index"), "{md}");
     assert!(md.contains("Paragraph 7 of the story"), "{md}");
     assert!(md.contains("Copyright footer"), "{md}");
     assert!(r["structuredContent"].get("main").is_none(), "{r}");
+}
+
+/// The page content of a tool result: its text between the delimiters
+/// (structured content carries figures, not the view again).
+fn page_text(r: &Value) -> String {
+    let text = r["content"][0]["text"]
+        .as_str()
+        .unwrap_or_else(|| panic!("no text in {r}"));
+    let start = text
+        .find("<page-content>\n")
+        .unwrap_or_else(|| panic!("no page content in {r}"))
+        + 15;
+    let end = text.rfind("\n</page-content>").unwrap_or(text.len());
+    text[start..end].to_string()
 }

@@ -54,9 +54,13 @@ async fn handshake_lists_read_only_tools_with_schemas() {
         for tool in tools {
             let name = tool["name"].as_str().unwrap();
             let read_only = !acting.contains(&name);
-            assert_eq!(tool["annotations"]["readOnlyHint"], read_only, "{name}");
+            let hint = tool["annotations"]["readOnlyHint"]
+                .as_bool()
+                .unwrap_or(false);
+            assert_eq!(hint, read_only, "{name}");
             assert_eq!(tool["inputSchema"]["type"], "object", "{name}");
-            assert_eq!(tool["outputSchema"]["type"], "object", "{name}");
+            // Results are text for the model; no output schema repeats them.
+            assert!(tool.get("outputSchema").is_none(), "{name}");
             let desc = tool["description"].as_str().unwrap();
             assert!(desc.len() > 40, "{name} has a real description");
         }
@@ -100,7 +104,7 @@ async fn chunk_outline_and_count_on_a_conversation() {
         .await;
     assert_eq!(r["isError"], false, "{r}");
     assert_eq!(
-        r["structuredContent"]["html"],
+        page_text(&r),
         r#"<section class="hero"><h1>Hello</h1></section>"#
     );
     assert_eq!(r["structuredContent"]["found"], true);
@@ -134,13 +138,7 @@ async fn chunk_outline_and_count_on_a_conversation() {
         .call("get_dom_outline", json!({"conversation_id": conv}))
         .await;
     assert_eq!(r["isError"], false, "{r}");
-    assert!(
-        r["structuredContent"]["text"]
-            .as_str()
-            .unwrap()
-            .contains("section.hero"),
-        "{r}"
-    );
+    assert!(page_text(&r).as_str().contains("section.hero"), "{r}");
 
     let r = s.call("count_tokens", json!({"text": "hello world"})).await;
     assert_eq!(r["structuredContent"]["tokens"], 2);
@@ -165,7 +163,10 @@ async fn mistakes_come_back_as_correctable_tool_errors() {
             "invalid selector",
         ),
         (json!({"conversation_id": conv}), "selector, id or ref"),
-        (json!({"selector": "p"}), "conversation_id, url or html"),
+        (
+            json!({"selector": "p"}),
+            "conversation_id, url, html or page_name",
+        ),
         (
             json!({"conversation_id": "nope", "selector": "p"}),
             "32 lowercase hex",
@@ -205,13 +206,7 @@ async fn mistakes_come_back_as_correctable_tool_errors() {
         r["structuredContent"]["tokens"].as_u64().unwrap() <= 100,
         "{r}"
     );
-    assert!(
-        r["structuredContent"]["html"]
-            .as_str()
-            .unwrap()
-            .contains("folded"),
-        "{r}"
-    );
+    assert!(page_text(&r).as_str().contains("folded"), "{r}");
     assert!(
         !r["structuredContent"]["folded"]
             .as_array()
@@ -252,7 +247,7 @@ async fn snapshot_refs_and_cnt_ids_unfold_with_chunk() {
         .call("page_snapshot", json!({"conversation_id": conv}))
         .await;
     assert_eq!(r["isError"], false, "{r}");
-    let snap = r["structuredContent"]["text"].as_str().unwrap().to_string();
+    let snap = page_text(&r);
     assert!(r["structuredContent"]["tokens"].as_u64().unwrap() <= 8000);
     // The ref of the Search button unfolds to its HTML.
     let line = snap
@@ -273,10 +268,7 @@ async fn snapshot_refs_and_cnt_ids_unfold_with_chunk() {
         )
         .await;
     assert_eq!(r["isError"], false, "{r}");
-    assert_eq!(
-        r["structuredContent"]["html"],
-        "<button id=\"go\">Search</button>"
-    );
+    assert_eq!(page_text(&r), "<button id=\"go\">Search</button>");
 
     // A small budget is honoured and says what it cut.
     let r = s
@@ -298,7 +290,7 @@ async fn snapshot_refs_and_cnt_ids_unfold_with_chunk() {
         .await;
     assert_eq!(r["isError"], false, "{r}");
     assert!(r["structuredContent"]["tokens"].as_u64().unwrap() <= 1000);
-    let text = r["structuredContent"]["text"].as_str().unwrap().to_string();
+    let text = page_text(&r);
     // Every marker id expands.
     let ids: Vec<String> = text
         .split('[')
@@ -318,16 +310,16 @@ async fn snapshot_refs_and_cnt_ids_unfold_with_chunk() {
     for id in ids.iter().take(3) {
         let r = s
             .call(
-                "cnt_expand",
-                json!({"conversation_id": conv, "id": id, "max_tokens": 1000}),
+                "cnt_view",
+                json!({"conversation_id": conv, "expand": id, "max_tokens": 1000}),
             )
             .await;
         assert_eq!(r["isError"], false, "{id}: {r}");
     }
     let r = s
         .call(
-            "cnt_expand",
-            json!({"conversation_id": conv, "id": "not-an-id"}),
+            "cnt_view",
+            json!({"conversation_id": conv, "expand": "not-an-id"}),
         )
         .await;
     assert_eq!(r["isError"], true);
@@ -340,4 +332,18 @@ async fn snapshot_refs_and_cnt_ids_unfold_with_chunk() {
         )
         .await;
     assert_eq!(r["isError"], true, "static HTML has no viewport: {r}");
+}
+
+/// The page content of a tool result: its text between the delimiters
+/// (structured content carries figures, not the view again).
+fn page_text(r: &Value) -> String {
+    let text = r["content"][0]["text"]
+        .as_str()
+        .unwrap_or_else(|| panic!("no text in {r}"));
+    let start = text
+        .find("<page-content>\n")
+        .unwrap_or_else(|| panic!("no page content in {r}"))
+        + 15;
+    let end = text.rfind("\n</page-content>").unwrap_or(text.len());
+    text[start..end].to_string()
 }

@@ -177,7 +177,7 @@ fn browser_tools_over_stdio_use_the_viewport_and_stop_chromium_on_exit() {
     assert!(descendants(child.id()).is_empty());
 
     let r = client.call("browser_navigate", json!({"url": url}));
-    let snap = r["structuredContent"]["text"].as_str().unwrap().to_string();
+    let snap = page_text(&r);
     let line = snap
         .lines()
         .find(|l| l.contains("button \"Press me\""))
@@ -190,13 +190,7 @@ fn browser_tools_over_stdio_use_the_viewport_and_stop_chromium_on_exit() {
         .next()
         .unwrap();
     let r = client.call("browser_click", json!({"ref": button}));
-    assert!(
-        r["structuredContent"]["text"]
-            .as_str()
-            .unwrap()
-            .contains("button \"Clicked\""),
-        "{r}"
-    );
+    assert!(page_text(&r).contains("button \"Clicked\""), "{r}");
     let r = client.call("browser_screenshot", json!({}));
     assert_eq!(r["structuredContent"]["inline_width"], 800, "{r}");
     assert_eq!(r["structuredContent"]["inline_height"], 600, "{r}");
@@ -229,4 +223,12 @@ fn sigterm_stops_the_server_and_chromium() {
     assert!(status.success(), "a clean exit on SIGTERM: {status:?}");
     let left = alive(&chromium);
     assert!(left.is_empty(), "still running after SIGTERM: {left:?}");
+}
+
+/// The page content of a tool result: its text between the delimiters.
+fn page_text(r: &serde_json::Value) -> String {
+    let text = r["content"][0]["text"].as_str().unwrap_or_default();
+    let start = text.find("<page-content>\n").map_or(0, |i| i + 15);
+    let end = text.rfind("\n</page-content>").unwrap_or(text.len());
+    text[start..end].to_string()
 }

@@ -208,10 +208,7 @@ fn mcp_inspector_cli_over_stdio_and_http() {
             ],
         );
         assert_eq!(r["isError"], false, "{r}");
-        assert_eq!(
-            r["structuredContent"]["html"],
-            "<div id=\"target\">from the bridge</div>"
-        );
+        assert_eq!(page_text(&r), "<div id=\"target\">from the bridge</div>");
 
         let r = inspector(
             &clients,
@@ -291,4 +288,12 @@ fn stdio_carries_only_json_rpc_and_ends_on_eof() {
     assert!(rest.trim().is_empty(), "nothing else on stdout: {rest:?}");
     let status = child.wait().unwrap();
     assert!(status.success(), "exits cleanly on EOF: {status}");
+}
+
+/// The page content of a tool result: its text between the delimiters.
+fn page_text(r: &serde_json::Value) -> String {
+    let text = r["content"][0]["text"].as_str().unwrap_or_default();
+    let start = text.find("<page-content>\n").map_or(0, |i| i + 15);
+    let end = text.rfind("\n</page-content>").unwrap_or(text.len());
+    text[start..end].to_string()
 }

@@ -222,7 +222,18 @@ impl<'a> Value<'a> {
 
     fn http(&self) -> String {
         match self {
-            Value::Text(s) => url::form_urlencoded::byte_serialize(s.as_bytes()).collect(),
+            // Only what a query cannot hold as is: readable selectors stay readable.
+            Value::Text(s) => s
+                .chars()
+                .map(|c| match c {
+                    '%' => "%25".to_string(),
+                    '&' => "%26".to_string(),
+                    '#' => "%23".to_string(),
+                    '+' => "%2B".to_string(),
+                    ' ' => "%20".to_string(),
+                    c => c.to_string(),
+                })
+                .collect(),
             other => other.json(),
         }
     }

@@ -115,7 +115,7 @@ impl ViewName {
             ViewName::Snapshot if surface == Surface::McpBrowser => "browser_snapshot",
             ViewName::Snapshot => "page_snapshot",
             ViewName::Find => "page_find",
-            ViewName::Markdown => "page_markdown",
+            ViewName::Markdown => "web_fetch",
             ViewName::Cnt => "cnt_view",
             ViewName::Tokens => "count_tokens",
         }

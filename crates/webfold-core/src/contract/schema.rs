@@ -152,6 +152,12 @@ fn compact(prop: &Value) -> Value {
     let Some(obj) = prop.as_object_mut() else {
         return prop;
     };
+    // Definitions are not carried over: a referenced type is an object the
+    // description explains.
+    if obj.contains_key("$ref") {
+        obj.remove("$ref");
+        obj.insert("type".into(), "object".into());
+    }
     if let Some(Value::Array(types)) = obj.get("type") {
         let t = types.iter().find(|t| *t != "null").cloned();
         if let Some(t) = t {

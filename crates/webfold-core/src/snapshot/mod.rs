@@ -55,7 +55,7 @@ pub const MAX_TOKENS_RANGE: (usize, usize) = (1000, 50_000);
 pub struct SnapshotOptions {
     /// ai (with refs) or aria
     pub mode: Mode,
-    /// Count and keep interactive elements only
+    /// Interactive elements only
     pub interactive_only: bool,
     /// Everything, no limits
     pub full_snapshot: bool,
@@ -69,11 +69,11 @@ pub struct SnapshotOptions {
     pub viewport_only: bool,
     /// Show navigation breadcrumbs
     pub include_history: bool,
-    /// Only what changed since the last snapshot of this page
+    /// Only changes since the last snapshot
     pub diff: bool,
-    /// Only the subtree of this CSS selector's first match
+    /// Only this CSS selector's subtree
     pub selector: Option<String>,
-    /// Only the subtree of this ref
+    /// Only this ref's subtree
     #[serde(rename = "ref")]
     pub r#ref: Option<String>,
     #[serde(skip)]
