@@ -336,7 +336,7 @@ async fn snapshot_refs_and_cnt_ids_unfold_with_chunk() {
 
 /// The page content of a tool result: its text between the delimiters
 /// (structured content carries figures, not the view again).
-fn page_text(r: &Value) -> String {
+fn page_text(r: &serde_json::Value) -> String {
     let text = r["content"][0]["text"]
         .as_str()
         .unwrap_or_else(|| panic!("no text in {r}"));
