@@ -101,7 +101,13 @@ fn files_render_as_file_urls_and_other_views_take_the_flag() {
     std::fs::write(&path, PAGE).expect("write fixture");
     let path = path.to_string_lossy().into_owned();
 
-    let md = stdout_ok(&webfold(&["markdown", &path, "--browser", "--json"]));
+    let md = stdout_ok(&webfold(&[
+        "markdown",
+        &path,
+        "--browser",
+        "--no-main",
+        "--json",
+    ]));
     let md: serde_json::Value = serde_json::from_str(&md).expect("json");
     let text = md["markdown"].as_str().unwrap_or_default();
     assert!(text.contains("Added by script"), "{text}");

@@ -11,7 +11,7 @@ use support::{page_file, stderr, stdout, webfold};
 
 /// A page whose views are far larger than a pipe's buffer.
 fn big_page() -> std::path::PathBuf {
-    let items: String = (0..20_000)
+    let items: String = (0..4_000)
         .map(|i| format!("<li class=\"item\"><a href=\"/p/{i}\">Item {i}</a></li>\n"))
         .collect();
     page_file(
@@ -93,7 +93,7 @@ fn bad_values_and_budgets_say_what_to_do() {
     let out = webfold(&["outline", page, "--max-tokens", "lots"]);
     assert_eq!(out.status.code(), Some(2));
     assert!(
-        stderr(&out).contains("--max-tokens must be a whole number, not 'lots'"),
+        stderr(&out).contains("--max-tokens must be a whole number above 0, not 'lots'"),
         "{}",
         stderr(&out)
     );

@@ -112,7 +112,11 @@ fn from_text(spec: &OptionSpec, raw: &str, surface: Surface) -> Result<Value, Er
 
 fn check(spec: &OptionSpec, value: Value, surface: Surface) -> Result<Value, Error> {
     let ok = match (&spec.kind, &value) {
-        (Kind::Integer { .. }, Value::Number(n)) => n.is_u64(),
+        // Zero of a count or budget asks for nothing: refused. Other ranges
+        // are clamped by their views, saying so.
+        (Kind::Integer { minimum, .. }, Value::Number(n)) => {
+            n.is_u64() && !(minimum.is_some() && n.as_u64() == Some(0))
+        }
         (Kind::Boolean, Value::Bool(_)) => true,
         (Kind::String, Value::String(_)) => true,
         (Kind::Enum(values), Value::String(s)) => values.contains(s),
@@ -130,6 +134,9 @@ fn check(spec: &OptionSpec, value: Value, surface: Surface) -> Result<Value, Err
 
 fn wrong(spec: &OptionSpec, got: &str, surface: Surface) -> Error {
     let expected = match &spec.kind {
+        Kind::Integer {
+            minimum: Some(_), ..
+        } => "a whole number above 0".to_string(),
         Kind::Integer { .. } => "a whole number".to_string(),
         Kind::Boolean => "true or false".to_string(),
         Kind::String => "a string".to_string(),
