@@ -190,7 +190,9 @@ fn mcp_inspector_cli_over_stdio_and_http() {
             ]
             .iter()
             .any(|a| t["name"] == format!("browser_{a}"));
-            assert_eq!(t["annotations"]["readOnlyHint"], !acting, "{t}");
+            // readOnlyHint defaults to false: only read-only tools say it.
+            let read_only = t["annotations"]["readOnlyHint"].as_bool().unwrap_or(false);
+            assert_eq!(read_only, !acting, "{t}");
         }
 
         let selector = "selector=#target";

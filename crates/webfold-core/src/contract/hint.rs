@@ -299,7 +299,7 @@ mod tests {
         );
         assert_eq!(
             c.spell(Surface::Http),
-            "chunk?selector=main+%3E+ul&all=true"
+            "chunk?selector=main%20>%20ul&all=true"
         );
         let s = Hint::Snapshot(Handle::Ref("REF".into()));
         assert_eq!(s.spell(Surface::McpBrowser), "browser_snapshot {ref: REF}");
