@@ -378,6 +378,15 @@ mod contract_tests {
                         (k, v)
                     })
                     .collect();
+                // A hint changes one option of a call that named its target.
+                let mut pairs = pairs;
+                let has = |k: &str, p: &[(String, String)]| p.iter().any(|(n, _)| n == k);
+                if path == "chunk" && !["selector", "id", "ref"].iter().any(|k| has(k, &pairs)) {
+                    pairs.push(("selector".into(), "p".into()));
+                }
+                if path == "find" && !has("query", &pairs) {
+                    pairs.push(("query".into(), "x".into()));
+                }
                 let r = match path.as_str() {
                     "outline" => accepts::<outline::OutlineOptions>(&pairs),
                     "chunk" => accepts::<chunk::ChunkOptions>(&pairs),

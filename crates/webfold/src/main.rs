@@ -123,7 +123,7 @@ mod contract_tests {
                 };
                 argv.push(sub.clone());
                 argv.push("page.html".into());
-                if sub == "find" && !w.first().is_some_and(|x| x == "TEXT") {
+                if sub == "find" && w.first().is_none_or(|x| x != "TEXT") {
                     argv.push("TEXT".into());
                 }
                 let mut i = 0;
