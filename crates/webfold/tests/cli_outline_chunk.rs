@@ -212,14 +212,15 @@ fn chunk_budget_folds_and_says_how_to_unfold() {
     let part = &v["chunks"][0]["folded"][0];
     let sel = part["selector"].as_str().expect("folded selector");
     let html = v["chunks"][0]["html"].as_str().expect("html");
+    let all = if part["all"] == true { " --all" } else { "" };
     assert!(
-        html.contains(&format!("--selector '{sel}' -->"))
-            || html.contains(&format!("--selector {sel} -->")),
+        html.contains(&format!("--selector '{sel}'{all} -->"))
+            || html.contains(&format!("--selector {sel}{all} -->")),
         "{html}"
     );
     // The placeholder's own instruction works.
     let mut unfold = vec!["chunk", p, "--selector", sel];
-    if part["all"] == true {
+    if !all.is_empty() {
         unfold.push("--all");
     }
     let o = webfold(&unfold);
