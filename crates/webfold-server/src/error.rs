@@ -102,9 +102,17 @@ pub fn view_error(e: webfold_core::Error) -> ApiError {
                 "no element matches '{selector}'; try one of the suggestions or check the outline"
             ))
             .with("suggestions", json!(suggestions)),
-        E::InvalidSelector { .. } => {
-            ApiError::new(StatusCode::BAD_REQUEST, "Invalid selector").detail(e.to_string())
-        }
+        // The detail is the one-line message, then the selector with a caret
+        // under the column; the parts are fields of their own for programs.
+        E::InvalidSelector {
+            ref selector,
+            position,
+            ref reason,
+        } => ApiError::new(StatusCode::BAD_REQUEST, "Invalid selector")
+            .with("selector", json!(selector))
+            .with("column", json!(position))
+            .with("reason", json!(reason))
+            .detail(format!("{e:#}")),
         E::UnknownNodeId(_) | E::UnknownRef(_) => {
             ApiError::new(StatusCode::NOT_FOUND, "Element not found").detail(e.to_string())
         }
