@@ -47,6 +47,16 @@ impl ApiError {
         )
     }
 
+    pub fn payload_too_large(limit_bytes: Option<usize>) -> Self {
+        let limit = match limit_bytes {
+            Some(b) => format!("the {} MB limit", b.div_ceil(1024 * 1024)),
+            None => "the server's limit".into(),
+        };
+        Self::new(StatusCode::PAYLOAD_TOO_LARGE, "Payload too large").detail(format!(
+            "the body is over {limit}; send less HTML (e.g. the part of the page you need) or start the server with a larger --max-body-mb"
+        ))
+    }
+
     pub fn internal(detail: impl Into<String>) -> Self {
         Self::new(StatusCode::INTERNAL_SERVER_ERROR, "Internal error").detail(detail)
     }

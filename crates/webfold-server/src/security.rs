@@ -222,18 +222,18 @@ pub async fn guard(State(policy): State<Arc<Policy>>, req: Request, next: Next) 
     if declared.is_some_and(|n| n > policy.max_body_bytes as u64) {
         return too_large(policy.max_body_bytes);
     }
-    let (parts, body) = req.into_parts();
+    let (mut parts, body) = req.into_parts();
+    parts.extensions.insert(BodyLimit(policy.max_body_bytes));
     let limited = Body::new(http_body_util::Limited::new(body, policy.max_body_bytes));
     next.run(Request::from_parts(parts, limited)).await
 }
 
+/// The body limit in force, for handlers that report it.
+#[derive(Clone, Copy, Debug)]
+pub struct BodyLimit(pub usize);
+
 pub fn too_large(limit: usize) -> Response {
-    ApiError::new(StatusCode::PAYLOAD_TOO_LARGE, "Payload too large")
-        .detail(format!(
-            "the body is over the {} MB limit; send less HTML (e.g. the part of the page you need) or start the server with a larger --max-body-mb",
-            limit / (1024 * 1024)
-        ))
-        .into_response()
+    ApiError::payload_too_large(Some(limit)).into_response()
 }
 
 #[cfg(test)]
