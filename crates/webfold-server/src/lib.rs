@@ -45,7 +45,7 @@ pub const DEFAULT_CACHE_BYTES: usize = 512 * 1024 * 1024;
 pub fn app(conversations: Arc<Conversations>, tools: ToolContext, policy: Policy) -> Router {
     let mcp_config = StreamableHttpServerConfig::default()
         .with_allowed_hosts(policy.allowed_hosts.clone())
-        .with_allowed_origins(policy.allowed_origins.clone())
+        .with_allowed_origins(policy.mcp_origins())
         .enforce_origin_validation()
         .with_max_request_body_bytes(policy.max_body_bytes);
     let mcp = StreamableHttpService::new(
