@@ -83,20 +83,20 @@ pub fn parse_json<T: DeserializeOwned>(bytes: &[u8]) -> Result<T, ApiError> {
     // serde reads a struct from an array too (fields by position), which
     // would blame "field '[0]'"; every body here is an object.
     let first = bytes.iter().find(|b| !b.is_ascii_whitespace());
-    if first != Some(&b'{') {
-        if let Ok(value) = serde_json::from_slice::<serde_json::Value>(bytes) {
-            let kind = match value {
-                serde_json::Value::Array(_) => "an array",
-                serde_json::Value::String(_) => "a string",
-                serde_json::Value::Number(_) => "a number",
-                serde_json::Value::Bool(_) => "a boolean",
-                _ => "null",
-            };
-            return Err(
-                ApiError::new(StatusCode::BAD_REQUEST, "Invalid request body")
-                    .detail(format!("the body must be a JSON object, not {kind}")),
-            );
-        }
+    if first != Some(&b'{')
+        && let Ok(value) = serde_json::from_slice::<serde_json::Value>(bytes)
+    {
+        let kind = match value {
+            serde_json::Value::Array(_) => "an array",
+            serde_json::Value::String(_) => "a string",
+            serde_json::Value::Number(_) => "a number",
+            serde_json::Value::Bool(_) => "a boolean",
+            _ => "null",
+        };
+        return Err(
+            ApiError::new(StatusCode::BAD_REQUEST, "Invalid request body")
+                .detail(format!("the body must be a JSON object, not {kind}")),
+        );
     }
     let mut de = serde_json::Deserializer::from_slice(bytes);
     let value = serde_path_to_error::deserialize::<_, T>(&mut de)
