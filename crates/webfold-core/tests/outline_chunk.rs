@@ -552,7 +552,10 @@ fn chunk_misses_suggest_existing_selectors_and_bad_selectors_name_the_position()
         matches!(err, Error::InvalidSelector { position, .. } if position >= 9),
         "{err}"
     );
-    assert!(err.to_string().contains("at position"), "{err}");
+    assert_eq!(
+        err.to_string(),
+        "invalid selector 'section..hero': expected a class name after '.', found '.' (at column 9)"
+    );
 }
 
 fn product_page(n: usize) -> String {

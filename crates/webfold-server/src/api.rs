@@ -14,11 +14,11 @@ use webfold_store::{Conversation, ListQuery, NewConversation, NewPage};
 
 use crate::cache::LoadedPage;
 use crate::error::{ApiError, view_error};
-use crate::extract::{ApiJson, ApiQuery, ConvId, Params};
+use crate::extract::{ApiJson, ConvId, Params};
 use crate::service::Conversations;
 use crate::views;
 
-/// Longest `url`, `cwd`, `permissionMode` and `session_id` accepted.
+/// Longest `url`, `cwd` and `permissionMode` accepted.
 const MAX_FIELD_BYTES: usize = 8 * 1024;
 
 pub fn routes() -> Router<Arc<Conversations>> {
@@ -66,19 +66,27 @@ fn check_field(name: &str, value: &Option<String>) -> Result<(), ApiError> {
     }
 }
 
-/// Session ids name things on disk in other tools, so they follow the strict
-/// pattern of the security notes: `^[A-Za-z0-9_-]{8,64}$`.
+/// Longest `session_id` accepted.
+const MAX_SESSION_ID: usize = 128;
+
+/// `session_id` is the caller's opaque id, so any id a caller mints fits:
+/// UUIDs, ULIDs, base64url, `team:42`, `user@host`. It is echoed back and may
+/// end up in another tool's logs or file names, so the character set leaves
+/// out whatever could break those: control characters and spaces, quotes,
+/// path separators (and ids made only of dots), and non-ASCII look-alikes.
 fn check_session_id(value: &Option<String>) -> Result<(), ApiError> {
     let Some(v) = value else { return Ok(()) };
-    let ok = (8..=64).contains(&v.len())
+    let ok = (1..=MAX_SESSION_ID).contains(&v.len())
         && v.bytes()
-            .all(|c| c.is_ascii_alphanumeric() || c == b'_' || c == b'-');
+            .all(|c| c.is_ascii_alphanumeric() || b"._-:@+=".contains(&c))
+        && !v.bytes().all(|c| c == b'.');
     if ok {
         Ok(())
     } else {
-        Err(ApiError::bad_request(
-            "session_id must be 8 to 64 characters of A-Z, a-z, 0-9, _ or -",
-        ))
+        Err(ApiError::bad_request(format!(
+            "session_id must be 1 to {MAX_SESSION_ID} characters of A-Z, a-z, 0-9 and . _ - : @ + = (not only dots); got {} characters",
+            v.chars().count()
+        )))
     }
 }
 
@@ -131,19 +139,11 @@ async fn create(
     ))
 }
 
-#[derive(Deserialize)]
-struct ListParams {
-    limit: Option<u32>,
-    offset: Option<u32>,
-}
-
-async fn list(
-    State(svc): State<Arc<Conversations>>,
-    ApiQuery(p): ApiQuery<ListParams>,
-) -> Result<Json<Value>, ApiError> {
+async fn list(State(svc): State<Arc<Conversations>>, p: Params) -> Result<Json<Value>, ApiError> {
+    p.only(&["limit", "offset"])?;
     let query = ListQuery {
-        limit: p.limit.unwrap_or(50).clamp(1, 500),
-        offset: p.offset.unwrap_or(0),
+        limit: p.parse::<u32>("limit")?.unwrap_or(50).clamp(1, 500),
+        offset: p.parse::<u32>("offset")?.unwrap_or(0),
     };
     let convs = svc.list(query).await?;
     Ok(Json(json!({

@@ -47,6 +47,16 @@ impl ApiError {
         )
     }
 
+    pub fn payload_too_large(limit_bytes: Option<usize>) -> Self {
+        let limit = match limit_bytes {
+            Some(b) => format!("the {} MB limit", b.div_ceil(1024 * 1024)),
+            None => "the server's limit".into(),
+        };
+        Self::new(StatusCode::PAYLOAD_TOO_LARGE, "Payload too large").detail(format!(
+            "the body is over {limit}; send less HTML (e.g. the part of the page you need) or start the server with a larger --max-body-mb"
+        ))
+    }
+
     pub fn internal(detail: impl Into<String>) -> Self {
         Self::new(StatusCode::INTERNAL_SERVER_ERROR, "Internal error").detail(detail)
     }
@@ -102,9 +112,17 @@ pub fn view_error(e: webfold_core::Error) -> ApiError {
                 "no element matches '{selector}'; try one of the suggestions or check the outline"
             ))
             .with("suggestions", json!(suggestions)),
-        E::InvalidSelector { .. } => {
-            ApiError::new(StatusCode::BAD_REQUEST, "Invalid selector").detail(e.to_string())
-        }
+        // The detail is the one-line message, then the selector with a caret
+        // under the column; the parts are fields of their own for programs.
+        E::InvalidSelector {
+            ref selector,
+            position,
+            ref reason,
+        } => ApiError::new(StatusCode::BAD_REQUEST, "Invalid selector")
+            .with("selector", json!(selector))
+            .with("column", json!(position))
+            .with("reason", json!(reason))
+            .detail(format!("{e:#}")),
         E::UnknownNodeId(_) | E::UnknownRef(_) => {
             ApiError::new(StatusCode::NOT_FOUND, "Element not found").detail(e.to_string())
         }

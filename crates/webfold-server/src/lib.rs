@@ -16,13 +16,13 @@ pub mod browser_tools;
 pub mod cache;
 pub mod error;
 pub mod extract;
+pub mod fallback;
 pub mod live;
 pub mod mcp;
 pub mod security;
 pub mod service;
 pub mod views;
 
-use std::net::SocketAddr;
 use std::sync::Arc;
 
 use axum::Router;
@@ -45,7 +45,7 @@ pub const DEFAULT_CACHE_BYTES: usize = 512 * 1024 * 1024;
 pub fn app(conversations: Arc<Conversations>, tools: ToolContext, policy: Policy) -> Router {
     let mcp_config = StreamableHttpServerConfig::default()
         .with_allowed_hosts(policy.allowed_hosts.clone())
-        .with_allowed_origins(policy.allowed_origins.clone())
+        .with_allowed_origins(policy.mcp_origins())
         .enforce_origin_validation()
         .with_max_request_body_bytes(policy.max_body_bytes);
     let mcp = StreamableHttpService::new(
@@ -55,7 +55,7 @@ pub fn app(conversations: Arc<Conversations>, tools: ToolContext, policy: Policy
     );
     let max_body = policy.max_body_bytes;
     let policy = Arc::new(policy);
-    api::routes()
+    let routes = api::routes()
         .with_state(conversations)
         .nest_service("/mcp", mcp)
         .fallback(not_found)
@@ -63,7 +63,12 @@ pub fn app(conversations: Arc<Conversations>, tools: ToolContext, policy: Policy
         .layer(axum::middleware::from_fn_with_state(
             policy,
             security::guard,
-        ))
+        ));
+    // Around the whole router rather than as its layer: a layer runs inside
+    // each route, before the router adds a 405's Allow header.
+    Router::new()
+        .fallback_service(routes)
+        .layer(axum::middleware::from_fn(fallback::json_bodies))
 }
 
 async fn not_found() -> error::ApiError {
@@ -73,12 +78,18 @@ async fn not_found() -> error::ApiError {
 
 /// Serves `app` on `listener` until Ctrl-C or SIGTERM.
 pub async fn serve(listener: tokio::net::TcpListener, app: Router) -> std::io::Result<()> {
-    axum::serve(
-        listener,
-        app.into_make_service_with_connect_info::<SocketAddr>(),
-    )
-    .with_graceful_shutdown(shutdown_signal())
-    .await
+    serve_until(listener, app, shutdown_signal()).await
+}
+
+/// Serves `app` on `listener` until `stop` completes.
+pub async fn serve_until(
+    listener: tokio::net::TcpListener,
+    app: Router,
+    stop: impl std::future::Future<Output = ()> + Send + 'static,
+) -> std::io::Result<()> {
+    axum::serve(fallback::Listener(listener), app.into_make_service())
+        .with_graceful_shutdown(stop)
+        .await
 }
 
 pub(crate) async fn shutdown_signal() {

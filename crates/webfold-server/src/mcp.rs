@@ -62,7 +62,7 @@ pub(crate) struct ToolError(pub(crate) String);
 
 impl<T: std::fmt::Display> From<T> for ToolError {
     fn from(e: T) -> Self {
-        ToolError(e.to_string())
+        ToolError(format!("{e:#}")) // `{:#}`: the multi-line form (an invalid selector adds a caret line)
     }
 }
 

@@ -8,6 +8,11 @@
 //! 2. `OPTIONS` (CORS preflight) is refused with 403: we grant no cross-origin access.
 //! 3. An `Origin` that is present and not allowlisted gets 403 (MCP spec MUST).
 //!    Browsers always send `Origin` on cross-site requests; CLIs and agents send none.
+//!    The one origin accepted without `--allow-origin` is the server's own
+//!    (`http://` + the Host of the request, when that Host is a loopback name
+//!    with our port): no page is ever served from it, so a request from it
+//!    cannot come from a web page, and a rebinding page carries its own host,
+//!    which step 1 refuses. The MCP conformance suite checks exactly this.
 //! 4. With a token configured, `Authorization: Bearer <token>` is required (401),
 //!    compared in constant time. Never from the query string: that ends up in logs.
 //! 5. Bodies over the limit get 413, from `Content-Length` or while streaming.
@@ -154,6 +159,47 @@ impl Policy {
     }
 }
 
+impl Policy {
+    /// Whether `origin` is this server's own: `http://` + the request's Host,
+    /// that Host being an allowed loopback one (`127.0.0.1`, `localhost` or
+    /// `[::1]` with its port). Exact, so `http://127.0.0.1.evil.test:PORT`,
+    /// another port or `https://` do not pass.
+    pub fn is_own_origin(&self, origin: &str, headers: &axum::http::HeaderMap) -> bool {
+        let Some(host) = headers.get(header::HOST).and_then(|h| h.to_str().ok()) else {
+            return false;
+        };
+        is_loopback_host(host)
+            && self
+                .allowed_hosts
+                .iter()
+                .any(|a| a.eq_ignore_ascii_case(host))
+            && origin
+                .strip_prefix("http://")
+                .is_some_and(|rest| rest.eq_ignore_ascii_case(host))
+    }
+
+    /// The origins `/mcp`'s own check must accept: the allowlist plus the
+    /// server's own origin for each loopback host (the guard pairs each with
+    /// its Host first).
+    pub fn mcp_origins(&self) -> Vec<String> {
+        let own = self.allowed_hosts.iter().filter(|h| is_loopback_host(h));
+        self.allowed_origins
+            .iter()
+            .cloned()
+            .chain(own.map(|h| format!("http://{}", h.to_ascii_lowercase())))
+            .collect()
+    }
+}
+
+/// Whether a `host:port` names this machine's loopback interface.
+fn is_loopback_host(host: &str) -> bool {
+    ["127.0.0.1:", "localhost:", "[::1]:"].iter().any(|p| {
+        host.len() > p.len()
+            && host.is_char_boundary(p.len())
+            && host[..p.len()].eq_ignore_ascii_case(p)
+    })
+}
+
 /// `127.0.0.1:port`, `localhost:port`, `[::1]:port`.
 pub fn loopback_hosts(port: u16) -> Vec<String> {
     ["127.0.0.1", "localhost", "[::1]"]
@@ -191,9 +237,9 @@ pub async fn guard(State(policy): State<Arc<Policy>>, req: Request, next: Next) 
         );
     }
     if let Some(origin) = headers.get(header::ORIGIN) {
-        let allowed = origin
-            .to_str()
-            .is_ok_and(|o| policy.allowed_origins.iter().any(|a| a == o));
+        let allowed = origin.to_str().is_ok_and(|o| {
+            policy.allowed_origins.iter().any(|a| a == o) || policy.is_own_origin(o, headers)
+        });
         if !allowed {
             return forbidden(
                 "Origin not allowed: start the server with --allow-origin for a trusted extension origin",
@@ -222,18 +268,18 @@ pub async fn guard(State(policy): State<Arc<Policy>>, req: Request, next: Next) 
     if declared.is_some_and(|n| n > policy.max_body_bytes as u64) {
         return too_large(policy.max_body_bytes);
     }
-    let (parts, body) = req.into_parts();
+    let (mut parts, body) = req.into_parts();
+    parts.extensions.insert(BodyLimit(policy.max_body_bytes));
     let limited = Body::new(http_body_util::Limited::new(body, policy.max_body_bytes));
     next.run(Request::from_parts(parts, limited)).await
 }
 
+/// The body limit in force, for handlers that report it.
+#[derive(Clone, Copy, Debug)]
+pub struct BodyLimit(pub usize);
+
 pub fn too_large(limit: usize) -> Response {
-    ApiError::new(StatusCode::PAYLOAD_TOO_LARGE, "Payload too large")
-        .detail(format!(
-            "the body is over the {} MB limit; send less HTML (e.g. the part of the page you need) or start the server with a larger --max-body-mb",
-            limit / (1024 * 1024)
-        ))
-        .into_response()
+    ApiError::payload_too_large(Some(limit)).into_response()
 }
 
 #[cfg(test)]

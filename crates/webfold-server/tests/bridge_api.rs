@@ -270,25 +270,6 @@ async fn bad_bodies_get_json_errors() {
     assert_eq!(r.status, StatusCode::BAD_REQUEST);
     assert_eq!(r.body["error"], "Invalid JSON");
 
-    let r = t
-        .send(post(
-            r#"{"session_id": "abcdefgh1"}"#,
-            Some("application/json"),
-        ))
-        .await;
-    assert_eq!(r.status, StatusCode::BAD_REQUEST);
-    assert_eq!(r.body["error"], "Invalid request body");
-    assert!(
-        r.body["detail"].as_str().unwrap().contains("html"),
-        "{}",
-        r.body
-    );
-
-    let r = t
-        .send(post(r#"{"html": 42}"#, Some("application/json")))
-        .await;
-    assert_eq!(r.status, StatusCode::BAD_REQUEST);
-
     let r = t.send(post(r#"{"html": "<p>x</p>"}"#, None)).await;
     assert_eq!(r.status, StatusCode::UNSUPPORTED_MEDIA_TYPE);
     assert!(
@@ -298,13 +279,28 @@ async fn bad_bodies_get_json_errors() {
             .contains("application/json")
     );
 
+    let r = t.get("/nope").await;
+    assert_eq!(r.status, StatusCode::NOT_FOUND);
+    assert_eq!(r.body["error"], "Not found");
+}
+
+/// `session_id` is the caller's opaque id: any non-empty id up to 128
+/// characters of letters, digits and `. _ - : @ + =` is kept and echoed;
+/// anything that could break a log line or a file name is refused.
+#[tokio::test]
+async fn session_ids_are_opaque_but_safe() {
+    let t = app();
     for sid in [
-        "../../x",
-        "a/b",
+        "a",
+        "7",
         "short",
-        "C:\\x",
-        &"x".repeat(65),
-        "ünïcödé-id",
+        "3f2a9c1e-5b7d-4e8f-a0b1-c2d3e4f5a6b7",
+        "01J9Z3K6Q8R2T4V6X8Y0A2C4E6",
+        "team:42",
+        "user@host",
+        "YWJj+ZGVm=",
+        "v1.2_x-y",
+        &"x".repeat(128),
     ] {
         let r = t
             .post_json(
@@ -312,12 +308,305 @@ async fn bad_bodies_get_json_errors() {
                 &json!({"session_id": sid, "html": "<p>x</p>"}),
             )
             .await;
-        assert_eq!(r.status, StatusCode::BAD_REQUEST, "{sid}");
+        assert_eq!(r.status, StatusCode::OK, "{sid}: {}", r.body);
+        let id = r.body["conversationId"].as_str().unwrap();
+        let r = t.get(&format!("/conversations/{id}")).await;
+        assert_eq!(r.body["session_id"], sid);
     }
+    for sid in [
+        "",
+        "../../x",
+        "..",
+        ".",
+        "a/b",
+        "C:\\x",
+        "has space",
+        "tab\there",
+        "line\nbreak",
+        "quote\"d",
+        "ünïcödé-id",
+        &"x".repeat(129),
+    ] {
+        let r = t
+            .post_json(
+                "/conversations",
+                &json!({"session_id": sid, "html": "<p>x</p>"}),
+            )
+            .await;
+        assert_eq!(r.status, StatusCode::BAD_REQUEST, "{sid:?}");
+        assert!(
+            r.body["detail"]
+                .as_str()
+                .unwrap()
+                .starts_with("session_id must be 1 to 128 characters"),
+            "{}",
+            r.body
+        );
+    }
+}
 
-    let r = t.get("/nope").await;
-    assert_eq!(r.status, StatusCode::NOT_FOUND);
-    assert_eq!(r.body["error"], "Not found");
+/// Every error status the server can answer, over a real socket, carries the
+/// JSON `{error, detail}` and says what to do in the user's words.
+#[tokio::test]
+async fn every_error_status_is_json_on_the_wire() {
+    let server = common::serve(|p| p.max_body_bytes = 1024 * 1024).await;
+    let json_ct = [("Content-Type", "application/json")];
+    let check = |r: &common::Raw, status: u16, error: &str| {
+        assert_eq!(r.status, status, "{}\n{}", r.head, r.text);
+        assert!(
+            r.head.contains("content-type: application/json"),
+            "{}",
+            r.head
+        );
+        assert_eq!(r.body["error"], error, "{}", r.text);
+        let detail = r.body["detail"]
+            .as_str()
+            .unwrap_or_else(|| panic!("no detail: {}", r.text));
+        assert!(!detail.is_empty());
+        for framework in ["Failed to", "deserialize", "target type", "Json"] {
+            assert!(!detail.contains(framework), "framework text: {detail}");
+        }
+        detail.to_string()
+    };
+
+    // 404: an unknown route.
+    let r = server.request("GET", "/nope", &[], b"").await;
+    check(&r, 404, "Not found");
+
+    // 405: a known route, another method; Allow is kept.
+    let r = server.request("DELETE", "/health", &[], b"").await;
+    let detail = check(&r, 405, "Method not allowed");
+    assert!(
+        detail.starts_with("DELETE is not allowed on /health; it takes GET"),
+        "{detail} {}",
+        r.head
+    );
+    assert!(r.head.contains("allow: get"), "{}", r.head);
+    let r = server.request("PUT", "/conversations", &[], b"").await;
+    let detail = check(&r, 405, "Method not allowed");
+    assert!(
+        detail.contains("GET") && detail.contains("POST"),
+        "{detail}"
+    );
+
+    // 413: declared, and streamed in chunks with no Content-Length.
+    let r = server
+        .raw(
+            format!(
+                "POST /conversations HTTP/1.1\r\nHost: 127.0.0.1:{}\r\nContent-Type: application/json\r\nContent-Length: 2000000\r\nConnection: close\r\n\r\n",
+                server.port
+            )
+            .as_bytes(),
+        )
+        .await;
+    let detail = check(&r, 413, "Payload too large");
+    assert!(
+        detail.contains("1 MB limit") && detail.contains("--max-body-mb"),
+        "{detail}"
+    );
+    let mut chunked = format!(
+        "POST /conversations HTTP/1.1\r\nHost: 127.0.0.1:{}\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\nConnection: close\r\n\r\n",
+        server.port
+    )
+    .into_bytes();
+    for _ in 0..20 {
+        chunked.extend_from_slice(format!("{:x}\r\n", 100_000).as_bytes());
+        chunked.extend(std::iter::repeat_n(b' ', 100_000));
+        chunked.extend_from_slice(b"\r\n");
+    }
+    chunked.extend_from_slice(b"0\r\n\r\n");
+    let r = server.raw(&chunked).await;
+    check(&r, 413, "Payload too large");
+
+    // 414: a request line past what hyper reads (64 KB).
+    let long = format!("/conversations?limit={}", "9".repeat(70_000));
+    let r = server.request("GET", &long, &[], b"").await;
+    let detail = check(&r, 414, "URI too long");
+    assert!(detail.contains("shorten"), "{detail}");
+
+    // 415: a body that is not declared JSON.
+    let r = server
+        .request(
+            "POST",
+            "/conversations",
+            &[("Content-Type", "text/plain")],
+            br#"{"html": "x"}"#,
+        )
+        .await;
+    let detail = check(&r, 415, "Unsupported media type");
+    assert!(
+        detail.contains("Content-Type: application/json") && detail.contains("text/plain"),
+        "{detail}"
+    );
+
+    // 431: too many headers, and one header too large.
+    let many: Vec<(String, String)> = (0..120).map(|i| (format!("X-H{i}"), "v".into())).collect();
+    let many: Vec<(&str, &str)> = many.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
+    let r = server.request("GET", "/health", &many, b"").await;
+    check(&r, 431, "Request header fields too large");
+    let big = "v".repeat(600_000);
+    let r = server
+        .request("GET", "/health", &[("X-Big", &big)], b"")
+        .await;
+    check(&r, 431, "Request header fields too large");
+
+    // 400: not HTTP at all, and a malformed header line.
+    let r = server.raw(b"HELLO\r\n\r\n").await;
+    check(&r, 400, "Bad request");
+    let r = server
+        .raw(
+            format!(
+                "GET /health HTTP/1.1\r\nHost: 127.0.0.1:{}\r\nno colon here\r\n\r\n",
+                server.port
+            )
+            .as_bytes(),
+        )
+        .await;
+    check(&r, 400, "Bad request");
+
+    // 400: bad JSON bodies name the field and what was wrong, or where the
+    // JSON broke.
+    for (body, error, want) in [
+        (
+            r#"{"html": 42}"#,
+            "Invalid request body",
+            "field 'html' must be a string, not a number (42)",
+        ),
+        (
+            r#"{"html": null}"#,
+            "Invalid request body",
+            "field 'html' must be a string, not null",
+        ),
+        (
+            r#"{"html": ["x"]}"#,
+            "Invalid request body",
+            "field 'html' must be a string, not an array",
+        ),
+        (
+            r#"{"html": "x", "url": true}"#,
+            "Invalid request body",
+            "field 'url' must be a string, not true",
+        ),
+        (
+            r#"{"url": "https://a.test/"}"#,
+            "Invalid request body",
+            "missing field 'html'",
+        ),
+        (
+            r#"[1, 2]"#,
+            "Invalid request body",
+            "the body must be a JSON object, not an array",
+        ),
+        (
+            r#"{"html" "x"}"#,
+            "Invalid JSON",
+            "body is not valid JSON at line 1 column 9: expected ':'",
+        ),
+        (
+            r#"{"html": "x",}"#,
+            "Invalid JSON",
+            "body is not valid JSON at line 1 column 14: a comma before '}' or ']' is not allowed in JSON",
+        ),
+        (
+            r#"{"html": "x"} extra"#,
+            "Invalid JSON",
+            "body is not valid JSON at line 1 column 15: unexpected text after the JSON value",
+        ),
+        (
+            r#"{"html": "x""#,
+            "Invalid JSON",
+            "body is not valid JSON: it ends at line 1 column 12 before the JSON is complete",
+        ),
+        ("", "Invalid JSON", "the body is empty"),
+    ] {
+        let r = server
+            .request("POST", "/conversations", &json_ct, body.as_bytes())
+            .await;
+        let detail = check(&r, 400, error);
+        assert!(detail.starts_with(want), "{body}: {detail}");
+    }
+    let r = server
+        .request("GET", "/conversations?limit=ten", &[], b"")
+        .await;
+    let detail = check(&r, 400, "Bad request");
+    assert_eq!(
+        detail,
+        "parameter limit='ten': must be a whole number, such as 10"
+    );
+    let r = server
+        .request("GET", "/conversations?limt=10", &[], b"")
+        .await;
+    let detail = check(&r, 400, "Bad request");
+    assert!(detail.starts_with("unknown parameter 'limt'"), "{detail}");
+
+    // 400: an invalid selector shows where and why, with a caret.
+    let r = server
+        .request(
+            "POST",
+            "/conversations",
+            &json_ct,
+            br#"{"html": "<p>x</p>"}"#,
+        )
+        .await;
+    let id = r.body["conversationId"].as_str().unwrap().to_string();
+    let r = server
+        .request(
+            "GET",
+            &format!("/conversations/{id}/chunk?selector=a%5B%5D"),
+            &[],
+            b"",
+        )
+        .await;
+    let detail = check(&r, 400, "Invalid selector");
+    assert_eq!(
+        detail,
+        "invalid selector 'a[]': expected an attribute name after '[' (at column 3)\n  a[]\n    ^"
+    );
+    assert_eq!(r.body["column"], 3);
+    assert_eq!(r.body["selector"], "a[]");
+    assert_eq!(r.body["reason"], "expected an attribute name after '['");
+
+    // 403 and 401 come from the guard, JSON as ever.
+    let r = server
+        .request("GET", "/health", &[("Origin", "https://evil.example")], b"")
+        .await;
+    check(&r, 403, "Forbidden");
+
+    // /mcp: rmcp's own refusals (plain text from the library) arrive as JSON too.
+    let r = server
+        .request(
+            "POST",
+            "/mcp",
+            &[
+                ("Content-Type", "text/plain"),
+                ("Accept", "application/json, text/event-stream"),
+            ],
+            b"{}",
+        )
+        .await;
+    assert!(r.status >= 400, "{}", r.text);
+    assert!(
+        r.body["error"].is_string() && r.body["detail"].is_string(),
+        "{}",
+        r.text
+    );
+    let r = server
+        .request(
+            "POST",
+            "/mcp",
+            &[
+                ("Content-Type", "application/json"),
+                ("Accept", "text/html"),
+            ],
+            b"{}",
+        )
+        .await;
+    assert!(r.status >= 400, "{}", r.text);
+    assert!(
+        r.body["error"].is_string() && r.body["detail"].is_string(),
+        "{}",
+        r.text
+    );
 }
 
 #[tokio::test]

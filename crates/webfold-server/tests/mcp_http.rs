@@ -158,7 +158,7 @@ async fn mistakes_come_back_as_correctable_tool_errors() {
         ),
         (
             json!({"conversation_id": conv, "selector": "div["}),
-            "invalid selector",
+            "invalid selector 'div[': expected an attribute name after '[' (at column 5)\n  div[\n      ^",
         ),
         (json!({"conversation_id": conv}), "selector, id or ref"),
         (

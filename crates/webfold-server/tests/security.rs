@@ -77,7 +77,13 @@ async fn origin_present_and_not_allowed_is_refused() {
         "https://evil.example",
         "null",
         "http://localhost:3000",
-        "http://127.0.0.1:3456",
+        "http://localhost:3456",
+        "https://127.0.0.1:3456",
+        "http://127.0.0.1:3457",
+        "http://127.0.0.1.evil.example:3456",
+        "http://127.0.0.1:3456.evil.example",
+        "http://127.0.0.1:3456/",
+        "http://127.0.0.1",
         "chrome-extension://wrongid",
     ] {
         for uri in ["/health", "/conversations", "/mcp"] {
@@ -129,6 +135,63 @@ async fn origin_present_and_not_allowed_is_refused() {
         status(&t, Method::GET, "/health", &other).await,
         StatusCode::FORBIDDEN
     );
+}
+
+/// The server's own origin (`http://` + a loopback Host of ours) is the one
+/// browser origin accepted without `--allow-origin`: nothing is served from
+/// it, and a rebinding page carries its own Host. Exactly that pair passes.
+#[tokio::test]
+async fn own_origin_is_accepted_exactly() {
+    let mut policy = Policy::loopback(3456);
+    policy.allowed_hosts.push("myhost:3456".into());
+    let t = app_with(policy);
+    for host in ["127.0.0.1:3456", "localhost:3456", "[::1]:3456"] {
+        let origin = format!("http://{host}");
+        let headers = [("host", host), ("origin", origin.as_str())];
+        assert_eq!(
+            status(&t, Method::GET, "/health", &headers).await,
+            StatusCode::OK,
+            "{origin}"
+        );
+        // /mcp runs rmcp's own Origin check after ours: it must agree.
+        let init = serde_json::json!({"jsonrpc": "2.0", "id": 1, "method": "initialize",
+            "params": {"protocolVersion": "2025-11-25", "capabilities": {},
+                       "clientInfo": {"name": "test", "version": "1"}}});
+        let r = t
+            .send(
+                Request::post("/mcp")
+                    .header("host", host)
+                    .header("origin", &origin)
+                    .header("content-type", "application/json")
+                    .header("accept", "application/json, text/event-stream")
+                    .body(Body::from(init.to_string()))
+                    .unwrap(),
+            )
+            .await;
+        assert_eq!(
+            r.status,
+            StatusCode::OK,
+            "{origin}: {}",
+            String::from_utf8_lossy(&r.raw)
+        );
+    }
+    // Another loopback name than the Host, a non-loopback extra host, and
+    // lookalikes are refused.
+    for (host, origin) in [
+        ("127.0.0.1:3456", "http://localhost:3456"),
+        ("localhost:3456", "http://127.0.0.1:3456"),
+        ("myhost:3456", "http://myhost:3456"),
+        ("localhost:3456", "http://LOCALHOST:3456.evil.example"),
+        ("127.0.0.1:3456", "http://127.0.0.1:3456@evil.example"),
+    ] {
+        for uri in ["/health", "/mcp"] {
+            assert_eq!(
+                status(&t, Method::GET, uri, &[("host", host), ("origin", origin)]).await,
+                StatusCode::FORBIDDEN,
+                "{host} {origin} {uri}"
+            );
+        }
+    }
 }
 
 #[tokio::test]

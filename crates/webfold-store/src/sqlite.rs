@@ -75,6 +75,47 @@ pub fn default_db_path() -> Option<PathBuf> {
     Some(data.join("webfold").join("webfold.db"))
 }
 
+/// Refuses a path that is a URL (`postgres://…`, `sqlite:x.db`, `file:///…`).
+/// A URL is a scheme of two or more characters (one would be a Windows drive,
+/// `C:\\…`) followed by `://`, or a database scheme followed by `:` alone.
+fn reject_url(path: &Path) -> Result<()> {
+    let Some(text) = path.to_str() else {
+        return Ok(());
+    };
+    let Some((scheme, rest)) = text.split_once(':') else {
+        return Ok(());
+    };
+    let is_scheme = scheme.len() >= 2
+        && scheme.starts_with(|c: char| c.is_ascii_alphabetic())
+        && scheme
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '+' | '-' | '.'));
+    let scheme = scheme.to_ascii_lowercase();
+    const DATABASE_SCHEMES: [&str; 7] = [
+        "postgres",
+        "postgresql",
+        "sqlite",
+        "sqlite3",
+        "mysql",
+        "mariadb",
+        "file",
+    ];
+    if !is_scheme || !(rest.starts_with("//") || DATABASE_SCHEMES.contains(&scheme.as_str())) {
+        return Ok(());
+    }
+    let hint = match scheme.as_str() {
+        "postgres" | "postgresql" => "; PostgreSQL support is not there yet".to_string(),
+        "sqlite" | "sqlite3" | "file" => {
+            format!("; pass the file's path without the '{scheme}:' prefix")
+        }
+        _ => format!("; {scheme} databases are not supported"),
+    };
+    Err(StoreError::NotAFilePath {
+        value: text.to_string(),
+        hint,
+    })
+}
+
 /// Conversations in one SQLite file.
 #[derive(Clone)]
 pub struct SqliteStore {
@@ -93,6 +134,7 @@ impl SqliteStore {
     /// The file and a directory created for it are private to the user (0600 / 0700):
     /// they hold whole pages, which can contain anything the user could see.
     pub fn open(path: &Path, opts: SqliteOptions) -> Result<Self> {
+        reject_url(path)?;
         let open_err = |reason: String| StoreError::Open {
             path: path.display().to_string(),
             reason,

@@ -212,3 +212,43 @@ fn open_reports_an_unusable_path() {
     let msg = err.to_string();
     assert!(msg.starts_with("cannot open the database at "), "{msg}");
 }
+
+/// A URL is refused before anything touches the disk: no `postgres:` directory
+/// appears, and the message says what to pass instead.
+#[test]
+fn database_urls_are_refused() {
+    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR"))
+        .join("webfold-store-tests")
+        .join(format!("urls-{}", ConversationId::random().unwrap()));
+    std::fs::create_dir_all(&dir).unwrap();
+    for (url, says) in [
+        (
+            "postgres://user:pw@localhost:5432/webfold",
+            "PostgreSQL support is not there yet",
+        ),
+        (
+            "postgresql://localhost/webfold",
+            "PostgreSQL support is not there yet",
+        ),
+        ("postgres:webfold", "PostgreSQL support is not there yet"),
+        ("sqlite:webfold.db", "without the 'sqlite:' prefix"),
+        ("file:///tmp/webfold.db", "without the 'file:' prefix"),
+        ("mysql://localhost/db", "mysql databases are not supported"),
+        ("redis://localhost", "must be a file path"),
+    ] {
+        let err = SqliteStore::open(std::path::Path::new(url), SqliteOptions::default())
+            .err()
+            .unwrap_or_else(|| panic!("{url} was accepted"))
+            .to_string();
+        assert!(err.contains("must be a file path"), "{err}");
+        assert!(err.contains(says), "{url}: {err}");
+        assert!(err.contains(url), "names the value: {err}");
+    }
+    // Nothing was created in the working directory.
+    assert!(!std::path::Path::new("postgres:").exists());
+    assert!(!std::path::Path::new("postgresql:").exists());
+    // Paths that merely contain a colon are still paths.
+    let odd = dir.join("notes:v1.db");
+    SqliteStore::open(&odd, SqliteOptions::default()).unwrap();
+    assert!(odd.exists());
+}

@@ -56,8 +56,24 @@ fn main() {
     };
     if let Err(err) = result {
         eprintln!("error: {}", one_line(&err));
+        if let Some(more) = detail_lines(&err) {
+            eprintln!("{more}");
+        }
         std::process::exit(1);
     }
+}
+
+/// Lines shown under the one-line reason when they help fix the input: an
+/// invalid selector again, with a caret under the column.
+fn detail_lines(err: &anyhow::Error) -> Option<String> {
+    let core = err
+        .chain()
+        .find_map(|c| c.downcast_ref::<webfold_core::Error>())?;
+    if !matches!(core, webfold_core::Error::InvalidSelector { .. }) {
+        return None;
+    }
+    let full = format!("{core:#}");
+    full.split_once('\n').map(|(_, rest)| rest.to_string())
 }
 
 /// The error chain on one line: "what failed: because …".

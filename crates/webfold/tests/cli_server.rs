@@ -415,3 +415,37 @@ fn default_bind_is_loopback_only() {
         "only 127.0.0.1 listens"
     );
 }
+
+/// A database URL is refused with exit 1 before anything is created: not a
+/// `postgres:` directory in the working directory, as a path would make.
+#[test]
+fn database_urls_are_refused_by_serve_and_mcp() {
+    let dir = scratch("db-url");
+    for args in [&["serve", "--port", "0", "--db"][..], &["mcp", "--db"][..]] {
+        for url in [
+            "postgres://webfold:secret@localhost:5432/webfold",
+            "postgresql://localhost/webfold",
+        ] {
+            let out = Command::new(BIN)
+                .args(args)
+                .arg(url)
+                .current_dir(&dir)
+                .stdin(Stdio::null())
+                .output()
+                .unwrap();
+            let err = String::from_utf8(out.stderr).unwrap();
+            assert_eq!(out.status.code(), Some(1), "{args:?} {url}: {err}");
+            assert!(out.stdout.is_empty(), "{args:?}");
+            assert!(
+                err.starts_with(
+                    "error: the database must be a file path such as ./webfold.db, not the URL '"
+                ),
+                "{err}"
+            );
+            assert!(err.contains("PostgreSQL support is not there yet"), "{err}");
+            assert_eq!(err.lines().count(), 1, "{err}");
+        }
+    }
+    let left: Vec<_> = std::fs::read_dir(&dir).unwrap().collect();
+    assert!(left.is_empty(), "nothing created: {left:?}");
+}

@@ -8,12 +8,13 @@
 
 mod element;
 mod suggest;
+mod syntax;
 mod unique;
 
 pub use suggest::suggest_selectors;
 pub use unique::UniqueSelectors;
 
-use cssparser::{ParseError, ParseErrorKind, ToCss};
+use cssparser::{ParseError, ToCss};
 use precomputed_hash::PrecomputedHash;
 use selectors::context::{
     MatchingContext, MatchingForInvalidation, MatchingMode, NeedsSelectorFlags, QuirksMode,
@@ -239,10 +240,13 @@ impl Selector {
                 list,
                 source: source.to_string(),
             })
-            .map_err(|e| Error::InvalidSelector {
-                selector: source.to_string(),
-                position: error_position(source),
-                reason: describe_error(&e),
+            .map_err(|e| {
+                let position = syntax::error_column(source, parses);
+                Error::InvalidSelector {
+                    selector: source.to_string(),
+                    position,
+                    reason: syntax::describe(&e, source, position, parses),
+                }
             })
     }
 
@@ -281,50 +285,9 @@ fn new_context<'a>(page: &Page, caches: &'a mut SelectorCaches) -> MatchingConte
     )
 }
 
-/// The 1-based column of the character that makes `source` invalid.
-///
-/// cssparser 0.38 errors carry no location, and the parser has usually read
-/// on to the end by the time it fails; so find the shortest prefix that no
-/// continuation can complete.
-fn error_position(source: &str) -> usize {
-    let parses = |text: &str| {
-        let mut parser = cssparser::Parser::new(text);
-        SelectorList::parse(&SelectorParser, &mut parser, ParseRelative::No).is_ok()
-    };
-    const CONTINUATIONS: [&str; 7] = ["", "a", "a]", "]", ")", "a)", "a\"]"];
-    // Selectors are short; a long one is reported at its end.
-    if source.len() <= 512 {
-        for (col, (i, ch)) in source.char_indices().enumerate() {
-            let prefix = &source[..i + ch.len_utf8()];
-            if !CONTINUATIONS
-                .iter()
-                .any(|c| parses(&format!("{prefix}{c}")))
-            {
-                return col + 1;
-            }
-        }
-    }
-    source.chars().count().max(1)
-}
-
-fn describe_error(e: &ParseError<SelectorParseErrorKind>) -> String {
-    use SelectorParseErrorKind as K;
-    match &e.kind {
-        ParseErrorKind::Basic(b) => b.to_string(),
-        ParseErrorKind::Custom(K::UnsupportedPseudoClassOrElement) => {
-            "unsupported pseudo-class or pseudo-element".into()
-        }
-        ParseErrorKind::Custom(K::EmptySelector) => "empty selector".into(),
-        ParseErrorKind::Custom(K::DanglingCombinator) => {
-            "a combinator with nothing after it".into()
-        }
-        ParseErrorKind::Custom(K::UnexpectedIdent) => "unexpected identifier".into(),
-        ParseErrorKind::Custom(K::ClassNeedsIdent) => "a class name must follow '.'".into(),
-        ParseErrorKind::Custom(K::BadValueInAttr | K::UnexpectedTokenInAttributeSelector) => {
-            "malformed attribute selector".into()
-        }
-        ParseErrorKind::Custom(other) => format!("{other:?}"),
-    }
+fn parses(text: &str) -> bool {
+    let mut parser = cssparser::Parser::new(text);
+    SelectorList::parse(&SelectorParser, &mut parser, ParseRelative::No).is_ok()
 }
 
 impl Page {

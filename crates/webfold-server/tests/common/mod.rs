@@ -151,3 +151,94 @@ pub fn encode(s: &str) -> String {
     }
     out
 }
+
+/// The app served on a real loopback socket (port 0), in this process.
+pub struct Served {
+    pub port: u16,
+    task: tokio::task::JoinHandle<std::io::Result<()>>,
+}
+
+impl Drop for Served {
+    fn drop(&mut self) {
+        self.task.abort();
+    }
+}
+
+/// Binds 127.0.0.1:0 and serves the real app (with `configure` applied to
+/// its loopback policy) through the same listener `webfold serve` uses.
+pub async fn serve(configure: impl FnOnce(&mut Policy)) -> Served {
+    let listener = tokio::net::TcpListener::bind(("127.0.0.1", 0))
+        .await
+        .unwrap();
+    let port = listener.local_addr().unwrap().port();
+    let mut policy = Policy::loopback(port);
+    configure(&mut policy);
+    let t = app_with(policy);
+    let task = tokio::spawn(webfold_server::serve_until(
+        listener,
+        t.app,
+        std::future::pending(),
+    ));
+    Served { port, task }
+}
+
+/// An answer read off the wire.
+pub struct Raw {
+    pub status: u16,
+    /// The head, lowercase.
+    pub head: String,
+    pub body: Value,
+    pub text: String,
+}
+
+impl Served {
+    /// Sends `request` as raw bytes (the caller writes the whole head, so
+    /// malformed requests are possible) and reads the answer to the close.
+    pub async fn raw(&self, request: &[u8]) -> Raw {
+        use tokio::io::{AsyncReadExt, AsyncWriteExt};
+        let mut s = tokio::net::TcpStream::connect(("127.0.0.1", self.port))
+            .await
+            .unwrap();
+        // The server may answer and stop reading before all is sent (an
+        // oversized head): a failed write still leaves its answer to read.
+        let _ = s.write_all(request).await;
+        let mut out = Vec::new();
+        let _ =
+            tokio::time::timeout(std::time::Duration::from_secs(30), s.read_to_end(&mut out)).await;
+        let text = String::from_utf8_lossy(&out).into_owned();
+        let (head, body) = text.split_once("\r\n\r\n").unwrap_or((&text, ""));
+        let status = head
+            .split(' ')
+            .nth(1)
+            .and_then(|c| c.parse().ok())
+            .unwrap_or_else(|| panic!("no HTTP answer: {text:?}"));
+        Raw {
+            status,
+            head: head.to_ascii_lowercase(),
+            body: serde_json::from_str(body).unwrap_or(Value::Null),
+            text: body.to_string(),
+        }
+    }
+
+    /// A well-formed request with `Connection: close`.
+    pub async fn request(
+        &self,
+        method: &str,
+        path: &str,
+        headers: &[(&str, &str)],
+        body: &[u8],
+    ) -> Raw {
+        let mut req = format!(
+            "{method} {path} HTTP/1.1\r\nHost: 127.0.0.1:{}\r\nConnection: close\r\nContent-Length: {}\r\n",
+            self.port,
+            body.len()
+        );
+        for (k, v) in headers {
+            req.push_str(&format!("{k}: {v}\r\n"));
+        }
+        req.push_str("\r\n");
+        let mut bytes = req.into_bytes();
+        bytes.extend_from_slice(body);
+        self.raw(&bytes).await
+    }
+}
