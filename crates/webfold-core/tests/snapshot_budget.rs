@@ -228,6 +228,15 @@ fn viewport_bonus_and_viewport_only_on_a_live_page() {
         "{}",
         s.text
     );
+    // A status message below the fold is announced all the same.
+    let page = live_page(&html.replace(
+        "</main>",
+        "<div role=status id=out-status>Saved</div></main>",
+    ));
+    let s = snapshot::snapshot(&page, "", &Scope::Page, &only, None).unwrap();
+    assert!(s.text.contains("status [ref="), "{}", s.text);
+    assert!(s.text.contains("Saved"), "{}", s.text);
+    assert_eq!((s.kept_elements, s.total_elements), (6, 6));
 }
 
 #[test]

@@ -19,7 +19,9 @@
 //! are capped at an eighth of the budget, all regions together, so a long
 //! log or an alert-styled banner cannot cost the controls; a `log` keeps its
 //! newest (last) lines, the others their first ones, and a region whose text
-//! was cut counts in the details note. Headings come as the ranks of
+//! was cut counts in the details note, and `viewport_only` keeps regions
+//! outside the viewport (they are announced wherever they are). Headings
+//! come as the ranks of
 //! [`context_priority`] put them, their own text as details.
 //!
 //! The tree it cuts is the compact one ([`compact`](super::compact)); cut
@@ -220,7 +222,10 @@ pub fn fit(
         if !is_candidate(line, params.interactive_only) || forced.contains(&i) {
             continue;
         }
-        if params.viewport_only && !vp(i) {
+        // A live region is announced wherever it is on the page (screen
+        // readers do not scroll to it), so the viewport does not hide it.
+        let announced = params.interactive_only && is_live_region_role(&line.role);
+        if params.viewport_only && !vp(i) && !announced {
             outside_viewport += 1;
             continue;
         }
