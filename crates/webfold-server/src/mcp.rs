@@ -259,7 +259,7 @@ pub struct CutOutput {
 /// core clamps what is set: every snapshot, page or live, reads them here.
 #[derive(Clone, Debug, Default, Deserialize, JsonSchema)]
 pub struct SnapshotParams {
-    /// Count and keep interactive elements only (default true); other nodes appear as their ancestors.
+    /// Count and keep interactive elements only, with headings and live regions (status, alert, log) for context (default true); other nodes appear as their ancestors.
     pub interactive_only: Option<bool>,
     /// Every element, no limits (can be large).
     pub full_snapshot: Option<bool>,

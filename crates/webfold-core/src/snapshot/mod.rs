@@ -50,7 +50,8 @@ pub const MAX_TOKENS_RANGE: (usize, usize) = (1000, 50_000);
 #[serde(default)]
 pub struct SnapshotOptions {
     pub mode: Mode,
-    /// Count and keep interactive elements only; other nodes appear as their ancestors.
+    /// Count and keep interactive elements only, with headings and live
+    /// regions for context; other nodes appear as their ancestors.
     pub interactive_only: bool,
     /// Bypass every limit (and dedup and diff).
     pub full_snapshot: bool,

@@ -30,9 +30,10 @@ impl From<ModeArg> for Mode {
 /// Print the page's accessibility snapshot (Playwright's YAML), cut to a budget.
 ///
 /// By default only interactive elements are counted and kept, highest priority
-/// first (buttons, inputs, form controls, links, …), with their ancestors, in
-/// at most --max-elements elements and --max-tokens tokens (exact, header
-/// included). Whatever is cut is counted in a closing line that says where it
+/// first (buttons, inputs, form controls, links, …), with the headings and
+/// live regions (status, alert, log: their text first) that say where they are
+/// and what the page just answered, and their ancestors, in at most
+/// --max-elements elements and --max-tokens tokens (exact, header included). Whatever is cut is counted in a closing line that says where it
 /// is and how to get it. --full prints everything, byte-identical to
 /// Playwright when no --session is given.
 #[derive(Parser)]
