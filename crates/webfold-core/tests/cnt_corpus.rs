@@ -76,24 +76,38 @@ fn first_marker(text: &str) -> Option<&str> {
 /// Follows every marker from the page view, expansion after expansion, and
 /// counts how often each CNT node shows up: exactly once each.
 fn assert_expand_round_trip(id: &str, cnt: &Cnt, cut: Cut) {
+    assert_reach_every_node_once(id, cnt, |scope| {
+        cnt.view_with_cut(scope, cut, Encoding::default()).unwrap()
+    });
+}
+
+/// The round trip over the views `view_of` gives for the page (`None`) and
+/// for each marker id, including the second run of a list split around the
+/// child on the path to the main content (`compressed_after`).
+fn assert_reach_every_node_once<'c>(
+    id: &str,
+    cnt: &'c Cnt,
+    view_of: impl Fn(Option<&CntId>) -> webfold_core::cnt::View<'c>,
+) {
     let mut seen: HashMap<u64, usize> = HashMap::new();
     let mut queue: Vec<Option<CntId>> = vec![None];
     let mut views = 0;
+    let handles = |n: &Value, queue: &mut Vec<Option<CntId>>| {
+        for key in ["compressed", "compressed_after"] {
+            if let Some(c) = n.get(key) {
+                queue.push(Some(c["id"].as_str().unwrap().parse().unwrap()));
+            }
+        }
+    };
     while let Some(scope) = queue.pop() {
         views += 1;
-        let view = cnt
-            .view_with_cut(scope.as_ref(), cut, Encoding::default())
-            .unwrap();
+        let view = view_of(scope.as_ref());
         let json: Value = serde_json::from_str(&view.to_json()).expect("valid JSON");
-        if let Some(c) = json.get("compressed") {
-            queue.push(Some(c["id"].as_str().unwrap().parse().unwrap()));
-        }
+        handles(&json, &mut queue);
         let mut stack: Vec<&Value> = json["nodes"].as_array().unwrap().iter().collect();
         while let Some(n) = stack.pop() {
             *seen.entry(n["id"].as_u64().unwrap()).or_default() += 1;
-            if let Some(c) = n.get("compressed") {
-                queue.push(Some(c["id"].as_str().unwrap().parse().unwrap()));
-            }
+            handles(n, &mut queue);
             stack.extend(n["children"].as_array().unwrap());
         }
     }
@@ -124,6 +138,37 @@ fn every_hidden_child_is_reachable_by_expanding_and_none_twice() {
             assert_expand_round_trip(&cp.id, &cnt, Cut::level(width));
         }
     }
+}
+
+/// Budgeted views rank the article before the rest of the page and show
+/// the path to it between two markers: expanding still reaches every node
+/// exactly once.
+#[test]
+fn focused_views_reach_every_node_by_expanding_and_none_twice() {
+    let (mut checked, mut pinned) = (0, 0);
+    for cp in webfold_corpus::sample(30) {
+        let cnt = Cnt::build(&Page::parse(&cp.html()));
+        let opts = |expand: Option<&CntId>| ViewOptions {
+            max_tokens: 1500,
+            expand: expand.copied(),
+            ..Default::default()
+        };
+        let page_view = cnt.view(&opts(None)).unwrap();
+        if !page_view.stats.is_cut() {
+            continue;
+        }
+        checked += 1;
+        pinned += page_view.to_json().contains("\"compressed_after\"") as usize;
+        assert_reach_every_node_once(&cp.id, &cnt, |scope| {
+            cnt.view(&opts(scope))
+                .unwrap_or_else(|e| panic!("{} {scope:?}: {e}", cp.id))
+        });
+    }
+    println!("{checked} cut page views, {pinned} with a list split around the article");
+    assert!(
+        checked > 5 && pinned > 0,
+        "{checked} cut views, {pinned} split"
+    );
 }
 
 /// CNT tokens against raw HTML tokens, and build + view speed. Run with

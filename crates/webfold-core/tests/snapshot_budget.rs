@@ -228,6 +228,15 @@ fn viewport_bonus_and_viewport_only_on_a_live_page() {
         "{}",
         s.text
     );
+    // A status message below the fold is announced all the same.
+    let page = live_page(&html.replace(
+        "</main>",
+        "<div role=status id=out-status>Saved</div></main>",
+    ));
+    let s = snapshot::snapshot(&page, "", &Scope::Page, &only, None).unwrap();
+    assert!(s.text.contains("status [ref="), "{}", s.text);
+    assert!(s.text.contains("Saved"), "{}", s.text);
+    assert_eq!((s.kept_elements, s.total_elements), (6, 6));
 }
 
 #[test]
@@ -567,4 +576,288 @@ fn closing_line_lists_groups_with_refs() {
         budget::closing_line(3, &groups, webfold_core::contract::Surface::Mcp),
         "# 3 lower-priority elements not shown (3 in list [ref=e7]). To see them: page_snapshot {ref: REF} (one subtree) or page_snapshot {selector: SEL}, raise max_elements or max_tokens; get_html_chunk {ref: REF} gives an element's HTML"
     );
+}
+
+const CHECKOUT: &str = "<title>Checkout</title><body>\
+<header><nav aria-label=Main><a href=/>Home</a><a href=/cart>Cart</a></nav></header>\
+<main><h1>Checkout</h1><h2>Shipping</h2>\
+<form><label>Name <input name=n></label><h3>Gift options</h3>\
+<label><input type=checkbox> Gift wrap</label><button>Place order</button></form>\
+<div role=status><p>Order placed.</p><div><span>Confirmation number</span> <b>A-12345</b></div></div>\
+<div role=alert>Card declined: <a href=/help>get help</a></div>\
+</main></body>";
+
+#[test]
+fn interactive_view_keeps_headings_and_live_regions_with_their_text() {
+    let s = snap(CHECKOUT, &SnapshotOptions::default());
+    assert_eq!(
+        s.text,
+        r#"- generic [active] [ref=e1]:
+  - banner [ref=e2]:
+    - navigation "Main" [ref=e3]:
+      - link "Home" [ref=e4]
+      - link "Cart" [ref=e5]:
+        - /url: /cart
+  - main [ref=e6]:
+    - heading "Checkout" [level=1] [ref=e7]
+    - heading "Shipping" [level=2] [ref=e8]
+    - textbox "Name" [ref=e11]
+    - heading "Gift options" [level=3] [ref=e12]
+    - checkbox "Gift wrap" [ref=e14]
+    - button "Place order" [ref=e15]
+    - status [ref=e16]:
+      - paragraph [ref=e17]: Order placed.
+      - generic [ref=e18]: Confirmation number A-12345
+    - alert [ref=e19]:
+      - text: "Card declined:"
+      - link "get help" [ref=e20]:
+        - /url: /help
+# Interactive elements only; all roles (--all-roles, interactive_only: false) add text and structure"#
+    );
+    // Headings and live regions count as elements: nothing was cut.
+    assert_eq!((s.kept_elements, s.total_elements), (11, 11));
+    assert_eq!(s.truncation, None);
+    // The wrappers inside the status stay: they hold its text.
+    let all = snap(
+        CHECKOUT,
+        &SnapshotOptions {
+            interactive_only: false,
+            ..SnapshotOptions::default()
+        },
+    );
+    assert!(all.text.contains("- paragraph [ref=e17]: Order placed."));
+}
+
+#[test]
+fn after_an_action_the_view_shows_what_the_page_answered() {
+    // The form before "Place order", and the page after it.
+    let before = CHECKOUT
+        .replace(
+            "<p>Order placed.</p><div><span>Confirmation number</span> <b>A-12345</b></div>",
+            "",
+        )
+        .replace("Card declined: <a href=/help>get help</a>", "");
+    let url = "https://shop.example/checkout";
+    for diff in [true, false] {
+        let mut session = snapshot::SnapshotSession::new();
+        let opts = SnapshotOptions {
+            diff,
+            ..SnapshotOptions::default()
+        };
+        let take = |html: &str, s: &mut snapshot::SnapshotSession| {
+            snapshot::snapshot(&Page::parse(html), url, &Scope::Page, &opts, Some(s)).unwrap()
+        };
+        let first = take(&before, &mut session);
+        assert!(!first.text.contains("Order placed"), "{}", first.text);
+        let after = take(CHECKOUT, &mut session);
+        for text in [
+            "Order placed.",
+            "Confirmation number A-12345",
+            "Card declined:",
+        ] {
+            assert!(
+                after.text.contains(text),
+                "diff {diff}: {text}\n{}",
+                after.text
+            );
+        }
+    }
+}
+
+/// A page with `n` of each: buttons, links, top headings, sub-headings.
+fn ranked_page(n: usize) -> String {
+    format!(
+        "<body><main>{}{}{}{}<div role=status>Saved</div></main></body>",
+        repeat(n, |i| format!("<h3>Sub {i}</h3>")),
+        repeat(n, |i| format!("<a href=/p{i}>page {i}</a>")),
+        repeat(n, |i| format!("<h2>Section {i}</h2>")),
+        repeat(n, |i| format!("<button>act {i}</button>")),
+    )
+}
+
+#[test]
+fn live_regions_then_controls_then_top_headings_then_links_then_sub_headings() {
+    let kept_roles = |max_elements: usize| {
+        let s = snap(
+            &ranked_page(5),
+            &SnapshotOptions {
+                max_elements,
+                ..SnapshotOptions::default()
+            },
+        );
+        let tree = snapshot::parse(&s.text).unwrap();
+        let mut roles: Vec<String> = tree
+            .lines
+            .iter()
+            .filter(|l| is_candidate(l, true))
+            .map(|l| match l.attrs.first() {
+                Some((a, Some(v))) if a == "level" => format!("{}{v}", l.role),
+                _ => l.role.clone(),
+            })
+            .collect();
+        roles.sort();
+        roles.dedup();
+        roles
+    };
+    assert_eq!(kept_roles(1), ["status"]);
+    assert_eq!(kept_roles(6), ["button", "status"]);
+    assert_eq!(kept_roles(11), ["button", "heading2", "status"]);
+    assert_eq!(kept_roles(16), ["button", "heading2", "link", "status"]);
+    assert_eq!(
+        kept_roles(17),
+        ["button", "heading2", "heading3", "link", "status"]
+    );
+    // The seed's own table is untouched: these ranks apply to the context
+    // an interactive-only view adds.
+    assert_eq!(
+        priority::context_priority("heading", Some(1), false),
+        priority::TOP_HEADING_PRIORITY
+    );
+    assert!(priority::TOP_HEADING_PRIORITY > element_priority("link", false));
+    assert!(priority::TOP_HEADING_PRIORITY < element_priority("spinbutton", false));
+    // Sub-headings under every interactive role, the clickable generic too.
+    assert!(
+        priority::context_priority("heading", Some(3), false) < element_priority("generic", false)
+    );
+    assert!(priority::LIVE_REGION_PRIORITY > element_priority("button", true));
+}
+
+#[test]
+fn live_region_text_is_capped_and_a_log_keeps_its_newest_lines() {
+    let lines = repeat(300, |i| format!("<p>message number {i} in the chat</p>"));
+    let html = format!(
+        "<body><main>{}<div role=log>{lines}</div></main></body>",
+        repeat(150, |i| format!("<button>act {i}</button>"))
+    );
+    let opts = SnapshotOptions {
+        max_tokens: 2000,
+        ..SnapshotOptions::default()
+    };
+    let s = snap(&html, &opts);
+    assert!(s.tokens <= 2000);
+    let tree = snapshot::parse(&s.text).unwrap();
+    let log = tree
+        .lines
+        .iter()
+        .position(|l| l.role == "log")
+        .expect(&s.text);
+    let log_text: String = tree.lines[log..tree.lines[log].subtree_end]
+        .iter()
+        .map(|l| format!("{}{}\n", "  ".repeat(l.depth), l.item_text(true)))
+        .collect();
+    // An eighth of the budget, the region's own line included.
+    assert!(tokens::count_default(&log_text) <= 2000 / 8, "{log_text}");
+    assert!(
+        log_text.contains("message number 299 in the chat"),
+        "{log_text}"
+    );
+    assert!(
+        !log_text.contains("message number 0 in the chat"),
+        "{log_text}"
+    );
+    // The newest lines run without a hole up to the last one.
+    let shown: Vec<usize> = tree.lines[log + 1..tree.lines[log].subtree_end]
+        .iter()
+        .filter_map(|l| {
+            l.value
+                .as_deref()?
+                .strip_prefix("message number ")?
+                .split(' ')
+                .next()?
+                .parse()
+                .ok()
+        })
+        .collect();
+    assert!(shown.len() > 3, "{log_text}");
+    assert!(shown.windows(2).all(|w| w[1] == w[0] + 1), "{shown:?}");
+    // The cut text is reported like any element shown without its details.
+    assert!(
+        s.text.contains("elements shown without their /url or text"),
+        "{}",
+        s.text
+    );
+    // Not at the cost of the controls: the log took at most its share.
+    let without_log = snap(&html.replace("role=log", "hidden"), &opts);
+    assert!(
+        s.kept_elements + 1 >= without_log.kept_elements.saturating_sub(2000 / 8 / 6),
+        "{} buttons with the log, {} without",
+        s.kept_elements,
+        without_log.kept_elements
+    );
+}
+
+/// Alerts on corpus pages (a fundraising banner, an ad-blocker notice, a
+/// news flash) print with their text in the default view.
+#[test]
+fn alerts_on_real_pages_show_their_text() {
+    let pages = webfold_corpus::pages();
+    for (id, text) in [
+        ("aeb/8380689f358c1e3a", "needs your help!"),
+        ("trafilatura/cicero.de.pandemie", "Adblocker"),
+        ("trafilatura/wevolver.com.3dprinting", "turbo boost"),
+    ] {
+        let cp = pages.iter().find(|p| p.id == id).expect(id);
+        let page = Page::parse(&cp.html());
+        let url = cp.url.clone().unwrap_or_default();
+        let s = snapshot::snapshot(&page, &url, &Scope::Page, &SnapshotOptions::default(), None)
+            .unwrap();
+        let tree = snapshot::parse(&s.text).unwrap();
+        let alert = tree
+            .lines
+            .iter()
+            .position(|l| l.role == "alert")
+            .unwrap_or_else(|| panic!("{id}: no alert in\n{}", s.text));
+        let region: String = tree.lines[alert..tree.lines[alert].subtree_end]
+            .iter()
+            .map(|l| l.item_text(false))
+            .collect();
+        assert!(region.contains(text), "{id}: {region}");
+    }
+}
+
+/// Over a corpus sample: views that keep links keep the page's top
+/// headings (h1, h2) too, and untruncated views keep every heading.
+#[test]
+fn headings_on_real_pages() {
+    let (mut top, mut top_kept, mut untruncated) = (0, 0, 0);
+    for p in webfold_corpus::sample(5) {
+        let page = Page::parse(&p.html());
+        let url = p.url.clone().unwrap_or_default();
+        let (full, _) = snapshot::prepare(&page, Mode::Ai, &url, None).unwrap();
+        for max_tokens in [2000, 8000] {
+            let opts = SnapshotOptions {
+                max_tokens,
+                ..SnapshotOptions::default()
+            };
+            let s = snapshot::snapshot(&page, &url, &Scope::Page, &opts, None).unwrap();
+            let out = snapshot::parse(&s.text).unwrap();
+            let printed = |l: &snapshot::Line| {
+                l.aria_ref
+                    .as_ref()
+                    .is_some_and(|r| out.find_ref(r).is_some())
+            };
+            let headings = full.tree.lines.iter().filter(|l| l.role == "heading");
+            if s.truncation.is_none() {
+                untruncated += 1;
+                for h in headings.clone().filter(|h| h.aria_ref.is_some()) {
+                    assert!(printed(h), "{}: {:?} missing", p.id, h.raw_key);
+                }
+            }
+            if !out.lines.iter().any(|l| l.role == "link") {
+                continue;
+            }
+            for h in headings.filter(|h| h.aria_ref.is_some()) {
+                let level = h.attrs.iter().find(|(a, _)| a == "level");
+                if level.is_some_and(|(_, v)| matches!(v.as_deref(), Some("1" | "2"))) {
+                    top += 1;
+                    top_kept += printed(h) as usize;
+                }
+            }
+        }
+    }
+    println!(
+        "{top_kept} of {top} top headings kept in views with links; {untruncated} untruncated views"
+    );
+    assert!(untruncated > 50);
+    assert!(top_kept as f64 >= 0.98 * top as f64, "{top_kept} of {top}");
 }

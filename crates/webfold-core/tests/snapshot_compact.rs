@@ -52,6 +52,7 @@ fn default_view_says_the_same_in_fewer_tokens() {
       - link "Reviews" [ref=e16]
       - link "https://shop.example/a/b" [ref=e18]
   - main [ref=e19]:
+    - heading "Item" [level=1] [ref=e20]
     - link "rel" [ref=e24]:
       - /url: /c/d
     - generic [ref=e25] [cursor=pointer]: Clickable
@@ -71,7 +72,8 @@ fn default_view_says_the_same_in_fewer_tokens() {
     // The repeat is reported, not cut: nothing was cut for the budget.
     assert_eq!(s.truncation, None);
     assert_eq!(s.repeated_links, 1);
-    assert_eq!((s.kept_elements, s.total_elements), (12, 12));
+    // The heading counts: interactive-only views keep headings for orientation.
+    assert_eq!((s.kept_elements, s.total_elements), (13, 13));
     // --full is still Playwright's text, byte for byte.
     let full = view(
         &page,

@@ -5,7 +5,8 @@
 //! per-page and total reduction, and the default view's tokens broken down
 //! by line kind. Printed for the closing note (`--nocapture`); it
 //! asserts what must hold on every page, and floors on the reductions from
-//! the measurement that set them (64.2% total, 59.7% median).
+//! the last measurement (62.0% total, 55.8% median, since interactive-only
+//! views keep headings and live regions: 64.1% and 59.5% before).
 
 use std::collections::BTreeMap;
 
@@ -134,6 +135,10 @@ fn default_view_tokens_against_the_full_ai_snapshot() {
     // Floors, not goals (the goal is 80%): see the module docs of
     // `snapshot::compact` for what is left and why.
     let total_cut = 1.0 - def_total as f64 / full_total as f64;
-    assert!(total_cut >= 0.62, "total reduction {total_cut:.3}");
-    assert!(1.0 - median >= 0.58, "median reduction {:.3}", 1.0 - median);
+    assert!(total_cut >= 0.615, "total reduction {total_cut:.3}");
+    assert!(
+        1.0 - median >= 0.555,
+        "median reduction {:.3}",
+        1.0 - median
+    );
 }

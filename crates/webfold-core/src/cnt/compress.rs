@@ -1,6 +1,12 @@
 //! Compression: which children and how much text a view shows, and the search
 //! for the largest cut that fits a token budget.
+//!
+//! A view has one [`Cut`] per tier of [`focus`](super::focus) (a [`Plan`]),
+//! and the search gives each tier in turn, content first, the largest cut
+//! that fits with the tiers before it fixed and the ones after it at their
+//! smallest: the page's furniture gets what the article leaves.
 
+use super::focus::{OTHER, TIERS};
 use super::id::HiddenRange;
 use super::{Cnt, CntNode, CutStats, render};
 use crate::Error;
@@ -81,6 +87,47 @@ impl Cut {
     }
 }
 
+/// The cuts of a view: one per tier (indexed by tier, see
+/// [`focus`](super::focus)), and whether the ancestors of the main content
+/// always show the child leading to it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Plan {
+    pub cuts: [Cut; TIERS],
+    pub pins: bool,
+}
+
+impl Plan {
+    /// The same cut everywhere and no pinned children: a view as the seed
+    /// defines it, for explicit cuts.
+    pub(crate) fn uniform(cut: Cut) -> Plan {
+        Plan {
+            cuts: [cut; TIERS],
+            pins: false,
+        }
+    }
+
+    /// The cut of CNT node `i`.
+    pub(crate) fn cut_of(&self, cnt: &Cnt, i: usize) -> Cut {
+        self.cuts[cnt.focus.tier(i)]
+    }
+
+    /// Hidden runs of a list of `len` children of node `i` at `depth`:
+    /// the width's middle, split around the pinned child if it falls there.
+    fn gaps(&self, cnt: &Cnt, i: usize, len: usize, depth: usize) -> Gaps {
+        let split = self.cut_of(cnt, i).split(len, depth);
+        let pin = if self.pins { cnt.focus.pin(i) } else { None };
+        match (split, pin) {
+            (Some((h, t)), Some(p)) if h <= p && p < t => {
+                [(h < p).then_some((h, p)), (p + 1 < t).then_some((p + 1, t))]
+            }
+            (split, _) => [split, None],
+        }
+    }
+}
+
+/// Up to two hidden runs `(first, end)` of list positions, in order.
+pub(crate) type Gaps = [Option<(usize, usize)>; 2];
+
 /// What a view shows: the whole page, a node's subtree, or the children
 /// behind a marker.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -109,7 +156,7 @@ impl Scope {
     }
 
     /// The hidden part of the top-level list of a range scope.
-    pub(crate) fn top_hidden(&self, cnt: &Cnt, cut: Cut) -> Option<HiddenRange> {
+    pub(crate) fn top_hidden(&self, cnt: &Cnt, plan: &Plan) -> Option<HiddenRange> {
         let Scope::Range {
             parent,
             first,
@@ -118,6 +165,7 @@ impl Scope {
         else {
             return None;
         };
+        let cut = plan.cut_of(cnt, parent as usize);
         let (h, t) = cut.split_expanded((last - first + 1) as usize)?;
         Some(HiddenRange {
             parent: cnt.nodes[parent as usize].id,
@@ -129,11 +177,13 @@ impl Scope {
 
 /// A step of the walk over what a view shows, in document order.
 pub(crate) enum Event<'c> {
-    /// A node; `hidden` is the part of its children behind a marker.
+    /// A node, shown under `cut`; `hidden` is the part of its children
+    /// behind markers (a second run when a pinned child splits them).
     Open {
         node: &'c CntNode,
         depth: usize,
-        hidden: Option<HiddenRange>,
+        hidden: [Option<HiddenRange>; 2],
+        cut: Cut,
     },
     /// After a node's shown descendants.
     Close { node: &'c CntNode },
@@ -146,19 +196,19 @@ struct Frame<'c> {
     /// Position of `list[0]` among the owner's children (ranges start late).
     base: u32,
     pos: usize,
-    split: Option<(usize, usize)>,
+    gaps: Gaps,
     owner: Option<&'c CntNode>,
     depth: usize,
 }
 
 /// Calls `f` for every shown node and marker: an explicit stack, no recursion.
-pub(crate) fn walk<'c>(cnt: &'c Cnt, scope: Scope, cut: Cut, f: &mut dyn FnMut(Event<'c>)) {
+pub(crate) fn walk<'c>(cnt: &'c Cnt, scope: Scope, plan: &Plan, f: &mut dyn FnMut(Event<'c>)) {
     let top = match scope {
         Scope::Whole => Frame {
             list: &[0],
             base: 0,
             pos: 0,
-            split: None,
+            gaps: [None, None],
             owner: None,
             depth: 0,
         },
@@ -166,7 +216,7 @@ pub(crate) fn walk<'c>(cnt: &'c Cnt, scope: Scope, cut: Cut, f: &mut dyn FnMut(E
             list: single(cnt, i),
             base: 0,
             pos: 0,
-            split: None,
+            gaps: [None, None],
             owner: None,
             depth: 0,
         },
@@ -181,7 +231,10 @@ pub(crate) fn walk<'c>(cnt: &'c Cnt, scope: Scope, cut: Cut, f: &mut dyn FnMut(E
                 list,
                 base: first,
                 pos: 0,
-                split: cut.split_expanded(list.len()),
+                gaps: [
+                    plan.cut_of(cnt, parent as usize).split_expanded(list.len()),
+                    None,
+                ],
                 owner: Some(p),
                 depth: 0,
             }
@@ -200,9 +253,7 @@ pub(crate) fn walk<'c>(cnt: &'c Cnt, scope: Scope, cut: Cut, f: &mut dyn FnMut(E
             }
             continue;
         }
-        if let Some((h, t)) = fr.split
-            && fr.pos == h
-        {
+        if let Some((h, t)) = fr.gaps.iter().flatten().copied().find(|g| g.0 == fr.pos) {
             if let Some(owner) = fr.owner {
                 let hidden = HiddenRange {
                     parent: owner.id,
@@ -221,16 +272,19 @@ pub(crate) fn walk<'c>(cnt: &'c Cnt, scope: Scope, cut: Cut, f: &mut dyn FnMut(E
         fr.pos += 1;
         let depth = fr.depth;
         let node = &cnt.nodes[idx as usize];
-        let split = cut.split(node.children.len(), depth + 1);
-        let hidden = split.map(|(h, t)| HiddenRange {
-            parent: node.id,
-            first: h as u32,
-            last: t as u32 - 1,
+        let gaps = plan.gaps(cnt, idx as usize, node.children.len(), depth + 1);
+        let hidden = gaps.map(|g| {
+            g.map(|(h, t)| HiddenRange {
+                parent: node.id,
+                first: h as u32,
+                last: t as u32 - 1,
+            })
         });
         f(Event::Open {
             node,
             depth,
             hidden,
+            cut: plan.cut_of(cnt, idx as usize),
         });
         if node.children.is_empty() {
             f(Event::Close { node });
@@ -239,7 +293,7 @@ pub(crate) fn walk<'c>(cnt: &'c Cnt, scope: Scope, cut: Cut, f: &mut dyn FnMut(E
                 list: &node.children,
                 base: 0,
                 pos: 0,
-                split,
+                gaps,
                 owner: Some(node),
                 depth: depth + 1,
             });
@@ -278,13 +332,18 @@ pub(crate) fn cut_text(text: &str, limit: usize) -> (&str, usize) {
 
 /// The result of the budget search.
 pub(crate) struct Fitted {
+    pub plan: Plan,
+    /// The cut of the tier served first (all of them for a uniform plan).
     pub cut: Cut,
     pub text: String,
     pub tokens: usize,
     pub stats: CutStats,
 }
 
-/// The largest level of [`Cut::level`] whose rendering fits `budget`.
+/// The largest plan whose rendering fits `budget`: tier by tier (content,
+/// the rest, furniture), the largest level of [`Cut::level`] with the tiers
+/// before fixed and those after at level 0, then that tier's shallow lists
+/// widened by one child as far as the budget allows.
 ///
 /// Galloping up from level 0 and then bisecting keeps every rendering we
 /// tokenize within a small factor of the budget, so a 3 MB page costs a few
@@ -296,14 +355,15 @@ pub(crate) fn fit(cnt: &Cnt, scope: Scope, budget: usize, enc: Encoding) -> Resu
     let max_bytes = budget
         .saturating_mul(MAX_BYTES_PER_TOKEN)
         .saturating_add(1024);
-    let attempt = |cut: Cut| -> (Fitted, bool) {
-        match render::text_capped(cnt, scope, cut, max_bytes) {
+    let attempt = |plan: Plan| -> (Fitted, bool) {
+        match render::text_capped(cnt, scope, &plan, max_bytes) {
             Some((text, stats)) => {
                 let tokens = tokens::count(&text, enc);
                 let fits = tokens <= budget;
                 (
                     Fitted {
-                        cut,
+                        plan,
+                        cut: plan.cuts[0],
                         text,
                         tokens,
                         stats,
@@ -313,7 +373,8 @@ pub(crate) fn fit(cnt: &Cnt, scope: Scope, budget: usize, enc: Encoding) -> Resu
             }
             None => (
                 Fitted {
-                    cut,
+                    plan,
+                    cut: plan.cuts[0],
                     text: String::new(),
                     tokens: usize::MAX,
                     stats: CutStats::default(),
@@ -322,14 +383,43 @@ pub(crate) fn fit(cnt: &Cnt, scope: Scope, budget: usize, enc: Encoding) -> Resu
             ),
         }
     };
-    let top = max_level(cnt);
-    let (full, fits) = attempt(Cut::NONE);
+    let (full, fits) = attempt(Plan::uniform(Cut::NONE));
     if fits {
         return Ok(full);
     }
-    let (mut best, fits) = attempt(Cut::level(0));
+    let depth = max_depth(cnt);
+    let present = tiers_in(cnt, scope);
+    let smallest = Plan {
+        cuts: [Cut::level(0); TIERS],
+        pins: true,
+    };
+    let (mut best, fits) = attempt(smallest);
+    if fits {
+        for tier in (0..TIERS).filter(|&t| present[t]) {
+            let fixed = best.plan;
+            let with = move |cut: Cut| {
+                let mut p = fixed;
+                p.cuts[tier] = cut;
+                p
+            };
+            let (whole, fits) = attempt(with(Cut::NONE));
+            if fits {
+                best = whole;
+                continue;
+            }
+            best = search(&attempt, with, best, max_level(cnt, Some(tier)), depth);
+        }
+        // The cut a view reports: the one of the tier served first.
+        if let Some(first) = (0..TIERS).find(|&t| present[t]) {
+            best.cut = best.plan.cuts[first];
+        }
+        return Ok(best);
+    }
+    // Even the smallest view with the path to the content shown does not
+    // fit: the seed's uniform cut, which can hide more.
+    let (best, fits) = attempt(Plan::uniform(Cut::level(0)));
     if !fits {
-        let (text, _) = render::text(cnt, scope, Cut::level(0));
+        let (text, _) = render::text(cnt, scope, &Plan::uniform(Cut::level(0)));
         return Err(Error::BudgetTooSmall {
             what: format!("the smallest CNT of {}", scope.label(cnt)),
             needed: tokens::count(&text, enc),
@@ -337,12 +427,30 @@ pub(crate) fn fit(cnt: &Cnt, scope: Scope, budget: usize, enc: Encoding) -> Resu
             advice: "raise --max-tokens, or expand a smaller part".to_string(),
         });
     }
-    // Invariant: level `lo` fits, level `hi` does not (`top` shows everything).
+    Ok(search(
+        &attempt,
+        Plan::uniform,
+        best,
+        max_level(cnt, None),
+        depth,
+    ))
+}
+
+/// The largest level (then widening) of one cut, the rest of the plan as
+/// `with` fixes it. `best` is `with(Cut::level(0))`, which fits;
+/// `with(Cut::level(top))` does not.
+fn search(
+    attempt: &dyn Fn(Plan) -> (Fitted, bool),
+    with: impl Fn(Cut) -> Plan,
+    mut best: Fitted,
+    top: usize,
+    depth: usize,
+) -> Fitted {
     let mut lo = 0usize;
     let mut hi = top;
     let mut step = 1usize;
     while lo + step < hi {
-        let (f, fits) = attempt(Cut::level(lo + step));
+        let (f, fits) = attempt(with(Cut::level(lo + step)));
         if !fits {
             hi = lo + step;
             break;
@@ -353,7 +461,7 @@ pub(crate) fn fit(cnt: &Cnt, scope: Scope, budget: usize, enc: Encoding) -> Resu
     }
     while hi - lo > 1 {
         let mid = lo + (hi - lo) / 2;
-        let (f, fits) = attempt(Cut::level(mid));
+        let (f, fits) = attempt(with(Cut::level(mid)));
         if fits {
             lo = mid;
             best = f;
@@ -364,11 +472,11 @@ pub(crate) fn fit(cnt: &Cnt, scope: Scope, budget: usize, enc: Encoding) -> Resu
     // Width `lo + 1` does not fit; widen the shallowest lists by one as deep
     // as the budget allows. Output grows with width to the power of depth,
     // so without this a page could get half its budget.
-    let base = best.cut;
-    let (mut lo, mut hi) = (0usize, max_depth(cnt) + 2);
+    let base = Cut::level(lo);
+    let (mut lo, mut hi) = (0usize, depth + 2);
     while hi - lo > 1 {
         let mid = lo + (hi - lo) / 2;
-        let (f, fits) = attempt(base.widened(mid));
+        let (f, fits) = attempt(with(base.widened(mid)));
         if fits {
             lo = mid;
             best = f;
@@ -376,7 +484,21 @@ pub(crate) fn fit(cnt: &Cnt, scope: Scope, budget: usize, enc: Encoding) -> Resu
             hi = mid;
         }
     }
-    Ok(best)
+    best
+}
+
+/// Which tiers have nodes in `scope`.
+fn tiers_in(cnt: &Cnt, scope: Scope) -> [bool; TIERS] {
+    let mut present = [false; TIERS];
+    walk(cnt, scope, &Plan::uniform(Cut::NONE), &mut |ev| {
+        if let Event::Open { node, .. } = ev {
+            let t = cnt
+                .find(node.id)
+                .map_or(OTHER as usize, |i| cnt.focus.tier(i));
+            present[t] = true;
+        }
+    });
+    present
 }
 
 fn max_depth(cnt: &Cnt) -> usize {
@@ -391,11 +513,14 @@ fn max_depth(cnt: &Cnt) -> usize {
     deepest
 }
 
-/// The lowest level at which nothing is cut anywhere in the tree.
-fn max_level(cnt: &Cnt) -> usize {
+/// The lowest level at which nothing is cut in the tree (or in one tier).
+fn max_level(cnt: &Cnt, tier: Option<usize>) -> usize {
     let mut widest = 0usize;
     let mut longest = 0usize;
-    for n in &cnt.nodes {
+    for (i, n) in cnt.nodes.iter().enumerate() {
+        if tier.is_some_and(|t| cnt.focus.tier(i) != t) {
+            continue;
+        }
         widest = widest.max(n.children.len());
         longest = longest.max(n.text.len());
         for (_, v) in &n.attrs {

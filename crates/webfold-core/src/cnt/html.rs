@@ -35,7 +35,6 @@ fn esc(out: &mut String, s: &str) {
 
 pub(crate) fn render(view: &View<'_>) -> String {
     let cnt = view.cnt;
-    let cut = view.cut;
     let mut out = String::from("<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>CNT: ");
     let title = cnt.title().unwrap_or("untitled page");
     esc(&mut out, title);
@@ -63,13 +62,15 @@ pub(crate) fn render(view: &View<'_>) -> String {
         view.stats.markers,
         view.stats.texts_cut,
     );
-    walk(cnt, view.scope, cut, &mut |ev| match ev {
-        Event::Open { node, hidden, .. } => {
+    walk(cnt, view.scope, &view.plan, &mut |ev| match ev {
+        Event::Open {
+            node, hidden, cut, ..
+        } => {
             let mut class = String::from(if node.is_text() { "textnode" } else { "node" });
             if node.clickable {
                 class.push_str(" clickable");
             }
-            if hidden.is_some() {
+            if hidden.iter().any(Option::is_some) {
                 class.push_str(" compressed");
             }
             let _ = write!(

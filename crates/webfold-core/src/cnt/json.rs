@@ -14,11 +14,12 @@ fn string(out: &mut String, s: &str) {
 }
 
 fn compressed(out: &mut String, h: &HiddenRange) {
-    let _ = write!(
-        out,
-        "\"compressed\":{{\"id\":\"{h}\",\"hidden\":{}}}",
-        h.count()
-    );
+    out.push_str("\"compressed\":");
+    compressed_range(out, h);
+}
+
+fn compressed_range(out: &mut String, h: &HiddenRange) {
+    let _ = write!(out, "{{\"id\":\"{h}\",\"hidden\":{}}}", h.count());
 }
 
 pub(crate) fn render(view: &View<'_>) -> String {
@@ -47,19 +48,21 @@ pub(crate) fn render(view: &View<'_>) -> String {
         view.stats.hidden_children,
         view.stats.texts_cut,
     );
-    if let Some(h) = view.scope.top_hidden(cnt, cut) {
+    if let Some(h) = view.scope.top_hidden(cnt, &view.plan) {
         compressed(&mut out, &h);
         out.push(',');
     }
     out.push_str("\"nodes\":[");
     // Whether the next item in the current array needs a comma before it.
     let mut need_comma = false;
-    walk(cnt, view.scope, cut, &mut |ev| match ev {
-        Event::Open { node, hidden, .. } => {
+    walk(cnt, view.scope, &view.plan, &mut |ev| match ev {
+        Event::Open {
+            node, hidden, cut, ..
+        } => {
             if need_comma {
                 out.push(',');
             }
-            open_node(&mut out, node, hidden.as_ref(), cut.text_limit);
+            open_node(&mut out, node, &hidden, cut.text_limit);
             need_comma = false;
         }
         Event::Close { .. } => {
@@ -80,7 +83,7 @@ fn opt(v: usize) -> String {
     }
 }
 
-fn open_node(out: &mut String, node: &CntNode, hidden: Option<&HiddenRange>, limit: usize) {
+fn open_node(out: &mut String, node: &CntNode, hidden: &[Option<HiddenRange>; 2], limit: usize) {
     let _ = write!(out, "{{\"id\":{},\"tag\":", node.id);
     string(out, if node.is_text() { "#text" } else { &node.tag });
     let (text, text_cut) = cut_text(&node.text, limit);
@@ -112,8 +115,14 @@ fn open_node(out: &mut String, node: &CntNode, hidden: Option<&HiddenRange>, lim
         let _ = write!(out, "{a}");
     }
     out.push_str("],");
-    if let Some(h) = hidden {
+    if let Some(h) = &hidden[0] {
         compressed(out, h);
+        out.push(',');
+    }
+    // The children before and after one on the path to the main content.
+    if let Some(h) = &hidden[1] {
+        out.push_str("\"compressed_after\":");
+        compressed_range(out, h);
         out.push(',');
     }
     out.push_str("\"children\":[");

@@ -425,5 +425,6 @@ fn compact(page: &Page, mut items: Vec<Item>, root: u32) -> Cnt {
         nodes,
         index,
         title: page.title(),
+        focus: Default::default(),
     }
 }

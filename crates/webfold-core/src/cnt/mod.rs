@@ -43,9 +43,14 @@
 //! (children `F` to `L` of node `P`, see [`CntId`]); texts past a length
 //! are cut. The view searches for the largest width (and text length) whose
 //! rendering fits `max_tokens` exactly, then widens the shallowest levels by
-//! one child as far as the rest of the budget allows. `expand` with a marker
-//! id shows the hidden children, with a node id that node's subtree: each
-//! compressed the same way, within the same budget.
+//! one child as far as the rest of the budget allows. It does so for the
+//! page's main content first, then for the rest, then for its furniture
+//! (navigation, footers, sidebars, navboxes, cookie banners), each getting
+//! what the ones before it left (see `focus`); the ancestors of the main
+//! content always show the child leading to it, between two markers when
+//! it falls among hidden children. `expand` with a marker id shows the
+//! hidden children, with a node id that node's subtree: each compressed the
+//! same way, within the same budget.
 //!
 //! # The LLM format
 //! One node per line, every character chosen to save tokens:
@@ -84,11 +89,13 @@
 //!
 //! `--json` gives the same cut as `{id, tag, text, attrs, clickable,
 //! absorbed, children}` per node, with `compressed: {id, hidden}` where
-//! children are hidden and `text_cut` where text is; `--html` draws it as a
-//! page for a person, compressed nodes outlined.
+//! children are hidden (and `compressed_after` for the run after a child
+//! shown for the path to the main content) and `text_cut` where text is;
+//! `--html` draws it as a page for a person, compressed nodes outlined.
 
 mod compress;
 mod filter;
+mod focus;
 mod html;
 mod id;
 mod json;
@@ -104,7 +111,7 @@ pub use id::{CntId, HiddenRange};
 use crate::contract::{Ctx, Handle, Hint, Limit, Surface, ViewName};
 use crate::tokens::{self, Encoding};
 use crate::{Error, NodeId, Page};
-use compress::Scope;
+use compress::{Plan, Scope};
 
 /// The CNT of one page version: every node kept after filtering and merging,
 /// in preorder, uncompressed. Views ([`Cnt::view`]) choose what to show.
@@ -114,6 +121,8 @@ pub struct Cnt {
     /// DOM id → index in `nodes` of the CNT node it went into (`u32::MAX`: none).
     index: Vec<u32>,
     title: Option<String>,
+    /// Which nodes a budget serves first.
+    focus: focus::Focus,
 }
 
 /// One CNT node: a DOM element (or text) with everything merged into it.
@@ -198,7 +207,9 @@ impl crate::contract::Request for ViewOptions {
 impl Cnt {
     /// Filter and merge `page` into its CNT (seed 003's rules).
     pub fn build(page: &Page) -> Cnt {
-        merge::build(page)
+        let mut cnt = merge::build(page);
+        cnt.focus = focus::assign(page, &cnt.nodes);
+        cnt
     }
 
     /// All nodes in preorder; index 0 is the root.
@@ -299,6 +310,7 @@ impl Cnt {
             cnt: self,
             scope,
             cut: fitted.cut,
+            plan: fitted.plan,
             text: fitted.text,
             tokens: fitted.tokens,
             stats: fitted.stats,
@@ -319,12 +331,14 @@ impl Cnt {
             Some(id) => self.scope(id, Surface::default())?,
             None => Scope::Whole,
         };
-        let (text, stats) = render::text(self, scope, cut);
+        let plan = Plan::uniform(cut);
+        let (text, stats) = render::text(self, scope, &plan);
         let tokens = tokens::count(&text, encoding);
         Ok(View {
             cnt: self,
             scope,
             cut,
+            plan,
             text,
             tokens,
             stats,
@@ -357,8 +371,11 @@ impl CutStats {
 pub struct View<'a> {
     cnt: &'a Cnt,
     scope: Scope,
-    /// The cut that made the text fit.
+    /// The cut that made the text fit: of the main content where the page
+    /// has one (the rest of the page may be cut narrower, see `compress`).
     pub cut: Cut,
+    /// The cut of each part of the page.
+    plan: Plan,
     /// The LLM format (see the module docs).
     pub text: String,
     /// Exact tokens of `text`.

@@ -2,12 +2,12 @@
 
 use std::fmt::Write;
 
-use super::compress::{Cut, Event, Scope, cut_text, walk};
+use super::compress::{Cut, Event, Plan, Scope, cut_text, walk};
 use super::{Cnt, CntNode, CutStats};
 
 /// Renders the view of `scope` under `cut`, and what it left out.
-pub(crate) fn text(cnt: &Cnt, scope: Scope, cut: Cut) -> (String, CutStats) {
-    text_capped(cnt, scope, cut, usize::MAX).unwrap_or_default()
+pub(crate) fn text(cnt: &Cnt, scope: Scope, plan: &Plan) -> (String, CutStats) {
+    text_capped(cnt, scope, plan, usize::MAX).unwrap_or_default()
 }
 
 /// [`text`], or `None` as soon as the output passes `max_bytes`: the budget
@@ -15,7 +15,7 @@ pub(crate) fn text(cnt: &Cnt, scope: Scope, cut: Cut) -> (String, CutStats) {
 pub(crate) fn text_capped(
     cnt: &Cnt,
     scope: Scope,
-    cut: Cut,
+    plan: &Plan,
     max_bytes: usize,
 ) -> Option<(String, CutStats)> {
     let mut out = String::new();
@@ -24,7 +24,8 @@ pub(crate) fn text_capped(
     match scope {
         Scope::Whole => {
             if let Some(t) = cnt.title() {
-                let (t, _) = cut_text(t, cut.text_limit.max(80));
+                let limit = plan.cuts.iter().map(|c| c.text_limit).max().unwrap_or(0);
+                let (t, _) = cut_text(t, limit.max(80));
                 let _ = writeln!(out, "# {t}");
             }
         }
@@ -32,9 +33,11 @@ pub(crate) fn text_capped(
             let _ = writeln!(out, "# expand {}", scope.label(cnt));
         }
     }
-    walk(cnt, scope, cut, &mut |ev| match ev {
+    walk(cnt, scope, plan, &mut |ev| match ev {
         _ if over => {}
-        Event::Open { node, depth, .. } => {
+        Event::Open {
+            node, depth, cut, ..
+        } => {
             over = out.len() > max_bytes;
             indent(&mut out, depth);
             write_node(&mut out, node, cut, &mut stats);

@@ -136,6 +136,13 @@ pub(crate) fn score(page: &Page, classes: &Classes, stats: &Stats) -> Scores {
     }
 }
 
+/// Whether node `i` holds a paragraph of its own: enough text whose nearest
+/// block is `i`, under half of it in links.
+pub(crate) fn is_prose_block(stats: &Stats, i: usize) -> bool {
+    let b = &stats.block[i];
+    !stats.excluded[i] && b.chars >= MIN_PARAGRAPH_CHARS && b.link_density() < 0.5
+}
+
 /// Paragraph text of each subtree, each paragraph weighed by how little of
 /// it is links (link-heavy blocks count nothing).
 pub(crate) fn prose(page: &Page, stats: &Stats) -> Vec<f32> {
@@ -145,12 +152,9 @@ pub(crate) fn prose(page: &Page, stats: &Stats) -> Vec<f32> {
         if stats.excluded[i] {
             continue;
         }
-        let b = &stats.block[i];
-        if b.chars >= MIN_PARAGRAPH_CHARS {
-            let ld = b.link_density();
-            if ld < 0.5 {
-                prose[i] += b.chars as f32 * (1.0 - ld);
-            }
+        if is_prose_block(stats, i) {
+            let b = &stats.block[i];
+            prose[i] += b.chars as f32 * (1.0 - b.link_density());
         }
         if let Some(p) = page.parent(NodeId(i as u32)) {
             prose[p.index()] += prose[i];

@@ -224,6 +224,52 @@ fn ranges(page: &Page, roots: &[NodeId]) -> Vec<(u32, u32)> {
 
 /// Extract the main content of `page`.
 pub fn extract(page: &Page, options: &ExtractOptions) -> Extraction {
+    extract_classified(page, options).0
+}
+
+/// The main content of a page and what its parts are, for views that rank
+/// the parts rather than cut them.
+pub(crate) struct Parts {
+    pub extraction: Extraction,
+    /// Per DOM node: page furniture by tag, ARIA role or class words
+    /// (navigation, footers, sidebars, navboxes, cookie banners, share
+    /// bars), itself or through an ancestor: the classifier extraction ran on.
+    pub furniture: Vec<bool>,
+    /// Per DOM node: prose, or part of it: a paragraph by the scoring's rule
+    /// (enough text, under half of it links), inside one, or holding one.
+    pub prose: Vec<bool>,
+}
+
+/// Extract the main content of `page` and tell its parts apart.
+pub(crate) fn extract_parts(page: &Page, options: &ExtractOptions) -> Parts {
+    let (extraction, classes, visible) = extract_classified(page, options);
+    let nodes = page.nodes();
+    let holds = candidate::prose(page, &visible);
+    let mut furniture = vec![false; nodes.len()];
+    let mut in_paragraph = vec![false; nodes.len()];
+    let mut prose = vec![false; nodes.len()];
+    // Parents come before children in the preorder arena.
+    for (i, n) in nodes.iter().enumerate() {
+        let own = matches!(
+            classes.kinds[i],
+            Kind::Boilerplate | Kind::BoilerplateByClass
+        );
+        let parent = n.parent.map(NodeId::index);
+        furniture[i] = own || parent.is_some_and(|p| furniture[p]);
+        in_paragraph[i] =
+            candidate::is_prose_block(&visible, i) || parent.is_some_and(|p| in_paragraph[p]);
+        prose[i] = in_paragraph[i] || holds[i] > 0.0;
+    }
+    Parts {
+        extraction,
+        furniture,
+        prose,
+    }
+}
+
+/// The extraction, the classes it ended with, and the text statistics of
+/// everything rendered.
+fn extract_classified(page: &Page, options: &ExtractOptions) -> (Extraction, Classes, Stats) {
     let metadata = metadata::metadata(page);
     let body = page.body().unwrap_or(NodeId::DOCUMENT);
     let mut classes = classify::classify(page);
@@ -274,7 +320,7 @@ pub fn extract(page: &Page, options: &ExtractOptions) -> Extraction {
         }),
         Some(_) => None,
     };
-    match (best, fallback) {
+    let extraction = match (best, fallback) {
         (Some(a), None) => Extraction {
             root: a.root,
             dropped: ranges(page, &a.dropped),
@@ -305,7 +351,8 @@ pub fn extract(page: &Page, options: &ExtractOptions) -> Extraction {
                 visible_chars,
             }
         }
-    }
+    };
+    (extraction, classes, visible)
 }
 
 #[cfg(test)]

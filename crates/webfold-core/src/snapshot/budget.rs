@@ -1,7 +1,8 @@
 //! Cutting a snapshot to `max_elements` and an exact token budget.
 //!
-//! The candidates (interactive elements, or every element with
-//! `interactive_only` off) are ranked by [`priority`](super::priority), and
+//! The candidates (interactive elements, headings and live regions, or every
+//! element with `interactive_only` off) are ranked by
+//! [`priority`](super::priority), and
 //! the first `max_elements` are considered in that order. Each is kept if it
 //! still fits the token budget together with the ancestors it needs (kept
 //! elements keep their ancestors, so the YAML stays a tree; a candidate that
@@ -11,6 +12,17 @@
 //! the kept elements' details (`/url`, `/placeholder`, text children), in the
 //! same order: on a crowded page a ref to act on is worth more than the next
 //! link's URL.
+//!
+//! Interactive-only, a live region (`status`, `alert`, `log`) comes with its
+//! text in the first pass, ahead of every other element: after "Place
+//! order" the agent's next view must say what the page answered. Its lines
+//! are capped at an eighth of the budget, all regions together, so a long
+//! log or an alert-styled banner cannot cost the controls; a `log` keeps its
+//! newest (last) lines, the others their first ones, and a region whose text
+//! was cut counts in the details note, and `viewport_only` keeps regions
+//! outside the viewport (they are announced wherever they are). Headings
+//! come as the ranks of
+//! [`context_priority`] put them, their own text as details.
 //!
 //! The tree it cuts is the compact one ([`compact`](super::compact)); cut
 //! elements are still grouped under the containers of the full tree, so the
@@ -28,7 +40,10 @@
 use std::cell::Cell;
 
 use super::parse::{Line, LineKind, SnapTree, push_line};
-use super::priority::{element_priority, is_interactive_role, order_by_priority};
+use super::priority::{
+    context_priority, element_priority, is_context_role, is_interactive_role, is_live_region_role,
+    order_by_priority,
+};
 use crate::contract::{Handle, Hint, Limit, Surface, Switch};
 use crate::tokens::{self, Encoding};
 
@@ -155,10 +170,29 @@ const CONTAINER_ROLES: &[&str] = &[
     "group",
 ];
 
-/// Is line `i` a candidate: an element the view counts?
+/// Share of the budget the live regions' lines may take, all together: an
+/// eighth (1,000 tokens of the default 8,000) holds any status or alert
+/// message and a log's last few dozen lines.
+const LIVE_SHARE: usize = 8;
+
+/// Is line `i` a candidate: an element the view counts? Interactive-only,
+/// the interactive elements, headings and live regions.
 pub fn is_candidate(line: &Line, interactive_only: bool) -> bool {
     line.kind == LineKind::Element
-        && (!interactive_only || is_interactive_role(&line.role) || line.cursor_pointer)
+        && (!interactive_only || is_interactive(line) || is_context_role(&line.role))
+}
+
+/// An element an agent acts on: an interactive role, or a pointer cursor.
+fn is_interactive(line: &Line) -> bool {
+    line.kind == LineKind::Element && (is_interactive_role(&line.role) || line.cursor_pointer)
+}
+
+/// A heading's `[level=N]`.
+fn heading_level(line: &Line) -> Option<u32> {
+    line.attrs
+        .iter()
+        .find(|(a, _)| a == "level")
+        .and_then(|(_, v)| v.as_deref()?.parse().ok())
 }
 
 /// Cut `tree` to the budget. `in_viewport[i]` says whether line `i`'s element
@@ -191,7 +225,10 @@ pub fn fit(
         if !is_candidate(line, params.interactive_only) || forced.contains(&i) {
             continue;
         }
-        if params.viewport_only && !vp(i) {
+        // A live region is announced wherever it is on the page (screen
+        // readers do not scroll to it), so the viewport does not hide it.
+        let announced = params.interactive_only && is_live_region_role(&line.role);
+        if params.viewport_only && !vp(i) && !announced {
             outside_viewport += 1;
             continue;
         }
@@ -199,7 +236,14 @@ pub fn fit(
     }
     let priorities: Vec<u32> = candidates
         .iter()
-        .map(|&i| element_priority(&tree.lines[i].role, vp(i)))
+        .map(|&i| {
+            let l = &tree.lines[i];
+            if params.interactive_only && is_context_role(&l.role) {
+                context_priority(&l.role, heading_level(l), vp(i))
+            } else {
+                element_priority(&l.role, vp(i))
+            }
+        })
         .collect();
     let mut ranked: Vec<usize> = order_by_priority(&priorities)
         .into_iter()
@@ -228,8 +272,12 @@ pub fn fit(
         detailed: Vec::new(),
     };
     let costs = LineCosts::new(tree, params.encoding);
-    let mut sel = Selection::build(tree, &costs, &plan, frame_cost);
+    let mut sel = Selection::build(tree, &costs, &plan, frame_cost, params.interactive_only);
     let mut shown_candidates = ranked.iter().filter(|&&r| sel.shown[r]).count();
+    let live_cap = params.max_tokens / LIVE_SHARE;
+    let mut live_used = 0;
+    // Lines printed as a live region's text: their details were its to give.
+    let mut is_content = vec![false; tree.lines.len()];
     for &c in considered {
         // Candidates that come along as ancestors count toward the limit too.
         let new_candidates = std::iter::once(c)
@@ -243,16 +291,41 @@ pub fn fit(
         if shown_candidates + new_candidates > params.max_elements {
             continue;
         }
-        if sel.total() + sel.element_delta(c) <= limit {
+        let delta = sel.element_delta(c);
+        let live = sel.is_live(c);
+        if live && live_used + delta > live_cap {
+            continue;
+        }
+        if sel.total() + delta <= limit {
             sel.add_element(c);
             plan.kept.push(c);
             shown_candidates += new_candidates;
+            if live {
+                live_used += delta;
+                let mut content = sel.live_content(c);
+                if tree.lines[c].role == "log" {
+                    content.reverse();
+                }
+                // A contiguous run: a message with a hole in it misleads.
+                for k in content {
+                    let d = sel.element_delta(k);
+                    if live_used + d > live_cap || sel.total() + d > limit {
+                        break;
+                    }
+                    sel.add_element(k);
+                    plan.kept.push(k);
+                    is_content[k] = true;
+                    live_used += d;
+                }
+                // Candidates printed as its text are kept like any ancestor.
+                shown_candidates = ranked.iter().filter(|&&r| sel.shown[r]).count();
+            }
         } else if limit.saturating_sub(sel.total()) < 4 {
             break;
         }
     }
     for &c in &plan.kept {
-        if !sel.has_details(c) {
+        if !is_ranked[c] || is_content[c] || sel.is_live(c) || !sel.has_details(c) {
             continue;
         }
         if sel.total() + sel.details_delta(c) <= limit {
@@ -287,7 +360,7 @@ pub fn fit(
             // The one-line summaries alone do not fit: print none of them.
             plan.forced.clear();
         }
-        sel = Selection::build(tree, &costs, &plan, frame_cost);
+        sel = Selection::build(tree, &costs, &plan, frame_cost, params.interactive_only);
     }
 }
 
@@ -308,7 +381,8 @@ fn drop_repeated_links(tree: &SnapTree, ranked: &mut Vec<usize>, interactive_onl
         else {
             return true;
         };
-        // A link holding other candidates is not interchangeable with another.
+        // A link holding other candidates is not interchangeable with another
+        // (and a heading kept inside it would print it anyway).
         if tree.lines[c + 1..l.subtree_end]
             .iter()
             .any(|d| is_candidate(d, interactive_only))
@@ -464,10 +538,18 @@ struct Selection<'a> {
     lines_total: usize,
     /// Preamble and notes.
     fixed: usize,
+    /// Live regions carry their text as content (interactive-only views).
+    live_regions: bool,
 }
 
 impl<'a> Selection<'a> {
-    fn build(tree: &'a SnapTree, costs: &'a LineCosts<'a>, plan: &Plan, fixed: usize) -> Self {
+    fn build(
+        tree: &'a SnapTree,
+        costs: &'a LineCosts<'a>,
+        plan: &Plan,
+        fixed: usize,
+        live_regions: bool,
+    ) -> Self {
         let n = tree.lines.len();
         let mut sel = Selection {
             tree,
@@ -477,6 +559,7 @@ impl<'a> Selection<'a> {
             cost: vec![0; n],
             lines_total: 0,
             fixed,
+            live_regions,
         };
         for &f in &plan.forced {
             sel.add_element(f);
@@ -512,6 +595,39 @@ impl<'a> Selection<'a> {
     /// Whether `c`'s details are printed.
     fn details_shown(&self, c: usize) -> bool {
         self.details(c).any(|k| self.shown[k])
+    }
+
+    /// Whether `c` is a live region whose text goes with it.
+    fn is_live(&self, c: usize) -> bool {
+        self.live_regions && is_live_region_role(&self.tree.lines[c].role)
+    }
+
+    /// A live region's text: the lines under it, in document order, but for
+    /// the elements to act on inside it (each ranked, with its details, on
+    /// its own).
+    fn live_content(&self, c: usize) -> Vec<usize> {
+        let end = self.tree.lines[c].subtree_end;
+        let mut out = Vec::new();
+        let mut i = c + 1;
+        while i < end {
+            if is_interactive(&self.tree.lines[i]) {
+                i = self.tree.lines[i].subtree_end;
+                continue;
+            }
+            out.push(i);
+            i += 1;
+        }
+        out
+    }
+
+    /// `c` is printed with less than it has: a live region with part of its
+    /// text, an element without its props and text.
+    fn missing_details(&self, c: usize) -> bool {
+        if self.is_live(c) {
+            self.live_content(c).iter().any(|&k| !self.shown[k])
+        } else {
+            self.has_details(c) && !self.details_shown(c)
+        }
     }
 
     /// What a line's cost becomes when it gains its first printed child.
@@ -642,7 +758,7 @@ fn finish(
     }
     let bare = ranked
         .iter()
-        .filter(|&&k| sel.shown[k] && sel.has_details(k) && !sel.details_shown(k))
+        .filter(|&&k| sel.shown[k] && sel.missing_details(k))
         .count();
     if bare > 0 {
         tail.push_str(&details_note(bare, params.surface));

@@ -30,7 +30,9 @@
 //!   move up a level. They are never candidates in that mode and their text
 //!   is never printed there, so the view loses no element, name, state or
 //!   text; landmarks, headings, named groups, forms, tables, rows, cells and
-//!   the body stay as the context agents need. Their refs still resolve
+//!   the body stay as the context agents need. Inside a live region
+//!   (`status`, `alert`, `log`) nothing is left out: its text is printed,
+//!   and a wrapper there may hold it. Their refs still resolve
 //!   (`snapshot --ref`, `chunk --ref`), and the budget's closing line still
 //!   names them as the place where cut elements are.
 //!
@@ -47,7 +49,7 @@
 use url::Url;
 
 use super::parse::{Line, LineKind, SnapTree};
-use super::priority::is_interactive_role;
+use super::priority::{is_interactive_role, is_live_region_role};
 use crate::aria::{json_string, yaml_escape_key_if_needed, yaml_escape_value_if_needed};
 
 /// Names longer than this many characters are cut with `…`.
@@ -155,11 +157,18 @@ pub fn compact(tree: &SnapTree, urls: &PageUrls, interactive_only: bool) -> Comp
     let mut kept = vec![false; n];
     // Per input line: the depth its children take.
     let mut child_depth = vec![0usize; n];
+    // One past the last line of the live region being walked, if any.
+    let mut live_end = 0;
     let mut i = 0;
     while i < n {
         let l = &tree.lines[i];
         let depth = l.parent.map_or(0, |p| child_depth[p]);
-        if interactive_only && is_wrapper(l) {
+        if l.kind == LineKind::Element && is_live_region_role(&l.role) {
+            live_end = live_end.max(l.subtree_end);
+        }
+        // A live region's text is what the view keeps it for, and a wrapper
+        // inside one may hold that text: keep the region's lines as they are.
+        if interactive_only && i >= live_end && is_wrapper(l) {
             // Its own text and props never print in this mode; its elements move up.
             child_depth[i] = depth;
             i += 1;

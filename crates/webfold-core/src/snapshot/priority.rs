@@ -3,6 +3,11 @@
 //! Primary inputs score highest, then form controls, then navigation widgets,
 //! then containers; an element in the viewport gets +50, any other role 50.
 //! Ties keep document order (the sort is stable over document order).
+//!
+//! Interactive-only views also keep two kinds of context the seed's table
+//! has no row for ([`context_priority`]): live regions, ranked above
+//! everything, and headings, the top two levels between the form controls
+//! and the links, the rest after every interactive element.
 
 /// Seed 001's `ROLE_PRIORITIES`, in the seed's order.
 pub const ROLE_PRIORITIES: &[(&str, u32)] = &[
@@ -62,6 +67,54 @@ pub fn is_interactive_role(role: &str) -> bool {
         .iter()
         .take_while(|(r, _)| *r != "navigation")
         .any(|(r, _)| *r == role)
+}
+
+/// Roles whose content the page announces as it changes: what an action
+/// just produced ("Order placed", "Card declined", a chat's new line).
+pub const LIVE_REGION_ROLES: &[&str] = &["status", "alert", "log"];
+
+/// Live regions outrank every element, viewport bonus included: an agent
+/// that just acted reads the page's answer first. Their text is capped
+/// (see [`budget`](super::budget)), so they cannot crowd out the controls.
+pub const LIVE_REGION_PRIORITY: u32 = 1000;
+
+/// `h1` and `h2`: the page's title and its sections, few and short, the
+/// landmarks an agent orients by. Under the buttons, inputs and form
+/// controls (85 and up) the budget exists for, over the links (80) that
+/// fill most pages.
+pub const TOP_HEADING_PRIORITY: u32 = 82;
+
+/// `h3` to `h6`: card titles and sub-sections, sometimes hundreds of them;
+/// they fill what budget every interactive element left (the seed's
+/// default, 50, is the lowest interactive rank).
+pub const HEADING_PRIORITY: u32 = 40;
+
+pub fn is_live_region_role(role: &str) -> bool {
+    LIVE_REGION_ROLES.contains(&role)
+}
+
+/// Roles an interactive-only view keeps besides the interactive ones.
+pub fn is_context_role(role: &str) -> bool {
+    role == "heading" || is_live_region_role(role)
+}
+
+/// The rank of a context element in an interactive-only view: `level` is a
+/// heading's `[level=N]` (absent: treated as a top heading, as ARIA's
+/// default level is 2).
+pub fn context_priority(role: &str, level: Option<u32>, in_viewport: bool) -> u32 {
+    if is_live_region_role(role) {
+        return LIVE_REGION_PRIORITY;
+    }
+    let base = if level.unwrap_or(2) <= 2 {
+        TOP_HEADING_PRIORITY
+    } else {
+        HEADING_PRIORITY
+    };
+    if in_viewport {
+        base + VIEWPORT_BONUS
+    } else {
+        base
+    }
 }
 
 /// Indices of `items` sorted by descending priority; equal priorities keep

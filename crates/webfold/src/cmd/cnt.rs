@@ -11,9 +11,11 @@ use crate::input::ViewInput;
 /// One node per line: `ID TAGS[*] [attr=value]... [text]`, indented one space
 /// per level; `*` marks clickable nodes, and lines without an id are text.
 /// Nodes with many children show their first and last ones around a marker
-/// `… N hidden [P.F-L]`; long texts end in `…+N [ID]`. Pass either handle to
-/// --expand to see what it hides. Ids are the same node ids `webfold chunk
-/// --id` takes, so any node's original HTML is one command away.
+/// `… N hidden [P.F-L]`; long texts end in `…+N [ID]`. The budget goes to the
+/// page's main content first, then the rest, then navigation, footers and
+/// other furniture. Pass either handle to --expand to see what it hides. Ids
+/// are the same node ids `webfold chunk --id` takes, so any node's original
+/// HTML is one command away.
 #[derive(Parser)]
 #[command(after_help = "Examples:
   webfold cnt page.html --max-tokens 2000
@@ -30,7 +32,7 @@ pub struct Args {
     #[arg(long, conflicts_with = "json")]
     html: bool,
     /// Print the same view as JSON: nodes {id, tag, text, attrs, clickable, absorbed, children}
-    /// with compressed {id, hidden} where children are hidden
+    /// with compressed {id, hidden} where children are hidden (compressed_after: a second run)
     #[arg(long)]
     json: bool,
 }

@@ -13,10 +13,12 @@ use crate::input::{Input, ViewInput};
 ///
 /// By default only interactive elements are counted and kept, highest priority
 /// first (buttons, inputs, form controls, links, …), with the headings and
-/// live regions around them, in at most --max-elements elements and
-/// --max-tokens tokens (exact, header included). Whatever is cut is counted in
-/// a closing line that says where it is and how to get it. --full prints
-/// everything, byte-identical to Playwright when no --session is given.
+/// live regions (status, alert, log: their text first) that say where they are
+/// and what the page just answered, and their ancestors, in at most
+/// --max-elements elements and --max-tokens tokens (exact, header included).
+/// Whatever is cut is counted in a closing line that says where it is and how
+/// to get it. --full prints everything, byte-identical to Playwright when no
+/// --session is given.
 #[derive(Parser)]
 #[command(after_help = "Examples:
   webfold snapshot page.html
