@@ -290,14 +290,6 @@ impl Page {
         out
     }
 
-    /// Number of element nodes in the page (not counting template contents).
-    pub fn element_count(&self) -> usize {
-        self.nodes
-            .iter()
-            .filter(|n| !n.inert && matches!(n.data, NodeData::Element(_)))
-            .count()
-    }
-
     /// The real layout of a node when a live browser captured the page.
     pub fn layout(&self, id: NodeId) -> Option<&Layout> {
         self.layout.as_ref()?.get(id.index())?.as_ref()

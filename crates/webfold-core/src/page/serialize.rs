@@ -77,15 +77,6 @@ impl Page {
         out
     }
 
-    /// The node's `innerHTML`.
-    pub fn inner_html(&self, id: NodeId) -> String {
-        let mut out = String::new();
-        for c in self.children(id) {
-            self.write_html(c, &mut out, &mut |_| None);
-        }
-        out
-    }
-
     /// Serialize `root`, letting `fold` replace any descendant (not `root`
     /// itself) by a string of its choosing — how chunk puts placeholders for
     /// subtrees that do not fit a budget.
