@@ -94,7 +94,7 @@ impl Sizes {
 
 // Sizes follow the serializer's own rules (page/serialize.rs); the corpus
 // test `sizes_equal_serialized_lengths` checks they agree.
-use crate::page::{is_raw_text, is_void};
+use crate::page::tags::{is_raw_text, is_void};
 
 fn escaped_len(s: &str, attr: bool) -> usize {
     s.len()

@@ -11,8 +11,7 @@ mod build;
 mod builder;
 mod layout;
 mod serialize;
-
-pub(crate) use serialize::{is_raw_text, is_void};
+pub(crate) mod tags;
 
 pub use builder::{BuilderId, PageBuilder};
 pub use layout::{GeneratedContent, Layout, LayoutBox, StaticVisibility, inline_style_value};
