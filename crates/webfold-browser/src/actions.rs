@@ -5,8 +5,6 @@
 //! acting we check the node is still in the document and still the same kind
 //! of element: if not, the agent's view is stale and it must snapshot again.
 
-use std::path::Path;
-
 use serde_json::{Value, json};
 use webfold_core::page::NodeId;
 use webfold_core::snapshot::{SnapshotSession, resolve_ref};
@@ -369,32 +367,6 @@ impl Tab {
             "the previous page to load",
         )
         .await
-    }
-
-    /// Reloads the page and waits for the load event.
-    pub async fn reload(&self) -> Result<(), BrowserError> {
-        let mut events = self.conn.subscribe();
-        self.call("Page.reload", json!({})).await?;
-        self.wait_for_event(
-            &mut events,
-            |e| e.method == "Page.loadEventFired",
-            "the page to reload",
-        )
-        .await
-    }
-
-    /// Saves a PNG of the viewport, or of one element, to `path`; returns its bytes.
-    pub async fn screenshot_to(
-        &self,
-        path: &Path,
-        element: Option<&LiveElement>,
-    ) -> Result<Vec<u8>, BrowserError> {
-        let png = self.screenshot(element, None).await?;
-        std::fs::write(path, &png).map_err(|e| BrowserError::Io {
-            path: path.display().to_string(),
-            reason: e.to_string(),
-        })?;
-        Ok(png)
     }
 
     /// A PNG of the viewport, or of one element, shrunk by the browser

@@ -49,6 +49,4 @@ pub enum BrowserError {
     NotEditable(String),
     #[error("{0}")]
     Unsupported(String),
-    #[error("cannot write {path}: {reason}")]
-    Io { path: String, reason: String },
 }

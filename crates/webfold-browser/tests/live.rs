@@ -5,7 +5,7 @@ use std::sync::Arc;
 
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpListener;
-use webfold_browser::{Browser, BrowserOptions};
+use webfold_browser::{Browser, BrowserOptions, Target};
 
 /// A tiny static server: path → HTML. Returns the base URL.
 async fn serve(pages: HashMap<&'static str, String>) -> String {
@@ -116,16 +116,18 @@ async fn capture_has_real_layout_and_acts_on_nodes() {
         Some("pointer")
     );
 
-    // Act: type into the input, click the button, capture again, see the change.
-    let name = cap.backend_id(page.query("#name").unwrap()).unwrap();
-    tab.type_into_backend_node(name, "Rustacean").await.unwrap();
-    let go = cap.backend_id(page.query("#go").unwrap()).unwrap();
-    tab.click_backend_node(go).await.unwrap();
+    // Act on captured nodes: type into the input, click the button, capture
+    // again, see the change.
+    let node = |sel: &str| Target::Node(page.query(sel).unwrap());
+    let name = tab.element(&cap, &node("#name"), None).await.unwrap();
+    tab.fill(&name, "Rustacean").await.unwrap();
+    let go = tab.element(&cap, &node("#go"), None).await.unwrap();
+    tab.click(&go).await.unwrap();
     let after = tab.capture().await.unwrap();
     let out = after.page.query("#out").unwrap();
     assert_eq!(after.page.text_content(out), "Hi Rustacean");
 
-    let png = tab.screenshot_png().await.unwrap();
+    let png = tab.screenshot(None, None).await.unwrap();
     assert_eq!(&png[..8], b"\x89PNG\r\n\x1a\n");
 }
 

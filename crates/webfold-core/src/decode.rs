@@ -93,12 +93,8 @@ pub fn decode_html_owned(bytes: Vec<u8>, content_type: Option<&str>, url: Option
 }
 
 /// Decodes a non-HTML text body (`text/plain`, CSS, JSON, …): BOM, then the header
-/// charset, then a guess. No `<meta>` prescan.
-pub fn decode_text(bytes: &[u8], content_type: Option<&str>) -> Decoded {
-    decode(Cow::Borrowed(bytes), content_type, None, false)
-}
-
-/// Owned variant of [`decode_text`]; see [`decode_html_owned`].
+/// charset, then a guess. No `<meta>` prescan. Takes ownership and uses the
+/// `url` as [`decode_html_owned`] does.
 pub fn decode_text_owned(bytes: Vec<u8>, content_type: Option<&str>, url: Option<&str>) -> Decoded {
     let tld = url.and_then(tld_of);
     decode(Cow::Owned(bytes), content_type, tld.as_deref(), false)
@@ -653,7 +649,11 @@ mod tests {
         let d = dec(b"<meta charset=windows-1251>", Some("text/html"));
         assert_eq!(d.source, EncodingSource::Meta);
         // Text bodies are not prescanned.
-        let d = decode_text(b"<meta charset=windows-1251>", Some("text/plain"));
+        let d = decode_text_owned(
+            b"<meta charset=windows-1251>".to_vec(),
+            Some("text/plain"),
+            None,
+        );
         assert_eq!((d.encoding, d.source), (UTF_8, EncodingSource::Default));
     }
 
@@ -737,7 +737,7 @@ mod tests {
             let d = decode_html(&input, Some("text/html; charset=\"x"));
             let _ = decode_html_owned(input.clone(), None, Some("http://x.jp/"));
             let o = decode_html_owned(input.clone(), None, None);
-            let _ = decode_text(&input, None);
+            let _ = decode_text_owned(input.clone(), None, None);
             // Same decision for borrowed and owned input.
             let b = decode_html(&input, None);
             assert_eq!((b.encoding, b.text.as_str()), (o.encoding, o.text.as_str()));

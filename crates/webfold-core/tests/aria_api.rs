@@ -1,17 +1,20 @@
-//! The snapshot tree API others build on: refs kept stable by an allocator,
-//! refs resolved to elements, filtered rendering, live layout, serde, and
-//! pages nested far deeper than any recursion could survive.
+//! The snapshot tree API others build on: refs numbered as Playwright
+//! numbers them, printed nodes pointing at their elements, live layout,
+//! serde, and pages nested far deeper than any recursion could survive.
 
-use webfold_core::aria::{
-    self, AriaTree, LineKind, Mode, RefAllocator, assign_refs, build, ref_to_node, render_yaml,
-};
+use webfold_core::aria::{self, AriaTree, Mode, assign_refs, build, render_yaml};
 use webfold_core::page::{Layout, LayoutBox};
 use webfold_core::{NodeId, Page};
 
-fn ai_tree(page: &Page, alloc: &mut RefAllocator) -> AriaTree {
+fn ai_tree(page: &Page) -> AriaTree {
     let mut tree = build(page, page.body().expect("body"), Mode::Ai);
-    assign_refs(&mut tree, alloc);
+    assign_refs(&mut tree);
     tree
+}
+
+/// The arena index of the printed node carrying `r`.
+fn printed(tree: &AriaTree, r: &str) -> Option<usize> {
+    tree.nodes.iter().position(|n| n.ref_.as_deref() == Some(r))
 }
 
 const FORM: &str = r#"<!doctype html><body><nav aria-label="Main"><a href="/">Home</a> <a href="/docs">Docs</a></nav>
@@ -20,7 +23,7 @@ const FORM: &str = r#"<!doctype html><body><nav aria-label="Main"><a href="/">Ho
 #[test]
 fn fresh_allocator_numbers_like_playwright() {
     let page = Page::parse(FORM);
-    let yaml = render_yaml(&ai_tree(&page, &mut RefAllocator::new()), None);
+    let yaml = render_yaml(&ai_tree(&page));
     assert_eq!(
         yaml,
         r#"- generic [active] [ref=e1]:
@@ -38,46 +41,16 @@ fn fresh_allocator_numbers_like_playwright() {
 }
 
 #[test]
-fn refs_stay_stable_while_role_and_name_do() {
-    let before = Page::parse(FORM);
-    let mut alloc = RefAllocator::new();
-    let first = ai_tree(&before, &mut alloc);
-    // Same structure, one button renamed: node ids line up, so the allocator
-    // can recognise every element.
-    let after = Page::parse(&FORM.replace(">Go<", ">Send<"));
-    let second = ai_tree(&after, &mut alloc);
-    let refs = |t: &AriaTree| -> Vec<(String, String)> {
-        t.nodes
-            .iter()
-            .filter_map(|n| Some((n.name.clone(), n.ref_.clone()?)))
-            .collect()
-    };
-    let (a, b) = (refs(&first), refs(&second));
-    assert_eq!(a.len(), b.len());
-    for ((name_a, ref_a), (name_b, ref_b)) in a.iter().zip(&b) {
-        if name_a == "Go" {
-            assert_eq!(name_b, "Send");
-            assert_eq!(ref_b, "e9", "a renamed element takes the next number");
-        } else {
-            assert_eq!(ref_a, ref_b, "{name_a} kept its ref");
-        }
-    }
-    assert_eq!(alloc.issued_count(), 9);
-}
-
-#[test]
 fn refs_resolve_to_their_elements() {
     let page = Page::parse(FORM);
-    let tree = ai_tree(&page, &mut RefAllocator::new());
-    let button = ref_to_node(&tree, "e7").expect("e7 resolves");
+    let tree = ai_tree(&page);
+    let node = |r: &str| printed(&tree, r).and_then(|i| tree.nodes[i].node);
+    let button = node("e7").expect("e7 resolves");
     assert_eq!(page.element(button).and_then(|e| e.id()), Some("go"));
-    let input = ref_to_node(&tree, "e8").expect("e8 resolves");
+    assert_eq!(tree.nodes[printed(&tree, "e7").unwrap()].role, "button");
+    let input = node("e8").expect("e8 resolves");
     assert_eq!(page.tag(input), Some("input"));
-    assert_eq!(ref_to_node(&tree, "e99"), None);
-    // Every printed node points at its element, and find_ref agrees.
-    let idx = tree.find_ref("e7").expect("printed");
-    assert_eq!(tree.nodes[idx].node, Some(button));
-    assert_eq!(tree.nodes[idx].role, "button");
+    assert_eq!(node("e99"), None);
 }
 
 #[test]
@@ -86,64 +59,21 @@ fn removed_nodes_leave_gaps_and_resolve() {
     let page = Page::parse(
         r#"<img src="data:image/gif;base64,R0lGODlhAQABAAAAACwAAAAAAQABAAA="><button>OK</button>"#,
     );
-    let tree = ai_tree(&page, &mut RefAllocator::new());
-    assert_eq!(render_yaml(&tree, None), r#"- button "OK" [ref=e3]"#);
-    assert_eq!(
-        ref_to_node(&tree, "e2").and_then(|n| page.tag(n)),
-        Some("img")
-    );
-    assert_eq!(tree.find_ref("e2"), None, "not printed");
-}
-
-#[test]
-fn filter_hides_and_collapses_subtrees() {
-    let page = Page::parse(FORM);
-    let tree = ai_tree(&page, &mut RefAllocator::new());
-    let nav = tree.find_ref("e2").expect("nav");
-    let heading = tree.find_ref("e6").expect("heading");
-    let filter = |i: usize| {
-        if i == nav {
-            LineKind::Collapse("(unchanged since previous page)".into())
-        } else if i == heading {
-            LineKind::Hide
-        } else {
-            LineKind::Show
-        }
-    };
-    let yaml = render_yaml(&tree, Some(&filter));
-    assert_eq!(
-        yaml,
-        r#"- generic [active] [ref=e1]:
-  - navigation "Main" [ref=e2]: (unchanged since previous page)
-  - main [ref=e5]:
-    - button "Go" [ref=e7]
-    - textbox "Search" [ref=e8]"#
-    );
-    // Hiding every child leaves a bare key line, never a dangling `key:`.
-    let main = tree.find_ref("e5").expect("main");
-    let hide_main_kids = |i: usize| {
-        if tree.nodes[i].parent == Some(main) {
-            LineKind::Hide
-        } else {
-            LineKind::Show
-        }
-    };
-    assert!(render_yaml(&tree, Some(&hide_main_kids)).ends_with("  - main [ref=e5]"));
+    let tree = ai_tree(&page);
+    assert_eq!(render_yaml(&tree), r#"- button "OK" [ref=e3]"#);
+    assert_eq!(tree.ref_slots.len(), 3, "body, the image and the button");
+    assert_eq!(tree.ref_slots[1].ref_.as_deref(), Some("e2"));
+    assert_eq!(tree.ref_slots[1].index, None, "e2 is not printed");
 }
 
 #[test]
 fn tree_round_trips_through_serde() {
     let page = Page::parse(FORM);
-    let tree = ai_tree(&page, &mut RefAllocator::new());
+    let tree = ai_tree(&page);
     let json = serde_json::to_string(&tree).expect("serializes");
     let back: AriaTree = serde_json::from_str(&json).expect("deserializes");
     assert_eq!(back, tree);
-    assert_eq!(render_yaml(&back, None), render_yaml(&tree, None));
-    let mut alloc = RefAllocator::new();
-    let _ = ai_tree(&page, &mut alloc);
-    let alloc_back: RefAllocator =
-        serde_json::from_str(&serde_json::to_string(&alloc).unwrap()).unwrap();
-    assert_eq!(alloc_back.issued_count(), alloc.issued_count());
+    assert_eq!(render_yaml(&back), render_yaml(&tree));
 }
 
 #[test]

@@ -6,6 +6,8 @@ use webfold_core::{NodeId, Page};
 
 /// Every corpus page: parse, then for a spread of its elements the unique
 /// selector must select exactly that element (querySelectorAll semantics).
+/// Selectors computed for one element only (`covering`, what chunk uses)
+/// are the same, and so are those it gives for other elements afterwards.
 #[test]
 fn unique_selector_selects_exactly_its_element_on_every_corpus_page() {
     let pages = webfold_corpus::pages();
@@ -22,8 +24,17 @@ fn unique_selector_selects_exactly_its_element_on_every_corpus_page() {
         // An even spread of 40 elements per page keeps the test quick; over the
         // corpus that is ~36,000 checks.
         let step = (elements.len() / 40).max(1);
+        let mut beyond = UniqueSelectors::covering(&page, &elements[elements.len() / 2..][..1]);
         for &e in elements.iter().step_by(step) {
             let sel = uniq.selector(e).expect("elements have selectors");
+            let own = UniqueSelectors::covering(&page, &[e]).selector(e);
+            assert_eq!(
+                own.as_deref(),
+                Some(sel.as_str()),
+                "{}: covering {e}",
+                cp.id
+            );
+            assert_eq!(beyond.selector(e), own, "{}: beyond {e}", cp.id);
             let found = page
                 .query_all(&sel)
                 .unwrap_or_else(|err| panic!("{}: {sel}: {err}", cp.id));

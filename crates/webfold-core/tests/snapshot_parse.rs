@@ -2,7 +2,7 @@
 //! byte, and what it reads is the tree the renderer printed.
 
 use webfold_core::Page;
-use webfold_core::aria::{self, AriaTree, Mode, RefAllocator};
+use webfold_core::aria::{self, AriaTree, Mode};
 use webfold_core::snapshot::{self, LineKind, SnapTree};
 
 #[test]
@@ -87,9 +87,9 @@ fn our_snapshots_read_back_as_the_tree_we_built() {
         for mode in [Mode::Ai, Mode::Aria] {
             let mut tree = aria::build(&page, body, mode);
             if mode == Mode::Ai {
-                aria::assign_refs(&mut tree, &mut RefAllocator::new());
+                aria::assign_refs(&mut tree);
             }
-            let yaml = aria::render_yaml(&tree, None);
+            let yaml = aria::render_yaml(&tree);
             let parsed = snapshot::parse(&yaml).unwrap_or_else(|e| panic!("{}: {e}", p.id));
             assert_eq!(parsed.render(), yaml, "{}", p.id);
             assert_same_tree(&p.id, &tree, &parsed);

@@ -38,8 +38,6 @@ use crate::service::Conversations;
 pub const DEFAULT_PORT: u16 = 3456;
 /// Largest request body: a 32 MB page is far past any real capture.
 pub const DEFAULT_MAX_BODY_BYTES: usize = 32 * 1024 * 1024;
-/// Memory for parsed pages (≈ 2–3× their HTML size each).
-pub const DEFAULT_CACHE_BYTES: usize = 512 * 1024 * 1024;
 
 /// The whole HTTP app: bridge API + `/mcp`, behind the guard.
 pub fn app(conversations: Arc<Conversations>, tools: ToolContext, policy: Policy) -> Router {

@@ -8,13 +8,11 @@
 //! 1. [`build`]: roles ([`roles`]), names (accname 1.2, [`name`]), states and
 //!    the tree walk, then Playwright's distillation. The result is an
 //!    [`AriaTree`]: a flat arena in document order, root first.
-//! 2. [`assign_refs`]: numbers the nodes that would get refs with a
-//!    [`RefAllocator`]. Kept apart so a session can reuse one allocator and
-//!    keep refs stable (same element, same role and name: same ref).
-//! 3. [`render_yaml`]: the YAML text, optionally through a filter that hides
-//!    subtrees or collapses one to a single line (budgets, dedup).
+//! 2. [`assign_refs`]: numbers the nodes that would get refs, as a fresh
+//!    page does; a snapshot session renumbers them to keep refs stable.
+//! 3. [`render_yaml`]: the YAML text.
 //!
-//! [`snapshot`] does all three with a fresh allocator.
+//! [`snapshot`] does all three.
 //!
 //! # The tree
 //! `nodes[0]` is a `fragment` root that is never printed; its children are
@@ -47,7 +45,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::page::{NodeId, Page};
 
-pub use refs::{RefAllocator, assign_refs, ref_to_node};
+pub use refs::assign_refs;
 pub use states::{Invalid, States, Tristate};
 pub use yaml::{
     json_string, node_key, render_yaml, yaml_escape_key_if_needed, yaml_escape_value_if_needed,
@@ -118,11 +116,6 @@ pub struct RefSlot {
     /// refs read `fNe…` (a live capture's iframes).
     #[serde(default)]
     pub frame: u32,
-    pub node: NodeId,
-    pub role: String,
-    /// The name when the node was created (before redundant names are dropped):
-    /// what ref stability compares.
-    pub name: String,
     /// The arena index of the printed node, if it survived distillation.
     pub index: Option<usize>,
     #[serde(rename = "ref")]
@@ -135,32 +128,6 @@ pub struct AriaTree {
     pub mode: Mode,
     pub nodes: Vec<AriaNode>,
     pub ref_slots: Vec<RefSlot>,
-}
-
-impl AriaTree {
-    pub fn root(&self) -> &AriaNode {
-        &self.nodes[0]
-    }
-
-    /// The arena index of the node carrying `ref_`.
-    pub fn find_ref(&self, ref_: &str) -> Option<usize> {
-        self.ref_slots
-            .iter()
-            .find(|s| s.ref_.as_deref() == Some(ref_))
-            .and_then(|s| s.index)
-    }
-}
-
-/// How [`render_yaml`] prints one node.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum LineKind {
-    /// Print it and its children.
-    Show,
-    /// Print nothing for it or its subtree.
-    Hide,
-    /// Print its key line with this text as the value, instead of its children:
-    /// `- navigation "Main" [ref=e3]: (unchanged since previous page)`.
-    Collapse(String),
 }
 
 /// Build the snapshot tree of `root` (usually [`Page::body`]). Refs are not
@@ -185,7 +152,7 @@ pub fn build(page: &Page, root: NodeId, mode: Mode) -> AriaTree {
     flatten(raw, mode)
 }
 
-/// Build, number with a fresh allocator, render: what Playwright prints for
+/// Build, number, render: what Playwright prints for
 /// `page` (its body) on a fresh page.
 pub fn snapshot(page: &Page, mode: Mode) -> String {
     let Some(body) = page.body().or_else(|| page.document_element()) else {
@@ -193,9 +160,9 @@ pub fn snapshot(page: &Page, mode: Mode) -> String {
     };
     let mut tree = build(page, body, mode);
     if mode == Mode::Ai {
-        assign_refs(&mut tree, &mut RefAllocator::new());
+        assign_refs(&mut tree);
     }
-    render_yaml(&tree, None)
+    render_yaml(&tree)
 }
 
 /// The distilled raw tree laid out as the public arena, in preorder.
@@ -255,11 +222,8 @@ fn flatten(raw: tree::Raw, mode: Mode) -> AriaTree {
     let ref_slots = raw
         .ref_slots
         .into_iter()
-        .map(|(r, node, name, frame)| RefSlot {
+        .map(|(r, frame)| RefSlot {
             frame,
-            node,
-            role: raw_nodes[r as usize].role.to_string(),
-            name,
             index: index_of[r as usize],
             ref_: None,
         })

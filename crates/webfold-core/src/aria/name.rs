@@ -7,6 +7,7 @@
 //! call of the text-alternative function, a `Join` frame is a loop over the
 //! sub-calls whose results it joins.
 
+use crate::page::tags::is_non_content;
 use crate::page::{ElementData, NodeData, NodeId, ns};
 
 use super::dom::DomIndex;
@@ -296,10 +297,7 @@ impl<'a> Names<'a> {
         if self.is_visited(el) {
             return Step::Done(Composite::default());
         }
-        let ignored = matches!(
-            e.local_name().to_ascii_lowercase().as_str(),
-            "style" | "script" | "noscript" | "template"
-        );
+        let ignored = is_non_content(&e.local_name().to_ascii_lowercase());
         if ignored || (!f.opts.hidden_reference() && self.styles.hidden_for_aria(el)) {
             self.visit(el);
             return Step::Done(Composite::default());

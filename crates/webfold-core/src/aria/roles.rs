@@ -1,6 +1,7 @@
 //! ARIA roles: explicit `role` (first valid token), HTML-AAM implicit roles,
 //! presentation conflict resolution and inheritance, as Playwright computes them.
 
+use crate::page::tags::is_heading;
 use crate::page::{ElementData, NodeId, Page};
 
 use super::dom::DomIndex;
@@ -292,7 +293,7 @@ fn implicit_role_by_tag(dom: &DomIndex<'_>, id: NodeId) -> Option<&'static str> 
         "figure" => "figure",
         "footer" => return (!has_landmark_preventing_ancestor(page, id)).then_some("contentinfo"),
         "form" => return has_explicit_accessible_name(e).then_some("form"),
-        "h1" | "h2" | "h3" | "h4" | "h5" | "h6" => "heading",
+        t if is_heading(t) => "heading",
         "header" => return (!has_landmark_preventing_ancestor(page, id)).then_some("banner"),
         "hr" => "separator",
         "html" => "document",

@@ -110,10 +110,6 @@ impl Shadow {
         self.hosts.contains_key(&id)
     }
 
-    pub fn is_host(&self, id: NodeId) -> bool {
-        self.roots.contains_key(&id)
-    }
-
     /// `slot.assignedNodes()`.
     pub fn assigned_nodes(&self, slot: NodeId) -> &[NodeId] {
         self.assigned.get(&slot).map(Vec::as_slice).unwrap_or(&[])

@@ -2,6 +2,7 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::page::tags::heading_level;
 use crate::page::{NodeId, Page};
 
 use super::dom::DomIndex;
@@ -199,14 +200,9 @@ pub fn compute(dom: &DomIndex<'_>, id: NodeId, role: &str) -> States {
         };
     }
     if LEVEL_ROLES.contains(&role) {
-        s.level = match tag.as_str() {
-            "h1" => 1,
-            "h2" => 2,
-            "h3" => 3,
-            "h4" => 4,
-            "h5" => 5,
-            "h6" => 6,
-            _ => e
+        s.level = match heading_level(&tag) {
+            Some(level) => u32::from(level),
+            None => e
                 .attr("aria-level")
                 .and_then(js_number)
                 .filter(|v| v.fract() == 0.0 && *v >= 1.0 && *v <= u32::MAX as f64)

@@ -7,6 +7,7 @@
 //! Two linear passes: preorder for inherited properties, reverse preorder for
 //! "has a non-empty box", which depends on the children.
 
+use crate::page::tags::{is_non_content, is_ua_display_none};
 use crate::page::{NodeData, NodeId, Page};
 
 use super::dom::DomIndex;
@@ -246,7 +247,7 @@ impl Styles {
             };
             let tag = e.local_name();
             let is_slot = tag == "slot";
-            hidden_for_aria[i] = if matches!(tag, "style" | "script" | "noscript" | "template") {
+            hidden_for_aria[i] = if is_non_content(tag) {
                 true
             } else if s.display == Display::Contents && !is_slot && !s.none_chain {
                 !page.children(id).any(|c| match page.node(c).data {
@@ -406,9 +407,7 @@ fn ua_display(page: &Page, id: NodeId) -> Display {
         return Display::None;
     }
     match tag {
-        "head" | "script" | "style" | "template" | "title" | "meta" | "link" | "base"
-        | "basefont" | "noscript" | "noembed" | "noframes" | "param" | "rp" | "datalist"
-        | "area" | "source" | "track" => Display::None,
+        t if is_ua_display_none(t) => Display::None,
         "dialog" if !e.has_attr("open") => Display::None,
         "input" if input_type(e.attr("type")) == "hidden" => Display::None,
         "audio" if !e.has_attr("controls") => Display::None,

@@ -61,7 +61,7 @@ pub(crate) struct Raw {
     pub nodes: Vec<RawNode>,
     /// Ref'd nodes in creation order: the order refs are numbered in, with
     /// the frame each belongs to (0: the main frame; `n`: refs `fNeM`).
-    pub ref_slots: Vec<(u32, NodeId, String, u32)>,
+    pub ref_slots: Vec<(u32, u32)>,
 }
 
 pub(crate) struct Builder<'a> {
@@ -168,12 +168,7 @@ impl Builder<'_> {
                         raw.nodes[parent as usize].children.push(RawChild::Node(c));
                         if raw.nodes[c as usize].has_ref {
                             el_to_ref.insert(node, c);
-                            raw.ref_slots.push((
-                                c,
-                                node,
-                                raw.nodes[c as usize].name.clone(),
-                                frame,
-                            ));
+                            raw.ref_slots.push((c, frame));
                         }
                     }
                     let target = created.unwrap_or(parent);

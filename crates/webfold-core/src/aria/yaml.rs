@@ -4,7 +4,7 @@
 
 use super::js::{is_js_space, js_len, js_number};
 use super::states::{Invalid, Tristate};
-use super::{AriaNode, AriaTree, LineKind, Mode};
+use super::{AriaNode, AriaTree, Mode};
 
 /// Names longer than this many UTF-16 units are not printed.
 const MAX_NAME_LEN: usize = 900;
@@ -179,11 +179,8 @@ fn push_line(lines: &mut String, line: &str) {
     lines.push_str(line);
 }
 
-/// Render the tree as Playwright's YAML. `filter` decides, per node index,
-/// whether a node is printed, hidden with its subtree, or collapsed to one
-/// line whose value is the given text.
-pub fn render_yaml(tree: &AriaTree, filter: Option<&dyn Fn(usize) -> LineKind>) -> String {
-    let kind = |i: usize| filter.map_or(LineKind::Show, |f| f(i));
+/// Render the tree as Playwright's YAML.
+pub fn render_yaml(tree: &AriaTree) -> String {
     let mut out = String::new();
     // (node, depth, cursor allowed), pushed in reverse so they pop in order.
     let mut stack: Vec<(usize, usize, bool)> = Vec::new();
@@ -197,10 +194,6 @@ pub fn render_yaml(tree: &AriaTree, filter: Option<&dyn Fn(usize) -> LineKind>) 
     let mut line = String::new();
     while let Some((i, depth, cursor)) = stack.pop() {
         let node = &tree.nodes[i];
-        let lk = kind(i);
-        if matches!(lk, LineKind::Hide) {
-            continue;
-        }
         line.clear();
         indent(&mut line, depth);
         if let Some(text) = &node.text {
@@ -213,18 +206,7 @@ pub fn render_yaml(tree: &AriaTree, filter: Option<&dyn Fn(usize) -> LineKind>) 
         line.push_str(&yaml_escape_key_if_needed(&node_key(
             node, tree.mode, cursor,
         )));
-        if let LineKind::Collapse(text) = &lk {
-            line.push_str(": ");
-            line.push_str(&yaml_escape_value_if_needed(text));
-            push_line(&mut out, &line);
-            continue;
-        }
-        let children: Vec<usize> = node
-            .children
-            .iter()
-            .copied()
-            .filter(|&c| !matches!(kind(c), LineKind::Hide))
-            .collect();
+        let children = &node.children;
         let single_text = match children.as_slice() {
             [c] => tree.nodes[*c].text.as_deref(),
             _ => None,

@@ -13,6 +13,7 @@
 //! tokens-per-byte); every candidate is then rendered and counted exactly, and
 //! the allowance is searched so that the exact count fits the budget.
 
+use std::cell::OnceCell;
 use std::cmp::Reverse;
 use std::collections::{BinaryHeap, HashMap, HashSet};
 
@@ -94,8 +95,8 @@ impl Sizes {
 }
 
 // Sizes follow the serializer's own rules (page/serialize.rs); the corpus
-// test `sizes_equal_serialized_lengths` checks they agree.
-use crate::page::{is_raw_text, is_void};
+// test `budgets_hold_on_corpus_pages` checks folded parts' sizes against it.
+use crate::page::tags::{is_raw_text, is_void};
 
 fn escaped_len(s: &str, attr: bool) -> usize {
     s.len()
@@ -137,11 +138,15 @@ impl Plan {
 
 pub(super) struct Folder<'a, 'p> {
     pub page: &'p Page,
-    pub sizes: &'a Sizes,
+    /// Built on the first fold: an element that fits whole never needs them.
+    sizes: &'a OnceCell<Sizes>,
     pub uniq: &'a mut UniqueSelectors<'p>,
     pub enc: Encoding,
     /// Whose words placeholders say how to unfold in.
     pub surface: Surface,
+    /// Each root's `outerHTML` and, once counted, its tokens: a root is
+    /// tried at several budgets (its share, then what it was given).
+    wholes: HashMap<NodeId, (String, Option<usize>)>,
     /// Estimated tokens of one placeholder for children of an element.
     placeholder: HashMap<NodeId, f64>,
 }
@@ -149,7 +154,7 @@ pub(super) struct Folder<'a, 'p> {
 impl<'a, 'p> Folder<'a, 'p> {
     pub fn new(
         page: &'p Page,
-        sizes: &'a Sizes,
+        sizes: &'a OnceCell<Sizes>,
         uniq: &'a mut UniqueSelectors<'p>,
         enc: Encoding,
         surface: Surface,
@@ -160,16 +165,30 @@ impl<'a, 'p> Folder<'a, 'p> {
             uniq,
             enc,
             surface,
+            wholes: HashMap::new(),
             placeholder: HashMap::new(),
         }
     }
 
+    fn sizes(&self) -> &'a Sizes {
+        self.sizes.get_or_init(|| Sizes::new(self.page))
+    }
+
+    /// The root's `outerHTML`, serialized once.
+    fn serialized(&mut self, root: NodeId) -> &mut (String, Option<usize>) {
+        let page = self.page;
+        self.wholes
+            .entry(root)
+            .or_insert_with(|| (page.outer_html(root), None))
+    }
+
     /// The whole element, unfolded.
     pub fn whole(&mut self, root: NodeId) -> Fitted {
-        let html = self.page.outer_html(root);
-        let tokens = tokens::count(&html, self.enc);
+        let enc = self.enc;
+        let (html, tokens) = self.serialized(root);
+        let tokens = *tokens.get_or_insert_with(|| tokens::count(html, enc));
         Fitted {
-            html,
+            html: html.clone(),
             tokens,
             folded: Vec::new(),
         }
@@ -179,7 +198,7 @@ impl<'a, 'p> Folder<'a, 'p> {
     /// Elements far larger than the budget are not tokenized whole: a sample
     /// gives the ratio, and they are folded.
     fn whole_if_fits(&mut self, root: NodeId, budget: usize) -> (Option<Fitted>, f64) {
-        let bytes = self.sizes.subtree(self.page, root).max(1);
+        let bytes = (self.serialized(root).0.len() as u64).max(1);
         if bytes <= WHOLE_COUNT_FACTOR * budget as u64 + 4096 {
             let whole = self.whole(root);
             let ratio = whole.tokens as f64 / bytes as f64;
@@ -192,13 +211,13 @@ impl<'a, 'p> Folder<'a, 'p> {
                 ratio,
             );
         }
-        let mut sample = String::new();
-        self.page.write_html(root, &mut sample, &mut |_| None);
+        let enc = self.enc;
+        let sample = &self.serialized(root).0;
         let mut cut = SAMPLE_BYTES.min(sample.len());
         while !sample.is_char_boundary(cut) {
             cut -= 1;
         }
-        let ratio = tokens::count(&sample[..cut], self.enc) as f64 / cut.max(1) as f64;
+        let ratio = tokens::count(&sample[..cut], enc) as f64 / cut.max(1) as f64;
         (None, ratio)
     }
 
@@ -322,7 +341,7 @@ impl<'a, 'p> Folder<'a, 'p> {
 
     /// Estimated tokens of `n` opened with all its children folded.
     fn open_cost(&mut self, n: NodeId, ratio: f64) -> f64 {
-        let mut text = self.sizes.own(n);
+        let mut text = self.sizes().own(n);
         let mut runs = 0usize;
         let mut in_run = false;
         for c in self.page.children(n) {
@@ -336,7 +355,7 @@ impl<'a, 'p> Folder<'a, 'p> {
                 NodeData::Text(t) if t.trim_ascii().is_empty() => {}
                 NodeData::Comment(_) => {}
                 _ => {
-                    text += self.sizes.subtree(self.page, c);
+                    text += self.sizes().subtree(self.page, c);
                     in_run = false;
                 }
             }
@@ -357,7 +376,7 @@ impl<'a, 'p> Folder<'a, 'p> {
         // Candidates: smallest subtree first; shallowest (then first) to open.
         let mut by_size: BinaryHeap<Reverse<(u64, NodeId)>> = BinaryHeap::new();
         let mut by_depth: BinaryHeap<Reverse<(u32, NodeId)>> = BinaryHeap::new();
-        let sizes = self.sizes;
+        let sizes = self.sizes();
         let push = |n: NodeId,
                     s: &mut BinaryHeap<Reverse<(u64, NodeId)>>,
                     d: &mut BinaryHeap<Reverse<(u32, NodeId)>>| {
@@ -495,7 +514,7 @@ impl<'a, 'p> Folder<'a, 'p> {
     ) -> FoldedPart {
         let bytes = members
             .iter()
-            .map(|&m| self.sizes.subtree(self.page, m))
+            .map(|&m| self.sizes().subtree(self.page, m))
             .sum();
         if let [only] = members {
             return FoldedPart {

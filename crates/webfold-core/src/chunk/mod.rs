@@ -18,13 +18,15 @@
 
 mod fold;
 
+use std::cell::OnceCell;
+
 use crate::contract::{Ctx, DEFAULT_MAX_TOKENS, Handle, Hint, Limit, Request, Surface, ViewName};
 use crate::error::Error;
 use crate::page::{NodeId, Page};
 use crate::select::{Selector, UniqueSelectors, suggest_selectors};
 use crate::tokens::{self, Encoding};
 
-use fold::{Fitted, Folder, Sizes};
+use fold::{Fitted, Folder};
 
 /// What to chunk. (Snapshot refs join as a variant when snapshots land.)
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -208,8 +210,10 @@ pub fn view(
 
 pub fn chunk(page: &Page, target: &ChunkTarget, opts: &ChunkOptions) -> Result<Chunks, Error> {
     let matches = resolve(page, target, opts.all)?;
-    let mut uniq = UniqueSelectors::new(page);
-    let sizes = Sizes::new(page);
+    // Page-wide indexes (every element's selector names, subtree sizes) are
+    // built only once something has to be folded.
+    let mut uniq = UniqueSelectors::covering(page, &matches);
+    let sizes = OnceCell::new();
     let mut folder = Folder::new(page, &sizes, &mut uniq, opts.encoding, opts.surface);
     let headed = opts.all;
     let total = matches.len();
@@ -242,7 +246,11 @@ pub fn chunk(page: &Page, target: &ChunkTarget, opts: &ChunkOptions) -> Result<C
         }
     }
     let mut text = render_text(&chunks, &omitted, total, &header, opts.surface);
-    let mut count = tokens::count(&text, opts.encoding);
+    let mut count = match chunks.as_slice() {
+        // The text is that one chunk's HTML, already counted.
+        [only] if !headed && omitted.is_empty() => only.tokens,
+        _ => tokens::count(&text, opts.encoding),
+    };
     // Joining chunks can merge a token or two at the seams; drop trailing
     // matches until the whole is within budget.
     if let Some(budget) = opts.max_tokens {

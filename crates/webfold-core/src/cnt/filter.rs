@@ -2,6 +2,7 @@
 //! DOM element: is it kept at all, is it clickable, which attributes survive.
 
 use crate::NodeId;
+use crate::page::tags::is_text_level;
 use crate::page::{NodeData, Page, ns};
 
 /// Elements dropped with their whole subtree, whatever their rendering: they
@@ -53,40 +54,6 @@ fn is_kept_attr(name: &str) -> bool {
             name,
             "role" | "href" | "src" | "alt" | "title" | "placeholder" | "name" | "type" | "value"
         )
-}
-
-/// Inline elements: text on both sides of them runs on without a break, so
-/// merged text joins them without a space.
-pub(crate) fn is_inline_tag(tag: &str) -> bool {
-    matches!(
-        tag,
-        "a" | "abbr"
-            | "b"
-            | "bdi"
-            | "bdo"
-            | "cite"
-            | "code"
-            | "data"
-            | "dfn"
-            | "em"
-            | "font"
-            | "i"
-            | "kbd"
-            | "label"
-            | "mark"
-            | "q"
-            | "s"
-            | "samp"
-            | "small"
-            | "span"
-            | "strong"
-            | "sub"
-            | "sup"
-            | "time"
-            | "tt"
-            | "u"
-            | "var"
-    )
 }
 
 /// What the CNT keeps of one element.
@@ -148,7 +115,7 @@ pub(crate) fn classify(page: &Page, id: NodeId) -> Kind {
                 tag: tag.to_string(),
                 attrs,
                 clickable: is_clickable(page, id),
-                inline: is_inline_tag(tag),
+                inline: is_text_level(tag),
             }
             .into()
         }

@@ -2,32 +2,28 @@
 //! (paragraph scores flow to their ancestors, damped by link density),
 //! its promotion of the top candidate, and sibling merging.
 
-use super::classify::{Classes, is_heading};
+use super::classify::Classes;
 use super::stats::Stats;
 use crate::NodeId;
 use crate::page::Page;
+use crate::page::tags::is_heading;
 
 /// Paragraph-like elements: their own text is a paragraph of their parent.
 fn is_paragraph_tag(tag: &str) -> bool {
-    matches!(
-        tag,
-        "p" | "pre"
-            | "li"
-            | "td"
-            | "th"
-            | "dd"
-            | "dt"
-            | "blockquote"
-            | "figcaption"
-            | "caption"
-            | "address"
-            | "h1"
-            | "h2"
-            | "h3"
-            | "h4"
-            | "h5"
-            | "h6"
-    )
+    is_heading(tag)
+        || matches!(
+            tag,
+            "p" | "pre"
+                | "li"
+                | "td"
+                | "th"
+                | "dd"
+                | "dt"
+                | "blockquote"
+                | "figcaption"
+                | "caption"
+                | "address"
+        )
 }
 
 fn tag_weight(tag: &str) -> f32 {

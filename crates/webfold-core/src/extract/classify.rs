@@ -7,6 +7,7 @@
 //! does, throws away `<div class="shadowed-article">` for containing "ad".
 
 use crate::NodeId;
+use crate::page::tags::is_heading;
 use crate::page::{ElementData, NodeData, Page};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -422,57 +423,6 @@ pub(crate) fn class_signal(e: &ElementData) -> ClassSignal {
         }
     }
     s
-}
-
-/// Inline (phrasing) elements: text inside them belongs to the enclosing block.
-pub(crate) fn is_inline(tag: &str) -> bool {
-    matches!(
-        tag,
-        "a" | "abbr"
-            | "b"
-            | "bdi"
-            | "bdo"
-            | "br"
-            | "cite"
-            | "code"
-            | "data"
-            | "dfn"
-            | "em"
-            | "font"
-            | "i"
-            | "kbd"
-            | "mark"
-            | "q"
-            | "rp"
-            | "rt"
-            | "ruby"
-            | "s"
-            | "samp"
-            | "small"
-            | "span"
-            | "strong"
-            | "sub"
-            | "sup"
-            | "time"
-            | "u"
-            | "var"
-            | "wbr"
-            | "img"
-            | "picture"
-            | "label"
-            | "del"
-            | "ins"
-            | "big"
-            | "tt"
-            | "strike"
-            | "nobr"
-            | "acronym"
-            | "math"
-    )
-}
-
-pub(crate) fn is_heading(tag: &str) -> bool {
-    matches!(tag, "h1" | "h2" | "h3" | "h4" | "h5" | "h6")
 }
 
 /// Classify every node. Descendants of a `Removed` node are `Removed` too.

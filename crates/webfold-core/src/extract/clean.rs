@@ -7,6 +7,7 @@ use super::candidate::Selection;
 use super::classify::{ClassSignal, Classes, Kind};
 use super::stats::{Counts, Stats, count_chars};
 use crate::NodeId;
+use crate::page::tags::{heading_level, is_heading};
 use crate::page::{NodeData, Page};
 
 /// Tags whose elements are judged by their statistics.
@@ -229,10 +230,9 @@ pub(crate) fn drops(
             return true;
         }
         if c.chars <= CROSS_LINK_MAX_CHARS
-            && matches!(
-                page.tag(id),
-                Some("p" | "div" | "li" | "h1" | "h2" | "h3" | "h4" | "h5" | "h6" | "strong" | "b")
-            )
+            && page
+                .tag(id)
+                .is_some_and(|t| is_heading(t) || matches!(t, "p" | "div" | "li" | "strong" | "b"))
             && is_cross_link(&page.text_content(id), c.link_density())
         {
             return true;
@@ -293,18 +293,6 @@ fn outermost(page: &Page, mut dropped: Vec<NodeId>) -> Vec<NodeId> {
 
 /// Longest heading (non-whitespace chars) dropped for heading nothing.
 const ORPHAN_MAX_CHARS: u32 = 60;
-
-fn heading_level(tag: &str) -> Option<u8> {
-    match tag {
-        "h1" => Some(1),
-        "h2" => Some(2),
-        "h3" => Some(3),
-        "h4" => Some(4),
-        "h5" => Some(5),
-        "h6" => Some(6),
-        _ => None,
-    }
-}
 
 /// Headings that head nothing: everything after them, up to the next
 /// heading of their level or above, was dropped ("Related articles" over a

@@ -6,11 +6,12 @@
 //! the chosen body, and reads as prose, belongs to the article too.
 
 use super::candidate::Selection;
-use super::classify::{for_each_word, is_heading, is_inline};
+use super::classify::for_each_word;
 use super::clean::{mostly_in, same_text};
 use super::stats::{Stats, count_chars};
 use crate::NodeId;
 use crate::page::Page;
+use crate::page::tags::{is_heading, is_phrasing};
 
 /// Levels above the chosen root the headline's container may be.
 const MAX_LEVELS: usize = 6;
@@ -210,7 +211,7 @@ fn judge(page: &Page, stats: &Stats, prose: &[f32], id: NodeId) -> Lede {
         }
     }
     // A dateline ("Updated 0339 GMT, November 19") is mostly digits.
-    if is_inline(tag) || c.digits * 6 > c.chars {
+    if is_phrasing(tag) || c.digits * 6 > c.chars {
         return Lede::No;
     }
     Lede::Yes

@@ -4,8 +4,9 @@
 
 use std::ops::AddAssign;
 
-use super::classify::{Kind, is_heading, is_inline};
+use super::classify::Kind;
 use crate::NodeId;
+use crate::page::tags::{is_heading, is_phrasing};
 use crate::page::{NodeData, Page};
 
 /// Sums over a subtree.
@@ -115,7 +116,7 @@ impl Stats {
                     let tag = e.local_name();
                     in_link[i] = p_link || tag == "a";
                     in_li[i] = p_li || tag == "li";
-                    block_of[i] = if is_inline(tag) { p_block } else { i as u32 };
+                    block_of[i] = if is_phrasing(tag) { p_block } else { i as u32 };
                     let o = &mut own[i];
                     if excluded[i] {
                         if !p_ex {

@@ -1,8 +1,8 @@
 //! Plain text of an extraction: what a reader sees, one block per line.
 
 use super::Extraction;
-use super::classify::is_inline;
 use crate::NodeId;
+use crate::page::tags::is_phrasing;
 use crate::page::{NodeData, Page};
 
 impl Extraction {
@@ -50,7 +50,7 @@ impl Extraction {
                     let tag = e.local_name();
                     if tag == "br" {
                         newline(&mut out);
-                    } else if !is_inline(tag) {
+                    } else if !is_phrasing(tag) {
                         newline(&mut out);
                         open.push(page.node(id).subtree_end.0);
                     }

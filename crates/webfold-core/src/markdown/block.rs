@@ -1,5 +1,6 @@
 //! Block rules: headings, quotes, lists, code blocks, and one-line flattening.
 
+use crate::page::tags::heading_level;
 use crate::page::{NodeData, NodeId};
 
 use super::options::{CodeBlockStyle, HeadingStyle};
@@ -9,7 +10,7 @@ use super::walk::{Frame, Kind, Writer};
 
 impl<'a> Writer<'a> {
     pub(super) fn heading(&mut self, id: NodeId, tag: &str) {
-        let level = super::tags::heading_level(tag).unwrap_or(1);
+        let level = usize::from(heading_level(tag).unwrap_or(1));
         self.join(2);
         let start = self.out.len();
         if self.flat_depth > 0 {

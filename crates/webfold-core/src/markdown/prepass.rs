@@ -8,6 +8,7 @@
 //! a one-pass writer cannot undo cheaply, so this pass records per node what
 //! the writer must do. It walks the id range once with an explicit stack.
 
+use crate::page::tags::is_turndown_void;
 use crate::page::{NodeData, NodeId, Page};
 
 use super::tags::{self, js_space};
@@ -117,7 +118,7 @@ pub(super) fn run(
                     continue;
                 }
                 let block = tags::is_block(tag);
-                let void = tags::is_void(tag);
+                let void = is_turndown_void(tag);
                 let is_pre = tag == "pre" || (preformatted_code && tag == "code");
                 if pre_depth == 0 {
                     visit_element(
@@ -206,7 +207,7 @@ pub(super) fn run(
 /// An element's exit: record blankness, pass content up.
 fn close(page: &Page, flags: &mut [u8], root: u32, stack: &mut [Open], o: &Open) {
     let tag = page.tag(NodeId(o.id)).unwrap_or("");
-    let meaningful = tags::is_void(tag) || tags::is_meaningful_when_blank(tag);
+    let meaningful = is_turndown_void(tag) || tags::is_meaningful_when_blank(tag);
     if !o.has_content && !meaningful && page.element(NodeId(o.id)).is_some() {
         flags[(o.id - root) as usize] |= BLANK;
     }

@@ -8,6 +8,7 @@
 //! and `rowspan` leaves empty cells below it, so every row keeps its columns
 //! aligned; `|` in cells is escaped, line breaks become spaces.
 
+use crate::page::tags::is_heading;
 use crate::page::{ElementData, NodeData, NodeId};
 
 use super::prepass::DROPPED;
@@ -100,9 +101,8 @@ impl<'a> Writer<'a> {
                 continue;
             };
             match e.local_name() {
-                "table" | "h1" | "h2" | "h3" | "h4" | "h5" | "h6" | "pre" | "hr" | "blockquote" => {
-                    return None;
-                }
+                "table" | "pre" | "hr" | "blockquote" => return None,
+                t if is_heading(t) => return None,
                 "tr" => {
                     if in_row {
                         width = width.max(grid.end_row());

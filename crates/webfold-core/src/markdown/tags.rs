@@ -1,5 +1,6 @@
-//! Element classes the conversion needs, as turndown defines them, and what
-//! webfold drops.
+//! Element classes only the conversion needs, as turndown defines them, and
+//! what webfold drops. Classes other views share (void elements, heading
+//! levels) live in [`crate::page::tags`].
 
 /// JavaScript's `\s`: what turndown's whitespace rules (and `trim()`) see.
 pub(super) fn js_space(c: char) -> bool {
@@ -81,28 +82,6 @@ pub(super) fn is_block(tag: &str) -> bool {
     )
 }
 
-pub(super) fn is_void(tag: &str) -> bool {
-    matches!(
-        tag,
-        "area"
-            | "base"
-            | "br"
-            | "col"
-            | "command"
-            | "embed"
-            | "hr"
-            | "img"
-            | "input"
-            | "keygen"
-            | "link"
-            | "meta"
-            | "param"
-            | "source"
-            | "track"
-            | "wbr"
-    )
-}
-
 /// Elements turndown keeps even when they hold no text.
 pub(super) fn is_meaningful_when_blank(tag: &str) -> bool {
     matches!(
@@ -152,16 +131,4 @@ pub(super) fn is_dropped(tag: &str) -> bool {
             | "link"
             | "base"
     )
-}
-
-pub(super) fn heading_level(tag: &str) -> Option<usize> {
-    match tag {
-        "h1" => Some(1),
-        "h2" => Some(2),
-        "h3" => Some(3),
-        "h4" => Some(4),
-        "h5" => Some(5),
-        "h6" => Some(6),
-        _ => None,
-    }
 }

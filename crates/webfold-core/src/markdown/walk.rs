@@ -15,6 +15,7 @@ use std::borrow::Cow;
 
 use url::Url;
 
+use crate::page::tags::is_heading;
 use crate::page::{ElementData, NodeData, NodeId, Page};
 
 use super::escape::{self, TextContext};
@@ -397,7 +398,7 @@ impl<'a> Writer<'a> {
                 self.push(id, Kind::Block, start, start);
                 children
             }
-            "h1" | "h2" | "h3" | "h4" | "h5" | "h6" => {
+            t if is_heading(t) => {
                 self.heading(id, tag);
                 children
             }

@@ -1,49 +1,11 @@
 //! Text previews: the first characters of the text a line stands for.
 
 use super::scope::Scope;
+use crate::page::tags::is_inline;
 use crate::page::{NodeData, NodeId};
 
 /// Characters in a preview (seed 000).
 pub const PREVIEW_CHARS: usize = 50;
-
-/// Elements that do not break a line of text: crossing them adds no space.
-pub(super) fn is_inline(tag: &str) -> bool {
-    matches!(
-        tag,
-        "a" | "abbr"
-            | "b"
-            | "bdi"
-            | "bdo"
-            | "big"
-            | "cite"
-            | "code"
-            | "data"
-            | "del"
-            | "dfn"
-            | "em"
-            | "font"
-            | "i"
-            | "img"
-            | "ins"
-            | "kbd"
-            | "label"
-            | "mark"
-            | "nobr"
-            | "q"
-            | "s"
-            | "samp"
-            | "small"
-            | "span"
-            | "strike"
-            | "strong"
-            | "sub"
-            | "sup"
-            | "time"
-            | "tt"
-            | "u"
-            | "var"
-    )
-}
 
 /// The visible text of `root`'s subtree that no other line shows
 /// (`is_shown(n)` marks elements with their own line), whitespace-collapsed

@@ -1,14 +1,15 @@
 //! Which elements an outline shows, and the labels it shows them with.
 
-use super::preview::is_inline;
 use crate::error::Error;
+use crate::page::tags::{is_inline, is_non_content};
 use crate::page::{NodeData, NodeId, Page};
 use crate::select::Selector;
 
 /// Elements never outlined even when rendered: they carry no structure a
-/// reader sees (`br`, `wbr`), or their content is code, not page
-/// (`script`, `style`, `noscript`, `template`).
-const SKIPPED_TAGS: &[&str] = &["script", "style", "noscript", "template", "br", "wbr"];
+/// reader sees (`br`, `wbr`), or their content is code, not page.
+fn is_skipped(tag: &str) -> bool {
+    is_non_content(tag) || matches!(tag, "br" | "wbr")
+}
 
 /// Classes shown in a label: the first always, more while the label stays
 /// short. Hashed and atomic class names cost many tokens and say little.
@@ -59,7 +60,7 @@ impl<'a> Scope<'a> {
         let Some(e) = self.page.element(n) else {
             return false;
         };
-        if self.is_hidden(n) || (e.is_html() && SKIPPED_TAGS.contains(&e.local_name())) {
+        if self.is_hidden(n) || (e.is_html() && is_skipped(e.local_name())) {
             return false;
         }
         // A link or emphasis inside running text is part of that text: the

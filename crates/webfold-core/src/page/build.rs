@@ -483,7 +483,7 @@ impl TokenSink for DepthGuard {
                 if created
                     && matches!(result, TokenSinkResult::Continue)
                     && !self_closing
-                    && !super::is_void(&name)
+                    && !super::tags::is_void(&name)
                     && self.tree.sink.last_element_depth.get() >= MAX_TREE_DEPTH
                 {
                     let end = Tag {

@@ -4,6 +4,7 @@
 //! a live browser capture fills a [`Layout`] per node with the real one. Views ask
 //! [`Page::is_rendered`](super::Page::is_rendered) and never care which it was.
 
+use super::tags::is_ua_display_none;
 use super::{Node, NodeData};
 
 /// A layout box in CSS pixels, page coordinates.
@@ -71,31 +72,6 @@ impl StaticVisibility {
     }
 }
 
-/// Elements Chromium's UA stylesheet gives `display: none`.
-fn ua_display_none(tag: &str) -> bool {
-    matches!(
-        tag,
-        "head"
-            | "script"
-            | "style"
-            | "template"
-            | "title"
-            | "meta"
-            | "link"
-            | "base"
-            | "basefont"
-            | "noscript"
-            | "noembed"
-            | "noframes"
-            | "param"
-            | "rp"
-            | "datalist"
-            | "area"
-            | "source"
-            | "track"
-    )
-}
-
 /// The value of `prop` in an inline `style` attribute, lower-cased, without `!important`.
 pub fn inline_style_value(style: &str, prop: &str) -> Option<String> {
     let mut found = None;
@@ -123,7 +99,7 @@ pub(super) fn compute_static_visibility(nodes: &[Node]) -> Vec<StaticVisibility>
             if e.is_html() {
                 if e.has_attr("hidden")
                     && !matches!(e.attr("hidden"), Some(v) if v.eq_ignore_ascii_case("until-found"))
-                    || ua_display_none(tag)
+                    || is_ua_display_none(tag)
                     || (tag == "dialog" && !e.has_attr("open"))
                     || (tag == "input"
                         && e.attr("type")

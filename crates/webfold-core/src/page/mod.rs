@@ -11,8 +11,7 @@ mod build;
 mod builder;
 mod layout;
 mod serialize;
-
-pub(crate) use serialize::{is_raw_text, is_void};
+pub(crate) mod tags;
 
 pub use builder::{BuilderId, PageBuilder};
 pub use layout::{GeneratedContent, Layout, LayoutBox, StaticVisibility, inline_style_value};
@@ -288,14 +287,6 @@ impl Page {
             }
         }
         out
-    }
-
-    /// Number of element nodes in the page (not counting template contents).
-    pub fn element_count(&self) -> usize {
-        self.nodes
-            .iter()
-            .filter(|n| !n.inert && matches!(n.data, NodeData::Element(_)))
-            .count()
     }
 
     /// The real layout of a node when a live browser captured the page.

@@ -1,40 +1,8 @@
 //! HTML serialization (`outerHTML`), per the HTML standard's fragment
 //! serialization algorithm, iteratively.
 
+use super::tags::{is_raw_text, is_void};
 use super::{NodeData, NodeId, Page};
-
-/// Void elements: no end tag, no children (HTML serialization rules).
-pub(crate) fn is_void(tag: &str) -> bool {
-    matches!(
-        tag,
-        "area"
-            | "base"
-            | "basefont"
-            | "bgsound"
-            | "br"
-            | "col"
-            | "embed"
-            | "frame"
-            | "hr"
-            | "img"
-            | "input"
-            | "keygen"
-            | "link"
-            | "meta"
-            | "param"
-            | "source"
-            | "track"
-            | "wbr"
-    )
-}
-
-/// Children of these are written as-is, not escaped.
-pub(crate) fn is_raw_text(tag: &str) -> bool {
-    matches!(
-        tag,
-        "style" | "script" | "xmp" | "iframe" | "noembed" | "noframes" | "plaintext" | "noscript"
-    )
-}
 
 fn escape_text(s: &str, out: &mut String) {
     let mut last = 0;
@@ -74,15 +42,6 @@ impl Page {
     pub fn outer_html(&self, id: NodeId) -> String {
         let mut out = String::new();
         self.write_html(id, &mut out, &mut |_| None);
-        out
-    }
-
-    /// The node's `innerHTML`.
-    pub fn inner_html(&self, id: NodeId) -> String {
-        let mut out = String::new();
-        for c in self.children(id) {
-            self.write_html(c, &mut out, &mut |_| None);
-        }
         out
     }
 

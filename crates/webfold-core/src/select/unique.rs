@@ -15,10 +15,83 @@ use crate::page::{NodeId, Page};
 /// Computes (and memoizes) unique selectors for one page.
 pub struct UniqueSelectors<'a> {
     page: &'a Page,
+    index: Index<'a>,
+    /// The index counts only the names on some elements' ancestor chains
+    /// (see [`UniqueSelectors::covering`]).
+    partial: bool,
+    memo: HashMap<NodeId, String>,
+}
+
+/// How many elements carry each id and tag, and which carry each class
+/// (keys case-folded in quirks mode), not counting template contents.
+#[derive(Default)]
+struct Index<'a> {
     ids: HashMap<String, u32>,
     tags: HashMap<&'a str, u32>,
     classes: HashMap<String, Vec<NodeId>>,
-    memo: HashMap<NodeId, String>,
+}
+
+impl<'a> Index<'a> {
+    /// One pass over the page. With `add_new`, every name is counted;
+    /// without, only the names already in the index.
+    fn count(&mut self, page: &'a Page, add_new: bool) {
+        let fold = page.quirks_mode();
+        let mut buf = String::new();
+        for n in page.descendants(NodeId::DOCUMENT) {
+            if page.node(n).inert {
+                continue;
+            }
+            let Some(e) = page.element(n) else { continue };
+            let tag = e.local_name();
+            // A class only ever anchors a selector together with its tag
+            // (`tag.class`), so a partial index lists only elements of the
+            // tags it counts: the counts it answers stay exact.
+            let tag_counted = if add_new {
+                *self.tags.entry(tag).or_insert(0) += 1;
+                true
+            } else if let Some(c) = self.tags.get_mut(tag) {
+                *c += 1;
+                true
+            } else {
+                false
+            };
+            if let Some(id) = e.id() {
+                let k = folded(id, fold, &mut buf);
+                if add_new {
+                    *self.ids.entry(k.to_string()).or_insert(0) += 1;
+                } else if let Some(c) = self.ids.get_mut(k) {
+                    *c += 1;
+                }
+            }
+            if !tag_counted {
+                continue;
+            }
+            for c in e.classes() {
+                let k = folded(c, fold, &mut buf);
+                let list = if add_new {
+                    Some(self.classes.entry(k.to_string()).or_default())
+                } else {
+                    self.classes.get_mut(k)
+                };
+                if let Some(list) = list
+                    && list.last() != Some(&n)
+                {
+                    list.push(n);
+                }
+            }
+        }
+    }
+}
+
+/// `s` as an index key: ASCII-lowercased in quirks mode, where ids and
+/// classes match case-insensitively.
+fn folded<'b>(s: &'b str, fold: bool, buf: &'b mut String) -> &'b str {
+    if !fold {
+        return s;
+    }
+    buf.clear();
+    buf.extend(s.chars().map(|c| c.to_ascii_lowercase()));
+    buf
 }
 
 const MAX_CLASSES: usize = 3;
@@ -33,40 +106,75 @@ fn ident(s: &str) -> String {
 
 impl<'a> UniqueSelectors<'a> {
     pub fn new(page: &'a Page) -> Self {
-        let fold = page.quirks_mode();
-        let key = |s: &str| {
-            if fold {
-                s.to_ascii_lowercase()
-            } else {
-                s.to_string()
-            }
-        };
-        let mut ids = HashMap::new();
-        let mut tags = HashMap::new();
-        let mut classes: HashMap<String, Vec<NodeId>> = HashMap::new();
-        for n in page.descendants(NodeId::DOCUMENT) {
-            if page.node(n).inert {
-                continue;
-            }
-            let Some(e) = page.element(n) else { continue };
-            *tags.entry(e.local_name()).or_insert(0) += 1;
-            if let Some(id) = e.id() {
-                *ids.entry(key(id)).or_insert(0) += 1;
-            }
-            for c in e.classes() {
-                let list = classes.entry(key(c)).or_default();
-                if list.last() != Some(&n) {
-                    list.push(n);
-                }
-            }
-        }
+        let mut index = Index::default();
+        index.count(page, true);
         UniqueSelectors {
             page,
-            ids,
-            tags,
-            classes,
+            index,
+            partial: false,
             memo: HashMap::new(),
         }
+    }
+
+    /// For the selectors of `targets` only: one pass over the page counts
+    /// just the ids, tags and classes on their ancestor chains, the names
+    /// their selectors can be made of. Asked for another element, it counts
+    /// the whole page first, so answers never differ from [`Self::new`]'s.
+    pub fn covering(page: &'a Page, targets: &[NodeId]) -> Self {
+        let mut u = UniqueSelectors {
+            page,
+            index: Index::default(),
+            partial: true,
+            memo: HashMap::new(),
+        };
+        let fold = page.quirks_mode();
+        let mut buf = String::new();
+        for &t in targets {
+            let mut cur = Some(t);
+            while let Some(n) = cur {
+                let Some(e) = page.element(n) else { break };
+                u.index.tags.entry(e.local_name()).or_insert(0);
+                if let Some(id) = e.id() {
+                    let k = folded(id, fold, &mut buf).to_string();
+                    u.index.ids.entry(k).or_insert(0);
+                }
+                for c in e.classes() {
+                    let k = folded(c, fold, &mut buf).to_string();
+                    u.index.classes.entry(k).or_default();
+                }
+                cur = page.parent(n);
+            }
+        }
+        u.index.count(page, false);
+        u
+    }
+
+    /// Whether the index counts every name the selector of `id` may use.
+    fn covers(&self, id: NodeId) -> bool {
+        if !self.partial {
+            return true;
+        }
+        let fold = self.page.quirks_mode();
+        let mut buf = String::new();
+        let mut cur = Some(id);
+        while let Some(n) = cur {
+            let Some(e) = self.page.element(n) else { break };
+            if !self.index.tags.contains_key(e.local_name()) {
+                return false;
+            }
+            if let Some(v) = e.id()
+                && !self.index.ids.contains_key(folded(v, fold, &mut buf))
+            {
+                return false;
+            }
+            for c in e.classes() {
+                if !self.index.classes.contains_key(folded(c, fold, &mut buf)) {
+                    return false;
+                }
+            }
+            cur = self.page.parent(n);
+        }
+        true
     }
 
     fn key(&self, s: &str) -> String {
@@ -109,12 +217,12 @@ impl<'a> UniqueSelectors<'a> {
     fn anchor(&self, id: NodeId) -> Option<String> {
         let e = self.page.element(id)?;
         if let Some(v) = e.id()
-            && self.ids.get(&self.key(v)) == Some(&1)
+            && self.index.ids.get(&self.key(v)) == Some(&1)
         {
             return Some(format!("#{}", ident(v)));
         }
         let tag = e.local_name();
-        if self.tags.get(tag) == Some(&1) {
+        if self.index.tags.get(tag) == Some(&1) {
             return Some(ident(tag));
         }
         let classes = self.class_list(id);
@@ -122,7 +230,7 @@ impl<'a> UniqueSelectors<'a> {
             // The shortest posting list bounds the candidates.
             let shortest = classes
                 .iter()
-                .filter_map(|c| self.classes.get(&self.key(c)))
+                .filter_map(|c| self.index.classes.get(&self.key(c)))
                 .min_by_key(|l| l.len())?;
             let count = shortest
                 .iter()
@@ -169,6 +277,11 @@ impl<'a> UniqueSelectors<'a> {
         }
         if let Some(s) = self.memo.get(&id) {
             return Some(s.clone());
+        }
+        if !self.covers(id) {
+            self.index = Index::default();
+            self.index.count(self.page, true);
+            self.partial = false;
         }
         // Climb to the nearest element that is memoized or anchored, then
         // build back down. Iterative: pages nest arbitrarily deep.

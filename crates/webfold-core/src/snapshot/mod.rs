@@ -29,7 +29,7 @@ pub mod parse;
 pub mod priority;
 pub mod session;
 
-use crate::aria::{self, Mode, RefAllocator};
+use crate::aria::{self, Mode};
 use crate::contract::{Ctx, Handle, Hint, Request, Surface, Switch, ViewName};
 use crate::error::Error;
 use crate::page::{NodeData, NodeId, Page};
@@ -224,9 +224,9 @@ pub fn prepare(
     };
     let mut aria_tree = aria::build(page, root, mode);
     if mode == Mode::Ai {
-        aria::assign_refs(&mut aria_tree, &mut RefAllocator::new());
+        aria::assign_refs(&mut aria_tree);
     }
-    let yaml = aria::render_yaml(&aria_tree, None);
+    let yaml = aria::render_yaml(&aria_tree);
     let mut tree = parse::parse(&yaml).map_err(|e| {
         Error::InvalidOption(format!(
             "internal: the snapshot did not read back ({e}); please report this page"
