@@ -171,8 +171,8 @@ impl<'a, 'p> Folder<'a, 'p> {
     }
 
     /// The element unfolded if it fits, with the tokens per byte of its HTML.
-    /// Elements far larger than the budget are not tokenized whole: a sample
-    /// gives the ratio, and they are folded.
+    /// Elements far larger than the budget are not tokenized (nor serialized)
+    /// whole: their first 64 KB give the ratio, and they are folded.
     fn whole_if_fits(&mut self, root: NodeId, budget: usize) -> (Option<Fitted>, f64) {
         let bytes = self.sizes.subtree(self.page, root).max(1);
         if bytes <= WHOLE_COUNT_FACTOR * budget as u64 + 4096 {
@@ -188,7 +188,8 @@ impl<'a, 'p> Folder<'a, 'p> {
             );
         }
         let mut sample = String::new();
-        self.page.write_html(root, &mut sample, &mut |_| None);
+        self.page
+            .write_html_until(root, &mut sample, &mut |_| None, SAMPLE_BYTES);
         let mut cut = SAMPLE_BYTES.min(sample.len());
         while !sample.is_char_boundary(cut) {
             cut -= 1;

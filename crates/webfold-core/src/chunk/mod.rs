@@ -133,7 +133,11 @@ pub fn chunk(page: &Page, target: &ChunkTarget, opts: &ChunkOptions) -> Result<C
         }
     }
     let mut text = render_text(&chunks, &omitted, total, &header);
-    let mut count = tokens::count(&text, opts.encoding);
+    // One chunk shown alone is the whole text, and its count is exact already.
+    let mut count = match &chunks[..] {
+        [only] if text == only.html => only.tokens,
+        _ => tokens::count(&text, opts.encoding),
+    };
     // Joining chunks can merge a token or two at the seams; drop trailing
     // matches until the whole is within budget.
     if let Some(budget) = opts.max_tokens {
