@@ -195,8 +195,8 @@ impl<'a, 'p> Folder<'a, 'p> {
     }
 
     /// The element unfolded if it fits, with the tokens per byte of its HTML.
-    /// Elements far larger than the budget are not tokenized whole: a sample
-    /// gives the ratio, and they are folded.
+    /// Elements far larger than the budget are not tokenized (nor serialized)
+    /// whole: their first 64 KB give the ratio, and they are folded.
     fn whole_if_fits(&mut self, root: NodeId, budget: usize) -> (Option<Fitted>, f64) {
         let bytes = (self.serialized(root).0.len() as u64).max(1);
         if bytes <= WHOLE_COUNT_FACTOR * budget as u64 + 4096 {

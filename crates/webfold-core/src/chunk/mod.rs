@@ -246,9 +246,9 @@ pub fn chunk(page: &Page, target: &ChunkTarget, opts: &ChunkOptions) -> Result<C
         }
     }
     let mut text = render_text(&chunks, &omitted, total, &header, opts.surface);
-    let mut count = match chunks.as_slice() {
-        // The text is that one chunk's HTML, already counted.
-        [only] if !headed && omitted.is_empty() => only.tokens,
+    // One chunk shown alone is the whole text, and its count is exact already.
+    let mut count = match &chunks[..] {
+        [only] if text == only.html => only.tokens,
         _ => tokens::count(&text, opts.encoding),
     };
     // Joining chunks can merge a token or two at the seams; drop trailing

@@ -54,9 +54,25 @@ impl Page {
         out: &mut String,
         fold: &mut dyn FnMut(NodeId) -> Option<String>,
     ) {
+        self.write_html_until(root, out, fold, usize::MAX);
+    }
+
+    /// `write_html`, stopping once `out` holds at least `limit` bytes: what
+    /// it wrote is then the same as `write_html`'s first bytes. For a sample
+    /// of a large element without serializing all of it.
+    pub(crate) fn write_html_until(
+        &self,
+        root: NodeId,
+        out: &mut String,
+        fold: &mut dyn FnMut(NodeId) -> Option<String>,
+        limit: usize,
+    ) {
         // Stack entries: (node, closing?)
         let mut stack: Vec<(NodeId, bool)> = vec![(root, false)];
         while let Some((id, closing)) = stack.pop() {
+            if out.len() >= limit {
+                return;
+            }
             let node = self.node(id);
             if closing {
                 if let NodeData::Element(e) = &node.data {
@@ -118,18 +134,24 @@ impl Page {
                         continue;
                     }
                     stack.push((id, true));
-                    let kids: Vec<NodeId> = self.children(id).collect();
-                    for &k in kids.iter().rev() {
-                        stack.push((k, false));
-                    }
+                    self.push_children_reversed(id, &mut stack);
                 }
             }
             if matches!(node.data, NodeData::Document) {
-                let kids: Vec<NodeId> = self.children(id).collect();
-                for &k in kids.iter().rev() {
-                    stack.push((k, false));
-                }
+                self.push_children_reversed(id, &mut stack);
             }
+        }
+    }
+}
+
+impl Page {
+    /// Children last first, so they pop off `stack` in document order
+    /// (walking sibling links back: no list per element).
+    fn push_children_reversed(&self, id: NodeId, stack: &mut Vec<(NodeId, bool)>) {
+        let mut child = self.node(id).last_child;
+        while let Some(c) = child {
+            stack.push((c, false));
+            child = self.node(c).prev_sibling;
         }
     }
 }
@@ -138,5 +160,41 @@ fn qualified(name: &markup5ever::QualName) -> std::borrow::Cow<'_, str> {
     match &name.prefix {
         Some(p) => std::borrow::Cow::Owned(format!("{}:{}", &**p, &*name.local)),
         None => std::borrow::Cow::Borrowed(&*name.local),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::page::{NodeId, Page};
+
+    #[test]
+    fn write_html_until_writes_a_prefix_of_the_whole() {
+        let mut html = String::from(
+            "<!doctype html><html><head><title>Shop</title><style>p > b {}</style></head>\
+             <body><ul class=\"products\">",
+        );
+        for i in 0..40 {
+            html.push_str(&format!(
+                "<li data-i=\"{i}\"><a href=\"/p?id={i}&amp;x=\">Item {i} &lt;new&gt;</a><br></li>"
+            ));
+        }
+        html.push_str("</ul><p>tail &amp; <b>bold</b><!-- note --></p></body></html>");
+        let page = Page::parse(&html);
+        let whole = page.outer_html(NodeId::DOCUMENT);
+        for limit in [
+            0,
+            1,
+            15,
+            100,
+            1000,
+            whole.len() - 1,
+            whole.len(),
+            whole.len() + 1,
+        ] {
+            let mut out = String::new();
+            page.write_html_until(NodeId::DOCUMENT, &mut out, &mut |_| None, limit);
+            assert!(whole.starts_with(&out), "limit {limit}");
+            assert!(out.len() >= limit.min(whole.len()), "limit {limit}");
+        }
     }
 }

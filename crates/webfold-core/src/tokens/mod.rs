@@ -1,10 +1,20 @@
 //! Exact token counts with a real BPE tokenizer.
 //!
 //! Budgets are promises, so we never estimate (chars/4 was 2–4× off in the
-//! seed project). The vocabularies are compiled into tiktoken-rs: nothing is
-//! downloaded at run time. The first use of an encoding builds its tables
-//! (~100 ms for o200k); later uses share them.
+//! seed project). Counts are tiktoken's, exactly (`tests/tokens_exact.rs`
+//! compares them with tiktoken-rs on the corpus and on generated text). But
+//! the CLI runs once per agent step, and tiktoken-rs spent most of a 0.4 s
+//! start-up decoding its vocabulary into hash maps (and their copies) before
+//! the first count. So the vocabularies are compiled into lookup tables at
+//! build time (`build.rs`) and read in place from the binary, and the split
+//! patterns are scans written out by hand (`split`): nothing is built at run
+//! time but a 64 KB table of Unicode classes and, per thread that counts, up
+//! to 0.6 MB of memos per encoding (`bpe::Scratch`).
 
+mod bpe;
+mod split;
+
+use std::cell::RefCell;
 use std::fmt;
 use std::str::FromStr;
 
@@ -38,10 +48,17 @@ impl Encoding {
         }
     }
 
-    fn bpe(self) -> &'static tiktoken_rs::CoreBPE {
+    fn vocab(self) -> &'static bpe::Vocab {
         match self {
-            Encoding::O200kBase => tiktoken_rs::o200k_base_singleton(),
-            Encoding::Cl100kBase => tiktoken_rs::cl100k_base_singleton(),
+            Encoding::O200kBase => &bpe::O200K_BASE,
+            Encoding::Cl100kBase => &bpe::CL100K_BASE,
+        }
+    }
+
+    fn pattern(self) -> split::Pattern {
+        match self {
+            Encoding::O200kBase => split::Pattern::O200k,
+            Encoding::Cl100kBase => split::Pattern::Cl100k,
         }
     }
 }
@@ -87,7 +104,37 @@ pub fn count(text: &str, enc: Encoding) -> usize {
     if text.is_empty() {
         return 0;
     }
-    enc.bpe().encode_ordinary(text).len()
+    SCRATCH.with(|cell| match cell.try_borrow_mut() {
+        Ok(mut scratch) => {
+            let [o200k, cl100k] = &mut *scratch;
+            let scratch = match enc {
+                Encoding::O200kBase => o200k,
+                Encoding::Cl100kBase => cl100k,
+            };
+            count_with(text, enc, scratch.get_or_insert_with(bpe::Scratch::new))
+        }
+        // Only a count inside a count could get here; it gets its own.
+        Err(_) => count_with(text, enc, &mut bpe::Scratch::new()),
+    })
+}
+
+thread_local! {
+    /// Per encoding, so a piece's memoised count is always its own vocabulary's.
+    static SCRATCH: RefCell<[Option<bpe::Scratch>; 2]> = const { RefCell::new([None, None]) };
+}
+
+fn count_with(text: &str, enc: Encoding, scratch: &mut bpe::Scratch) -> usize {
+    enc.vocab().count(
+        text.as_bytes(),
+        split::Pieces::new(text, enc.pattern()),
+        scratch,
+    )
+}
+
+/// The pieces the pre-tokenizer cuts `text` into before merging bytes: the
+/// matches of tiktoken's split pattern for `enc`, in order; they tile the text.
+pub fn pieces(text: &str, enc: Encoding) -> impl Iterator<Item = &str> {
+    split::Pieces::new(text, enc.pattern()).filter_map(move |r| text.get(r))
 }
 
 /// Token count with the default encoding.
