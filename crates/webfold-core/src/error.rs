@@ -25,7 +25,7 @@ pub enum Error {
     },
 
     #[error(
-        "unknown node id {0}: ids come from an outline, CNT or --json output of this page version"
+        "unknown node id {0}: take ids from an outline or CNT of this same page"
     )]
     UnknownNodeId(NodeId),
 

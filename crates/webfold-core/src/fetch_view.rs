@@ -618,18 +618,13 @@ fn render_page(
 /// rendering and its count; `None` if not even the zero-line notice fits.
 ///
 /// Exact counts are taken only of candidate outputs (each about the budget's size);
-/// a per-line estimate picks the first candidate, then we gallop and bisect.
+/// a per-line estimate picks the first candidate for [`crate::fit`]'s search.
 fn fit_lines(
     shown: &[Cow<'_, str>],
     budget: usize,
     enc: tokens::Encoding,
     render: &dyn Fn(usize) -> String,
 ) -> Option<(usize, String, usize)> {
-    let try_k = |k: usize| {
-        let text = render(k);
-        let n = tokens::count(&text, enc);
-        (n <= budget).then_some((k, text, n))
-    };
     // Estimate: each line on its own, plus one for its line break, plus ~40 for the
     // indicator. Stop once the estimate is well past the budget.
     let mut estimate = 40;
@@ -641,61 +636,15 @@ fn fit_lines(
         }
         guess += 1;
     }
-    // Invariant: `best` fits; `hi` is known not to fit (`shown.len()` did not).
-    let mut hi = shown.len();
-    let mut best;
-    let mut k = guess.min(hi.saturating_sub(1));
-    match try_k(k) {
-        Some(fit) => {
-            best = Some(fit);
-            let mut step = 1;
-            while k + step < hi {
-                match try_k(k + step) {
-                    Some(fit) => {
-                        best = Some(fit);
-                        k += step;
-                        step *= 2;
-                    }
-                    None => {
-                        hi = k + step;
-                        break;
-                    }
-                }
-            }
-        }
-        None => {
-            hi = k;
-            let mut step = 1;
-            loop {
-                if hi == 0 {
-                    return None;
-                }
-                let cand = hi.saturating_sub(step);
-                match try_k(cand) {
-                    Some(fit) => {
-                        best = Some(fit);
-                        break;
-                    }
-                    None => {
-                        hi = cand;
-                        step *= 2;
-                    }
-                }
-            }
-        }
-    }
-    // Bisect between the best fit and `hi`.
-    loop {
-        let lo = best.as_ref().map_or(0, |b| b.0);
-        if hi <= lo + 1 {
-            return best;
-        }
-        let mid = lo + (hi - lo) / 2;
-        match try_k(mid) {
-            Some(fit) => best = Some(fit),
-            None => hi = mid,
-        }
-    }
+    let attempt = |k: usize| {
+        let text = render(k);
+        let n = tokens::count(&text, enc);
+        (n <= budget).then_some((text, n))
+    };
+    // All `shown.len()` lines did not fit: that is why we are here.
+    let zero = attempt(0)?;
+    let (k, (text, n)) = crate::fit::largest_fitting((0, zero), guess, shown.len(), attempt);
+    Some((k, text, n))
 }
 
 #[cfg(test)]

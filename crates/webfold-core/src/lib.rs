@@ -12,6 +12,7 @@ pub mod decode;
 pub mod error;
 pub mod extract;
 pub mod fetch_view;
+pub mod fit;
 pub mod markdown;
 pub mod outline;
 pub mod page;

@@ -10,6 +10,7 @@ use super::focus::{OTHER, TIERS};
 use super::id::HiddenRange;
 use super::{Cnt, CntNode, CutStats, render};
 use crate::Error;
+use crate::fit;
 use crate::tokens::{self, Encoding};
 
 /// How much of the tree a view shows.
@@ -424,7 +425,8 @@ pub(crate) fn fit(cnt: &Cnt, scope: Scope, budget: usize, enc: Encoding) -> Resu
             what: format!("the smallest CNT of {}", scope.label(cnt)),
             needed: tokens::count(&text, enc),
             max_tokens: budget,
-            advice: "raise --max-tokens, or expand a smaller part".to_string(),
+            // `Cnt::view` words the advice for the surface that asked.
+            advice: String::new(),
         });
     }
     Ok(search(
@@ -442,48 +444,22 @@ pub(crate) fn fit(cnt: &Cnt, scope: Scope, budget: usize, enc: Encoding) -> Resu
 fn search(
     attempt: &dyn Fn(Plan) -> (Fitted, bool),
     with: impl Fn(Cut) -> Plan,
-    mut best: Fitted,
+    best: Fitted,
     top: usize,
     depth: usize,
 ) -> Fitted {
-    let mut lo = 0usize;
-    let mut hi = top;
-    let mut step = 1usize;
-    while lo + step < hi {
-        let (f, fits) = attempt(with(Cut::level(lo + step)));
-        if !fits {
-            hi = lo + step;
-            break;
-        }
-        lo += step;
-        best = f;
-        step *= 2;
-    }
-    while hi - lo > 1 {
-        let mid = lo + (hi - lo) / 2;
-        let (f, fits) = attempt(with(Cut::level(mid)));
-        if fits {
-            lo = mid;
-            best = f;
-        } else {
-            hi = mid;
-        }
-    }
-    // Width `lo + 1` does not fit; widen the shallowest lists by one as deep
-    // as the budget allows. Output grows with width to the power of depth,
-    // so without this a page could get half its budget.
-    let base = Cut::level(lo);
-    let (mut lo, mut hi) = (0usize, depth + 2);
-    while hi - lo > 1 {
-        let mid = lo + (hi - lo) / 2;
-        let (f, fits) = attempt(with(base.widened(mid)));
-        if fits {
-            lo = mid;
-            best = f;
-        } else {
-            hi = mid;
-        }
-    }
+    let fits = |plan: Plan| {
+        let (f, fits) = attempt(plan);
+        fits.then_some(f)
+    };
+    let (level, best) = fit::largest_fitting((0, best), 1, top, |k| fits(with(Cut::level(k))));
+    // Width `level + 1` does not fit; widen the shallowest lists by one as
+    // deep as the budget allows. Output grows with width to the power of
+    // depth, so without this a page could get half its budget.
+    let base = Cut::level(level);
+    let (_, best) = fit::largest_fitting((0, best), (depth + 2) / 2, depth + 2, |k| {
+        fits(with(base.widened(k)))
+    });
     best
 }
 

@@ -190,21 +190,20 @@ pub fn outline(page: &Page, opts: &OutlineOptions) -> Result<Outline, Error> {
                 });
             }
             // Tokens grow with lines (not strictly: previews move text to
-            // the lines below), so we keep the best fitting render seen.
-            let (mut lo, mut hi) = (1usize, all);
-            let mut best = (1usize, smallest, smallest_tokens);
-            while hi - lo > 1 {
-                let mid = lo + (hi - lo) / 2;
-                let out = r.render(mid, Some(budget));
-                let t = tokens::count(&out.text, enc);
-                if t <= budget {
-                    lo = mid;
-                    best = (mid, out, t);
-                } else {
-                    hi = mid;
-                }
-            }
-            best
+            // the lines below); the search keeps only renders that fitted.
+            // First guess: lines in proportion to the budget.
+            let guess = all * budget / full_tokens.max(1);
+            let (k, (out, t)) = crate::fit::largest_fitting(
+                (1, (smallest, smallest_tokens)),
+                guess,
+                all,
+                |k| {
+                    let out = r.render(k, Some(budget));
+                    let t = tokens::count(&out.text, enc);
+                    (t <= budget).then_some((out, t))
+                },
+            );
+            (k, out, t)
         }
         _ => (all, full, full_tokens),
     };

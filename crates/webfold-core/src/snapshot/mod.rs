@@ -357,6 +357,7 @@ pub fn snapshot(
                 url: url.to_string(),
                 mode: mode_name.to_string(),
                 yaml: prepared.tree.render(),
+                markup: markup_hash(page),
                 refs: identities,
                 nav: dedup::nav_pattern(&prepared.tree),
                 chrome_refs: session::chrome_refs(&prepared.tree),
@@ -594,6 +595,9 @@ pub fn resolve_ref(
     url: &str,
     session: Option<&SnapshotSession>,
 ) -> Result<NodeId, Error> {
+    if let Some(id) = session.and_then(|s| from_ref_table(page, aria_ref, url, s)) {
+        return Ok(id);
+    }
     let mut scratch = session.cloned();
     let (p, _) = prepare(page, Mode::Ai, url, scratch.as_mut())?;
     let line = p
@@ -601,6 +605,45 @@ pub fn resolve_ref(
         .find_ref(aria_ref)
         .ok_or_else(|| Error::UnknownRef(aria_ref.to_string()))?;
     p.nodes[line].ok_or_else(|| Error::UnknownRef(aria_ref.to_string()))
+}
+
+/// The element a ref of the session's last snapshot names, read from that
+/// snapshot's ref table when `page` is the very markup it was taken of: no
+/// snapshot is rebuilt. `None` sends the caller to the full resolution.
+fn from_ref_table(
+    page: &Page,
+    aria_ref: &str,
+    url: &str,
+    session: &SnapshotSession,
+) -> Option<NodeId> {
+    let prev = session.previous_of(url, mode_name(Mode::Ai))?;
+    let dom = prev.refs.iter().find(|r| r.aria_ref == aria_ref)?.dom;
+    if dom == 0 || prev.markup == 0 || prev.markup != markup_hash(page) {
+        return None;
+    }
+    let index = dom_positions(page).iter().position(|&h| h == dom)?;
+    Some(NodeId(u32::try_from(index).ok()?))
+}
+
+/// A hash of the page's markup (structure, tags, attributes, text): a ref
+/// table recorded for one page applies to another only when they are equal.
+fn markup_hash(page: &Page) -> u64 {
+    use std::hash::{Hash, Hasher};
+    let mut h = std::collections::hash_map::DefaultHasher::new();
+    for node in page.nodes() {
+        node.parent.hash(&mut h);
+        match &node.data {
+            NodeData::Element(e) => {
+                (&*e.name.ns, &*e.name.local).hash(&mut h);
+                for a in &e.attrs {
+                    (&*a.name.ns, &*a.name.local, &a.value).hash(&mut h);
+                }
+            }
+            NodeData::Text(t) => t.hash(&mut h),
+            _ => 0u8.hash(&mut h),
+        }
+    }
+    h.finish().max(1)
 }
 
 /// `webfold find`: the elements of `page`'s snapshot matching `query`
@@ -621,4 +664,42 @@ pub fn find(
     let mut scratch = session.cloned();
     let (p, _) = prepare(page, options.mode, url, scratch.as_mut())?;
     Ok(find::find_in_tree(&p.tree, query, &q, options))
+}
+
+#[cfg(test)]
+mod ref_table_tests {
+    use super::*;
+
+    const PAGE: &str = "<nav><a href=/a>A</a><a href=/b>B</a></nav>\
+        <main><h1>Shop</h1><button>Buy</button><input aria-label=Qty></main>";
+
+    #[test]
+    fn refs_resolve_from_the_table_while_the_markup_is_unchanged() {
+        let page = Page::parse(PAGE);
+        let url = "https://shop.example/";
+        let mut session = SnapshotSession::default();
+        let opts = SnapshotOptions {
+            full_snapshot: true,
+            ..SnapshotOptions::default()
+        };
+        let view = snapshot(&page, url, &Scope::Page, &opts, Some(&mut session)).unwrap();
+        let refs: Vec<&str> = view
+            .text
+            .split("[ref=")
+            .skip(1)
+            .filter_map(|s| s.split(']').next())
+            .collect();
+        assert!(refs.len() >= 4, "{}", view.text);
+        for r in &refs {
+            let from_table = from_ref_table(&page, r, url, &session);
+            let rebuilt = resolve_ref(&page, r, url, None).ok();
+            assert!(from_table.is_some(), "{r} not in the table");
+            assert_eq!(from_table, rebuilt, "{r}");
+        }
+        // Another URL, or changed markup: the table does not apply.
+        assert_eq!(from_ref_table(&page, refs[0], "https://x.example/", &session), None);
+        let edited = Page::parse(&PAGE.replace("Buy", "Buy now"));
+        assert_eq!(from_ref_table(&edited, refs[0], url, &session), None);
+        assert!(resolve_ref(&edited, refs[0], url, Some(&session)).is_ok());
+    }
 }

@@ -65,6 +65,10 @@ pub struct PreviousSnapshot {
     pub mode: String,
     /// The full tree (before budget, dedup or diff), refs as shown.
     pub yaml: String,
+    /// A hash of the page's markup: while it is unchanged, `refs` resolve
+    /// without rebuilding the snapshot (0 when unknown).
+    #[serde(default)]
+    pub markup: u64,
     pub refs: Vec<RefIdentity>,
     /// Navigation-pattern hashes of its navigation/banner/contentinfo subtrees.
     pub nav: Vec<u64>,
