@@ -10,8 +10,11 @@
 //! `webfold-bench aria` puts our accessibility snapshot beside Playwright's
 //! (the oracle in `bench/oracle`; `scripts/install-oracle` first): in-page
 //! snapshot times, rendered-page match rates and token counts.
+//! `webfold-bench cold` times whole CLI calls (what an agent pays per step)
+//! beside another `webfold` binary.
 
 mod aria;
+mod cold;
 mod extract;
 mod rss;
 mod run;
@@ -23,6 +26,9 @@ fn main() -> anyhow::Result<()> {
     }
     if args.first().map(String::as_str) == Some("aria") {
         return aria::main(&args[1..]);
+    }
+    if args.first().map(String::as_str) == Some("cold") {
+        return cold::main(&args[1..]);
     }
     if args.first().map(String::as_str) == Some("rss") {
         return rss::main(&args[1..]);

@@ -12,7 +12,7 @@ fn peak_rss_kb() -> Option<u64> {
 }
 
 /// A page of about `target` bytes: real corpus pages' bodies concatenated.
-fn big_page(target: usize) -> String {
+pub(crate) fn big_page(target: usize) -> String {
     let mut body = String::new();
     'outer: loop {
         for p in webfold_corpus::pages_of("readability") {

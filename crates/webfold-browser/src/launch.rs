@@ -334,16 +334,28 @@ impl Tab {
         // Events the action caused come before the answer to a later command
         // on the same page; a task queued behind them (form submission is
         // one) has run once a zero-delay timer has fired.
-        self.call(
-            "Runtime.evaluate",
-            json!({ "expression": "new Promise(r => setTimeout(r, 0))", "awaitPromise": true }),
-        )
-        .await?;
+        let timer = self
+            .call(
+                "Runtime.evaluate",
+                json!({ "expression": "new Promise(r => setTimeout(r, 0))", "awaitPromise": true }),
+            )
+            .await;
+        // The action's navigation can replace the document before the timer
+        // fires: the page then answers that it navigated, which is the news.
+        let mut started = match timer {
+            Ok(_) => false,
+            Err(BrowserError::Cdp(crate::CdpError::Method { message, .. }))
+                if message.contains("navigated or closed")
+                    || message.contains("context was destroyed") =>
+            {
+                true
+            }
+            Err(e) => return Err(e),
+        };
         let main = watch.frame.clone();
         let of_main = move |e: &crate::cdp::Event| {
             e.params.get("frameId").and_then(Value::as_str) == Some(main.as_str())
         };
-        let mut started = false;
         loop {
             match watch.events.try_recv() {
                 Ok(e) if e.session_id.as_deref() != Some(self.session.as_str()) => {}

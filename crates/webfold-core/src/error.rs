@@ -24,9 +24,7 @@ pub enum Error {
         suggestions: Vec<String>,
     },
 
-    #[error(
-        "unknown node id {0}: take ids from an outline or CNT of this same page"
-    )]
+    #[error("unknown node id {0}: take ids from an outline or CNT of this same page")]
     UnknownNodeId(NodeId),
 
     #[error("unknown ref '{0}': take a fresh snapshot and use a ref from it")]

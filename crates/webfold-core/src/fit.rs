@@ -116,7 +116,10 @@ mod tests {
                             (k < limit).then_some(k * 10)
                         });
                         let want = (limit - 1, (limit - 1) * 10);
-                        assert_eq!(got, want, "end {end} limit {limit} known {known} guess {guess}");
+                        assert_eq!(
+                            got, want,
+                            "end {end} limit {limit} known {known} guess {guess}"
+                        );
                         assert!(calls.get() <= 2 * 7 + 1, "{} attempts", calls.get());
                     }
                 }

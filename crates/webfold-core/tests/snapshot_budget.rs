@@ -612,7 +612,7 @@ fn interactive_view_keeps_headings_and_live_regions_with_their_text() {
       - text: "Card declined:"
       - link "get help" [ref=e20]:
         - /url: /help
-# Interactive elements only; all roles (--all-roles, interactive_only: false) add text and structure"#
+# Interactive elements only; all roles (--all-roles) add text and structure"#
     );
     // Headings and live regions count as elements: nothing was cut.
     assert_eq!((s.kept_elements, s.total_elements), (11, 11));

@@ -94,10 +94,15 @@ pub struct Extraction {
 }
 
 impl Extraction {
-    /// Whether `id` lies in a dropped subtree (ids outside `root` are not "dropped").
+    /// Whether `id` lies in a dropped subtree (ids outside `root` are not "dropped": use `is_kept`).
     pub fn is_dropped(&self, id: NodeId) -> bool {
         let i = self.dropped.partition_point(|&(start, _)| start <= id.0);
         i > 0 && id.0 < self.dropped[i - 1].1
+    }
+
+    /// Whether `id` is part of the extracted content.
+    pub fn is_kept(&self, page: &Page, id: NodeId) -> bool {
+        (id == self.root || page.is_ancestor_of(self.root, id)) && !self.is_dropped(id)
     }
 
     /// Roots of the dropped subtrees, in document order.

@@ -193,16 +193,12 @@ pub fn outline(page: &Page, opts: &OutlineOptions) -> Result<Outline, Error> {
             // the lines below); the search keeps only renders that fitted.
             // First guess: lines in proportion to the budget.
             let guess = all * budget / full_tokens.max(1);
-            let (k, (out, t)) = crate::fit::largest_fitting(
-                (1, (smallest, smallest_tokens)),
-                guess,
-                all,
-                |k| {
+            let (k, (out, t)) =
+                crate::fit::largest_fitting((1, (smallest, smallest_tokens)), guess, all, |k| {
                     let out = r.render(k, Some(budget));
                     let t = tokens::count(&out.text, enc);
                     (t <= budget).then_some((out, t))
-                },
-            );
+                });
             (k, out, t)
         }
         _ => (all, full, full_tokens),

@@ -697,7 +697,10 @@ mod ref_table_tests {
             assert_eq!(from_table, rebuilt, "{r}");
         }
         // Another URL, or changed markup: the table does not apply.
-        assert_eq!(from_ref_table(&page, refs[0], "https://x.example/", &session), None);
+        assert_eq!(
+            from_ref_table(&page, refs[0], "https://x.example/", &session),
+            None
+        );
         let edited = Page::parse(&PAGE.replace("Buy", "Buy now"));
         assert_eq!(from_ref_table(&edited, refs[0], url, &session), None);
         assert!(resolve_ref(&edited, refs[0], url, Some(&session)).is_ok());
