@@ -281,9 +281,16 @@ fn stdio_carries_only_json_rpc_and_ends_on_eof() {
         assert_eq!(msg["jsonrpc"], "2.0");
         replies.push(msg);
     }
-    assert_eq!(replies[0]["result"]["protocolVersion"], "2025-06-18");
-    assert!(replies[1]["result"]["tools"].as_array().unwrap().len() >= 4);
-    assert_eq!(replies[2]["result"]["structuredContent"]["tokens"], 2);
+    // Requests may be answered in any order: match replies by id.
+    let reply = |id: u64| {
+        replies
+            .iter()
+            .find(|r| r["id"] == id)
+            .unwrap_or_else(|| panic!("no reply {id} in {replies:?}"))
+    };
+    assert_eq!(reply(1)["result"]["protocolVersion"], "2025-06-18");
+    assert!(reply(2)["result"]["tools"].as_array().unwrap().len() >= 4);
+    assert_eq!(reply(3)["result"]["structuredContent"]["tokens"], 2);
     drop(stdin);
     let mut rest = String::new();
     stdout.read_to_string(&mut rest).unwrap();
