@@ -26,7 +26,7 @@ fn pages(dir: &Path) -> anyhow::Result<[(String, PathBuf); 2]> {
     std::fs::write(&big_path, big)?;
     Ok([
         ("outline, 1 KB page".into(), small_path),
-        ("chunk main, 1 MB page".into(), big_path),
+        ("chunk body, 1 MB page".into(), big_path),
     ])
 }
 

@@ -198,27 +198,27 @@ impl<'a, 'p> Folder<'a, 'p> {
     /// Elements far larger than the budget are not tokenized (nor serialized)
     /// whole: their first 64 KB give the ratio, and they are folded.
     fn whole_if_fits(&mut self, root: NodeId, budget: usize) -> (Option<Fitted>, f64) {
-        let bytes = (self.serialized(root).0.len() as u64).max(1);
-        if bytes <= WHOLE_COUNT_FACTOR * budget as u64 + 4096 {
-            let whole = self.whole(root);
-            let ratio = whole.tokens as f64 / bytes as f64;
-            return (
-                if whole.tokens <= budget {
-                    Some(whole)
-                } else {
-                    None
-                },
-                ratio,
-            );
+        let limit = WHOLE_COUNT_FACTOR as usize * budget + 4096;
+        if !self.wholes.contains_key(&root) {
+            let mut prefix = String::new();
+            let cap = (limit + 1).max(SAMPLE_BYTES);
+            self.page
+                .write_html_until(root, &mut prefix, &mut |_| None, cap);
+            if prefix.len() > limit {
+                let mut cut = SAMPLE_BYTES.min(prefix.len());
+                while !prefix.is_char_boundary(cut) {
+                    cut -= 1;
+                }
+                let ratio = tokens::count(&prefix[..cut], self.enc) as f64 / cut.max(1) as f64;
+                return (None, ratio);
+            }
+            // Under the cap, the prefix is the whole element.
+            self.wholes.insert(root, (prefix, None));
         }
-        let enc = self.enc;
-        let sample = &self.serialized(root).0;
-        let mut cut = SAMPLE_BYTES.min(sample.len());
-        while !sample.is_char_boundary(cut) {
-            cut -= 1;
-        }
-        let ratio = tokens::count(&sample[..cut], enc) as f64 / cut.max(1) as f64;
-        (None, ratio)
+        let bytes = (self.serialized(root).0.len() as f64).max(1.0);
+        let whole = self.whole(root);
+        let ratio = whole.tokens as f64 / bytes;
+        ((whole.tokens <= budget).then_some(whole), ratio)
     }
 
     /// The best rendering of `root` within `budget` tokens, or the exact size
