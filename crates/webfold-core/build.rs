@@ -2,8 +2,8 @@
 //! embeds, so counting tokens starts without building a hash map of 200,000
 //! tokens (tiktoken-rs spent ~100 ms of every process start on that).
 //!
-//! `vocab/NAME.bin` is each token's bytes in rank order, as `[len: u8][bytes]`
-//! (the test `vendored_vocabularies_are_tiktokens` pins it to tiktoken-rs).
+//! `vocab/NAME.bin.gz` is each token's bytes in rank order, as `[len: u8][bytes]`,
+//! gzipped (the test `vendored_vocabularies_are_tiktokens` pins it to tiktoken-rs).
 //! Out come, per vocabulary, in `OUT_DIR`:
 //! - `NAME.records`: `[len: u8][rank: u24 LE][bytes]` per token;
 //! - `NAME.table`: the hash table over the records (see `table_layout.rs`);
@@ -11,6 +11,7 @@
 //!   (the first step of every merge looks those up).
 
 use std::collections::HashMap;
+use std::io::Read;
 use std::path::PathBuf;
 
 include!("src/tokens/table_layout.rs");
@@ -21,9 +22,13 @@ fn main() {
     println!("cargo::rerun-if-changed=src/tokens/table_layout.rs");
     let out = PathBuf::from(std::env::var_os("OUT_DIR").expect("cargo sets OUT_DIR"));
     for name in VOCABULARIES {
-        let src = format!("vocab/{name}.bin");
+        let src = format!("vocab/{name}.bin.gz");
         println!("cargo::rerun-if-changed={src}");
-        let vocab = std::fs::read(&src).unwrap_or_else(|e| panic!("cannot read {src}: {e}"));
+        let gz = std::fs::read(&src).unwrap_or_else(|e| panic!("cannot read {src}: {e}"));
+        let mut vocab = Vec::new();
+        flate2::read::GzDecoder::new(gz.as_slice())
+            .read_to_end(&mut vocab)
+            .unwrap_or_else(|e| panic!("cannot unzip {src}: {e}"));
         let tokens = parse(&vocab).unwrap_or_else(|e| panic!("{src}: {e}"));
         let (records, table, pairs) = compile(&tokens).unwrap_or_else(|e| panic!("{src}: {e}"));
         for (ext, bytes) in [("records", records), ("table", table), ("pairs", pairs)] {

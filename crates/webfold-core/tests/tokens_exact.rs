@@ -4,7 +4,12 @@
 //! counts equal tiktoken-rs's `encode_ordinary` on corpus pages, on edge
 //! cases and on generated text.
 
+use std::io::{Read, Write};
+
 use fancy_regex::Regex;
+use flate2::Compression;
+use flate2::read::GzDecoder;
+use flate2::write::GzEncoder;
 use tiktoken_rs::CoreBPE;
 use webfold_core::tokens::{self, Encoding};
 
@@ -97,7 +102,7 @@ fn short(text: &str) -> &str {
 
 // ---------------------------------------------------------------- vocabularies
 
-/// `vocab/NAME.bin` holds every token of tiktoken-rs's vocabulary in rank
+/// `vocab/NAME.bin.gz` holds every token of tiktoken-rs's vocabulary in rank
 /// order as `[len: u8][bytes]`. `UPDATE_GOLDEN=1` rewrites the files.
 #[test]
 fn vendored_vocabularies_are_tiktokens() {
@@ -116,11 +121,16 @@ fn vendored_vocabularies_are_tiktokens() {
         assert_eq!(rank, want_tokens, "{}", r.enc);
         let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
             .join("vocab")
-            .join(format!("{}.bin", r.enc.name()));
+            .join(format!("{}.bin.gz", r.enc.name()));
         if std::env::var_os("UPDATE_GOLDEN").is_some() {
-            std::fs::write(&path, &expected).unwrap();
+            let mut gz = GzEncoder::new(Vec::new(), Compression::best());
+            gz.write_all(&expected).unwrap();
+            std::fs::write(&path, gz.finish().unwrap()).unwrap();
         }
-        let vendored = std::fs::read(&path).unwrap();
+        let mut vendored = Vec::new();
+        GzDecoder::new(std::fs::read(&path).unwrap().as_slice())
+            .read_to_end(&mut vendored)
+            .unwrap();
         assert!(
             vendored == expected,
             "{} differs from tiktoken-rs",
