@@ -64,24 +64,18 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     let budget = req.max_tokens;
     if args.json {
         let view = fetch_view::fetched(format, content, Some(&final_url), &req)?;
-        let out = serde_json::json!({
-            "url": args.url,
-            "final_url": final_url,
-            "status": status,
-            "content_type": content_type,
-            "format": format,
-            "title": view.title,
-            "content": view.paged.text,
-            "bytes": bytes,
-            "total_lines": view.paged.total_lines,
-            "first_line": view.paged.first_line,
-            "last_line": view.paged.last_line,
-            "truncated": view.paged.truncated,
-            "next_start_line": view.paged.next_start_line,
-            "tokens": view.paged.tokens,
-            "main": view.main,
-        });
-        return crate::out::line(&out.to_string());
+        let mut out = super::markdown::view_json(&view, "content");
+        for (key, value) in [
+            ("url", serde_json::json!(args.url)),
+            ("final_url", serde_json::json!(final_url)),
+            ("status", serde_json::json!(status)),
+            ("content_type", serde_json::json!(content_type)),
+            ("format", serde_json::json!(format)),
+            ("bytes", serde_json::json!(bytes)),
+        ] {
+            out.insert(key.into(), value);
+        }
+        return crate::out::line(&serde_json::Value::Object(out).to_string());
     }
     // The budget covers what is printed, header included: the header's
     // tokens come out of the view's budget (again if the title made it longer).

@@ -57,19 +57,9 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         }
     };
     if args.json {
-        let out = serde_json::json!({
-            "markdown": view.paged.text,
-            "url": url,
-            "title": view.title,
-            "total_lines": view.paged.total_lines,
-            "first_line": view.paged.first_line,
-            "last_line": view.paged.last_line,
-            "truncated": view.paged.truncated,
-            "next_start_line": view.paged.next_start_line,
-            "tokens": view.paged.tokens,
-            "main": view.main,
-        });
-        crate::out::line(&out.to_string())
+        let mut out = view_json(&view, "markdown");
+        out.insert("url".into(), serde_json::json!(url));
+        crate::out::line(&serde_json::Value::Object(out).to_string())
     } else {
         crate::out::view(
             &view.paged.text,
@@ -77,4 +67,29 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             req.max_tokens,
         )
     }
+}
+
+/// A Markdown view as `--json` prints it (for `markdown` and `fetch`): its
+/// text under `text_key`, the title, where the page starts and ends, how to
+/// read on, and what main-content extraction found.
+pub(crate) fn view_json(
+    view: &fetch_view::MarkdownView,
+    text_key: &str,
+) -> serde_json::Map<String, serde_json::Value> {
+    use serde_json::json;
+    let p = &view.paged;
+    [
+        (text_key, json!(p.text)),
+        ("title", json!(view.title)),
+        ("total_lines", json!(p.total_lines)),
+        ("first_line", json!(p.first_line)),
+        ("last_line", json!(p.last_line)),
+        ("truncated", json!(p.truncated)),
+        ("next_start_line", json!(p.next_start_line)),
+        ("tokens", json!(p.tokens)),
+        ("main", json!(view.main)),
+    ]
+    .into_iter()
+    .map(|(k, v)| (k.to_string(), v))
+    .collect()
 }
