@@ -9,7 +9,7 @@ use std::collections::HashMap;
 use std::sync::Arc;
 
 use base64::Engine as _;
-use common::mcp::{Session, text_of};
+use common::mcp::{Session, page_text, text_of};
 use common::{TestApp, app_with_tools};
 use serde_json::{Value, json};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
@@ -569,18 +569,4 @@ async fn web_fetch_returns_the_main_content_by_default() {
     assert!(md.contains("Paragraph 7 of the story"), "{md}");
     assert!(md.contains("Copyright footer"), "{md}");
     assert!(r["structuredContent"].get("main").is_none(), "{r}");
-}
-
-/// The page content of a tool result: its text between the delimiters
-/// (structured content carries figures, not the view again).
-fn page_text(r: &Value) -> String {
-    let text = r["content"][0]["text"]
-        .as_str()
-        .unwrap_or_else(|| panic!("no text in {r}"));
-    let start = text
-        .find("<page-content>\n")
-        .unwrap_or_else(|| panic!("no page content in {r}"))
-        + 15;
-    let end = text.rfind("\n</page-content>").unwrap_or(text.len());
-    text[start..end].to_string()
 }

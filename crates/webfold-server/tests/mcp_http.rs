@@ -5,7 +5,7 @@
 mod common;
 
 use common::app;
-use common::mcp::{Session, text_of};
+use common::mcp::{Session, page_text, text_of};
 use serde_json::json;
 
 #[tokio::test]
@@ -330,18 +330,4 @@ async fn snapshot_refs_and_cnt_ids_unfold_with_chunk() {
         )
         .await;
     assert_eq!(r["isError"], true, "static HTML has no viewport: {r}");
-}
-
-/// The page content of a tool result: its text between the delimiters
-/// (structured content carries figures, not the view again).
-fn page_text(r: &serde_json::Value) -> String {
-    let text = r["content"][0]["text"]
-        .as_str()
-        .unwrap_or_else(|| panic!("no text in {r}"));
-    let start = text
-        .find("<page-content>\n")
-        .unwrap_or_else(|| panic!("no page content in {r}"))
-        + 15;
-    let end = text.rfind("\n</page-content>").unwrap_or(text.len());
-    text[start..end].to_string()
 }

@@ -100,3 +100,17 @@ pub fn text_of(result: &Value) -> String {
         .unwrap_or_default()
         .to_string()
 }
+
+/// The page content of a tool result: its text between the delimiters
+/// (structured content carries figures, not the view again).
+pub fn page_text(r: &Value) -> String {
+    let text = r["content"][0]["text"]
+        .as_str()
+        .unwrap_or_else(|| panic!("no text in {r}"));
+    let start = text
+        .find("<page-content>\n")
+        .unwrap_or_else(|| panic!("no page content in {r}"))
+        + 15;
+    let end = text.rfind("\n</page-content>").unwrap_or(text.len());
+    text[start..end].to_string()
+}
