@@ -6,30 +6,13 @@
 //! of element: if not, the agent's view is stale and it must snapshot again.
 
 use serde_json::{Value, json};
+use webfold_core::action::Target;
 use webfold_core::page::NodeId;
-use webfold_core::snapshot::{SnapshotSession, resolve_ref};
+use webfold_core::snapshot::SnapshotSession;
 
 use crate::BrowserError;
 use crate::capture::CapturedPage;
 use crate::launch::Tab;
-
-/// What an action points at.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Target {
-    /// A snapshot ref such as `e12` (numbered as the session numbers them).
-    Ref(String),
-    /// A node id from the CNT or outline views.
-    Node(NodeId),
-}
-
-impl std::fmt::Display for Target {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            Target::Ref(r) => write!(f, "ref {r}"),
-            Target::Node(n) => write!(f, "node {}", n.0),
-        }
-    }
-}
 
 /// A node of the live page, checked to still be the one the capture saw.
 #[derive(Clone, Debug)]
@@ -47,15 +30,9 @@ impl CapturedPage {
         session: Option<&SnapshotSession>,
     ) -> Result<(NodeId, i64), BrowserError> {
         let stale = || BrowserError::Stale(target.to_string());
-        let node = match target {
-            Target::Ref(r) => {
-                resolve_ref(&self.page, r, &self.url, session).map_err(|_| stale())?
-            }
-            Target::Node(n) => *n,
-        };
-        if node.index() >= self.page.len() || self.page.element(node).is_none() {
-            return Err(stale());
-        }
+        let node = target
+            .resolve(&self.page, &self.url, session)
+            .map_err(|_| stale())?;
         let backend = self.backend_id(node).ok_or_else(stale)?;
         Ok((node, backend))
     }

@@ -15,7 +15,7 @@ mod capture;
 mod cdp;
 mod launch;
 
-pub use actions::{LiveElement, Target};
+pub use actions::LiveElement;
 pub use capture::{CapturedPage, capture_snapshot};
 pub use cdp::{CdpError, Connection};
 pub use launch::{Browser, BrowserOptions, NavigationWatch, Tab, Viewport};

@@ -8,7 +8,8 @@ use std::sync::Arc;
 use serde_json::json;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpListener;
-use webfold_browser::{Browser, BrowserError, BrowserOptions, CapturedPage, Tab, Target};
+use webfold_browser::{Browser, BrowserError, BrowserOptions, CapturedPage, Tab};
+use webfold_core::action::Target;
 use webfold_core::snapshot::{Scope, SnapshotOptions, snapshot};
 
 async fn serve(pages: HashMap<&'static str, &'static str>) -> String {

@@ -5,7 +5,8 @@ use std::sync::Arc;
 
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpListener;
-use webfold_browser::{Browser, BrowserOptions, Target};
+use webfold_browser::{Browser, BrowserOptions};
+use webfold_core::action::Target;
 
 /// A tiny static server: path → HTML. Returns the base URL.
 async fn serve(pages: HashMap<&'static str, String>) -> String {

@@ -3,7 +3,7 @@
 
 use std::path::PathBuf;
 
-use webfold_core::action::{Action, ActionError, Target, TargetKind, json_schema};
+use webfold_core::action::{Action, ActionError, Effect, Resolved, Target, json_schema};
 use webfold_core::cnt::{Cnt, CntId};
 use webfold_core::{NodeId, Page};
 
@@ -57,13 +57,19 @@ fn schema_lists_every_action_with_its_fields() {
     assert_eq!(
         names,
         vec![
+            expect("check", &["action", "id"]),
             expect("click", &["action", "id"]),
             expect("describe_image", &["action", "id"]),
             expect("expand", &["action", "id"]),
             expect("go_back", &["action"]),
             expect("go_to", &["action", "url"]),
+            expect("hover", &["action", "id"]),
             expect("no_action", &["action"]),
+            expect("press", &["action", "key"]),
+            expect("scroll_into_view", &["action", "id"]),
+            expect("select", &["action", "id", "values"]),
             expect("talk", &["action", "message"]),
+            expect("type", &["action", "id", "text"]),
             expect("write", &["action", "id", "text"]),
         ]
     );
@@ -81,12 +87,14 @@ fn actions_read_and_write_as_tagged_json() {
         (r#"{"action":"go_back"}"#, Action::GoBack),
         (
             r#"{"action":"click","id":12}"#,
-            Action::Click { id: NodeId(12) },
+            Action::Click {
+                id: Target::Node(NodeId(12)),
+            },
         ),
         (
             r#"{"action":"write","id":4,"text":"hi"}"#,
             Action::Write {
-                id: NodeId(4),
+                id: Target::Node(NodeId(4)),
                 text: "hi".into(),
             },
         ),
@@ -104,7 +112,9 @@ fn actions_read_and_write_as_tagged_json() {
         ),
         (
             r#"{"action":"describe_image","id":9}"#,
-            Action::DescribeImage { id: NodeId(9) },
+            Action::DescribeImage {
+                id: Target::Node(NodeId(9)),
+            },
         ),
         (
             r#"{"action":"talk","message":"done"}"#,
@@ -151,8 +161,12 @@ fn setup() -> (Page, Cnt) {
     (page, cnt)
 }
 
-fn id(page: &Page, sel: &str) -> NodeId {
+fn node(page: &Page, sel: &str) -> NodeId {
     page.query(sel).unwrap_or_else(|e| panic!("{sel}: {e}"))
+}
+
+fn id(page: &Page, sel: &str) -> Target {
+    Target::Node(node(page, sel))
 }
 
 #[test]
@@ -165,45 +179,47 @@ fn write_targets_fields_by_kind() {
         }
         .validate(&page, &cnt)
     };
-    let target = |sel: &str, kind: TargetKind| {
-        Ok(Some(Target {
-            node: id(&page, sel),
-            kind,
+    let target = |sel: &str, effect: Effect| {
+        Ok(Some(Resolved {
+            node: node(&page, sel),
+            effect,
         }))
     };
     assert_eq!(
         check("[name=name]", "Ada"),
-        target("[name=name]", TargetKind::Type)
+        target("[name=name]", Effect::Type)
     );
-    assert_eq!(
-        check("textarea", "hello"),
-        target("textarea", TargetKind::Type)
-    );
+    assert_eq!(check("textarea", "hello"), target("textarea", Effect::Type));
     assert_eq!(
         check("select", "s"),
-        target("select", TargetKind::Select { value: "s".into() })
+        target(
+            "select",
+            Effect::Select {
+                values: vec!["s".into()]
+            }
+        )
     );
     // An option without value is chosen by its text, as option.value gives.
     assert_eq!(
         check("select", "Large"),
         target(
             "select",
-            TargetKind::Select {
-                value: "Large".into()
+            Effect::Select {
+                values: vec!["Large".into()]
             }
         )
     );
     assert_eq!(
         check("[name=news]", "yes"),
-        target("[name=news]", TargetKind::Check { checked: true })
+        target("[name=news]", Effect::Check { checked: true })
     );
     assert_eq!(
         check("[name=news]", ""),
-        target("[name=news]", TargetKind::Check { checked: false })
+        target("[name=news]", Effect::Check { checked: false })
     );
     assert_eq!(
         check("[contenteditable]", "new"),
-        target("[contenteditable]", TargetKind::Edit)
+        target("[contenteditable]", Effect::Edit)
     );
 }
 
@@ -223,7 +239,10 @@ fn write_refuses_what_cannot_take_text() {
         matches!(&e, ActionError::NoSuchOption { options, .. } if options == &["s", "Large"]),
         "{e}"
     );
-    assert!(e.to_string().contains("exact values: s, Large"), "{e}");
+    assert!(
+        e.to_string().contains("use one of these values: s, Large"),
+        "{e}"
+    );
     assert!(err("[name=news]", "on").to_string().contains("\"yes\""));
     assert!(err("[name=ro]", "y").to_string().contains("read-only"));
     assert!(err("[name=off]", "y").to_string().contains("disabled"));
@@ -239,15 +258,17 @@ fn write_refuses_what_cannot_take_text() {
 fn unknown_and_hidden_ids_are_refused() {
     let (page, cnt) = setup();
     let e = Action::Click {
-        id: NodeId(100_000),
+        id: Target::Node(NodeId(100_000)),
     }
     .validate(&page, &cnt)
     .unwrap_err();
     assert_eq!(e, ActionError::UnknownId(NodeId(100_000)));
-    let hidden = id(&page, "a[href='/x']");
-    let e = Action::Click { id: hidden }
-        .validate(&page, &cnt)
-        .unwrap_err();
+    let hidden = node(&page, "a[href='/x']");
+    let e = Action::Click {
+        id: Target::Node(hidden),
+    }
+    .validate(&page, &cnt)
+    .unwrap_err();
     assert_eq!(e, ActionError::NotInCnt(hidden));
     assert!(e.to_string().contains("latest CNT"));
     let e = Action::Expand {
@@ -263,18 +284,20 @@ fn click_targets_the_clickable_member_of_a_merged_node() {
     let page =
         Page::parse("<body><ul><li><a href=/a>A</a></li><li><a href=/b>B</a></li></ul></body>");
     let cnt = Cnt::build(&page);
-    let li = id(&page, "li");
-    let a = id(&page, "a");
+    let li = node(&page, "li");
+    let a = node(&page, "a");
     assert_eq!(cnt.node_of(a).map(|n| n.id), Some(li), "li absorbed the a");
-    let t = Action::Click { id: li }
-        .validate(&page, &cnt)
-        .unwrap()
-        .unwrap();
+    let t = Action::Click {
+        id: Target::Node(li),
+    }
+    .validate(&page, &cnt)
+    .unwrap()
+    .unwrap();
     assert_eq!(
         t,
-        Target {
+        Resolved {
             node: a,
-            kind: TargetKind::Click
+            effect: Effect::Click
         }
     );
 }
@@ -288,8 +311,8 @@ fn describe_image_needs_a_src() {
         .unwrap()
         .unwrap();
     assert_eq!(
-        t.kind,
-        TargetKind::Image {
+        t.effect,
+        Effect::Image {
             src: "/cat.png".into()
         }
     );
@@ -299,7 +322,7 @@ fn describe_image_needs_a_src() {
     .validate(&page, &cnt)
     .unwrap_err();
     assert!(
-        matches!(e, ActionError::NoImage { .. }) && e.to_string().contains("src"),
+        matches!(e, ActionError::Refused { .. }) && e.to_string().contains("no src"),
         "{e}"
     );
 }
@@ -313,7 +336,7 @@ fn go_to_and_talk_are_checked() {
         go("/relative")
             .unwrap_err()
             .to_string()
-            .contains("click its id")
+            .contains("click it")
     );
     assert!(
         go("javascript:alert(1)")
@@ -330,4 +353,115 @@ fn go_to_and_talk_are_checked() {
     );
     assert_eq!(Action::NoAction.validate(&page, &cnt), Ok(None));
     assert_eq!(Action::GoBack.validate(&page, &cnt), Ok(None));
+}
+
+#[test]
+fn browser_steps_read_as_actions_by_ref() {
+    let steps: Vec<Action> = serde_json::from_str(
+        r#"[{"action": "click", "ref": "e3"},
+            {"action": "type", "ref": "e4", "text": "hi", "submit": true},
+            {"action": "check", "ref": "e5"},
+            {"action": "navigate", "url": "https://example.com"},
+            {"action": "back"},
+            {"action": "scroll_into_view", "id": 9},
+            {"action": "write", "ref": "[ref=e6]", "text": "x"}]"#,
+    )
+    .unwrap();
+    let shown: Vec<String> = steps.iter().map(ToString::to_string).collect();
+    assert_eq!(
+        shown,
+        [
+            "click e3",
+            "type into e4 and submit",
+            "check e5",
+            "go to https://example.com",
+            "go back",
+            "scroll node 9 into view",
+            "write \"x\" to e6",
+        ]
+    );
+    for bad in [
+        r#"{"action": "click", "selector": "a"}"#,
+        r#"{"action": "click", "ref": "button"}"#,
+        r#"{"action": "click", "ref": "e1", "id": 3}"#,
+    ] {
+        assert!(serde_json::from_str::<Action>(bad).is_err(), "{bad}");
+    }
+    let err = serde_json::from_str::<Action>(r#"{"action": "click", "ref": "button"}"#)
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("such as e12"), "{err}");
+}
+
+#[test]
+fn finer_steps_check_their_element() {
+    let (page, cnt) = setup();
+    let run = |a: Action| a.validate(&page, &cnt);
+    let field = |sel: &str| Action::Type {
+        id: id(&page, sel),
+        text: "t".into(),
+        submit: false,
+    };
+    assert_eq!(
+        run(field("textarea")).unwrap().unwrap().effect,
+        Effect::Type
+    );
+    assert!(
+        run(field("select"))
+            .unwrap_err()
+            .to_string()
+            .contains("not a text field")
+    );
+    assert!(
+        run(field("[name=off]"))
+            .unwrap_err()
+            .to_string()
+            .contains("disabled")
+    );
+    let select = |v: &str| Action::Select {
+        id: id(&page, "select"),
+        values: vec![v.into()],
+    };
+    // select takes labels as well as values; write takes values only.
+    assert!(run(select("Small")).is_ok());
+    assert!(
+        run(select("Medium"))
+            .unwrap_err()
+            .to_string()
+            .contains("s, Large")
+    );
+    let check = |sel: &str, checked: bool| Action::Check {
+        id: id(&page, sel),
+        checked,
+    };
+    assert_eq!(
+        run(check("[name=news]", false)).unwrap().unwrap().effect,
+        Effect::Check { checked: false }
+    );
+    assert!(
+        run(check("textarea", true))
+            .unwrap_err()
+            .to_string()
+            .contains("not a checkbox")
+    );
+    // On a CNT, elements are named by id; a snapshot ref is refused.
+    let by_ref = Action::Click {
+        id: Target::Ref("e2".into()),
+    };
+    assert_eq!(run(by_ref), Err(ActionError::NotAnId("e2".into())));
+    // One live element at a time: write decides by the element's kind.
+    let at = |sel: &str, text: &str| {
+        Action::Write {
+            id: Target::Ref("e7".into()),
+            text: text.into(),
+        }
+        .effect_at(&page, node(&page, sel), "e7")
+    };
+    assert_eq!(
+        at("[name=news]", "yes").unwrap().effect,
+        Effect::Check { checked: true }
+    );
+    assert_eq!(at("[contenteditable]", "x").unwrap().effect, Effect::Edit);
+    let e = at("button", "x").unwrap_err().to_string();
+    assert!(e.starts_with("cannot write to e7 (button)"), "{e}");
 }

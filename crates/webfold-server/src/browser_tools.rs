@@ -16,8 +16,10 @@ use webfold_core::contract::{Ctx, Request, Surface};
 use webfold_core::snapshot::{Scope, SnapshotOptions, ViewKind};
 use webfold_core::tokens::Encoding;
 
+use webfold_core::action::Action;
+
 use crate::live::{
-    LiveError, LivePage, LiveView, MAX_IMAGE_SIDE, MAX_SCRIPT_STEPS, Step, png_size,
+    LiveError, LivePage, LiveView, MAX_IMAGE_SIDE, MAX_SCRIPT_STEPS, parse_target, png_size,
 };
 use crate::mcp::{ToolError, ToolResult, WebfoldTools, WithRequest, delimit, finish};
 
@@ -111,8 +113,8 @@ pub struct DescribeImageArgs {
 #[derive(Debug, Default, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ScriptSteps {
-    /// Steps in order, each {"action": …}: click {ref}, type {ref, text, submit?}, select {ref, values}, check {ref, checked?}, press {key}, hover {ref}, scroll_into_view {ref}, navigate {url}, back
-    pub actions: Vec<Step>,
+    /// Steps in order, each {"action": …}: click {ref}, type {ref, text, submit?}, write {ref, text}, select {ref, values}, check {ref, checked?}, press {key}, hover {ref}, scroll_into_view {ref}, navigate {url}, back
+    pub actions: Vec<Action>,
     /// Browser tab (default "main")
     pub page_name: Option<String>,
     /// The whole view, not only what changed
@@ -277,7 +279,7 @@ impl WebfoldTools {
         annotations(destructive_hint = false)
     )]
     async fn browser_navigate(&self, Parameters(args): Parameters<NavigateArgs>) -> CallToolResult {
-        let step = Step::Navigate { url: args.url };
+        let step = Action::GoTo { url: args.url };
         finish(
             self.live_steps(
                 args.page_name,
@@ -306,7 +308,7 @@ impl WebfoldTools {
         description = "Click an element by ref; returns what changed (full: true for the whole view). A stale ref needs a new snapshot."
     )]
     async fn browser_click(&self, Parameters(args): Parameters<ClickArgs>) -> CallToolResult {
-        let step = Step::Click { r#ref: args.r#ref };
+        let step = parse_target(&args.r#ref).map(|id| Action::Click { id });
         self.one_action(args.page_name, step, args.full).await
     }
 
@@ -315,11 +317,11 @@ impl WebfoldTools {
         description = "Type into a field by ref (replaces its value; submit presses Enter); returns what changed."
     )]
     async fn browser_type(&self, Parameters(args): Parameters<TypeArgs>) -> CallToolResult {
-        let step = Step::Type {
-            r#ref: args.r#ref,
+        let step = parse_target(&args.r#ref).map(|id| Action::Type {
+            id,
             text: args.text,
             submit: args.submit.unwrap_or(false),
-        };
+        });
         self.one_action(args.page_name, step, args.full).await
     }
 
@@ -328,10 +330,10 @@ impl WebfoldTools {
         description = "Choose options of a select by ref (values or labels); returns what changed."
     )]
     async fn browser_select(&self, Parameters(args): Parameters<SelectArgs>) -> CallToolResult {
-        let step = Step::Select {
-            r#ref: args.r#ref,
+        let step = parse_target(&args.r#ref).map(|id| Action::Select {
+            id,
             values: args.values,
-        };
+        });
         self.one_action(args.page_name, step, args.full).await
     }
 
@@ -341,7 +343,8 @@ impl WebfoldTools {
         annotations(destructive_hint = false)
     )]
     async fn browser_back(&self, Parameters(args): Parameters<BackArgs>) -> CallToolResult {
-        self.one_action(args.page_name, Step::Back, args.full).await
+        self.one_action(args.page_name, Ok(Action::GoBack), args.full)
+            .await
     }
 
     #[tool(
@@ -418,11 +421,15 @@ impl WebfoldTools {
     async fn one_action(
         &self,
         page: Option<String>,
-        step: Step,
+        step: Result<Action, LiveError>,
         full: Option<bool>,
     ) -> CallToolResult {
         let run = Run::Action {
             full: full.unwrap_or(false),
+        };
+        let step = match step {
+            Ok(step) => step,
+            Err(e) => return finish(Err(e.into())),
         };
         finish(
             self.live_steps(page, vec![step], &SnapshotOptions::default(), run)
@@ -436,7 +443,7 @@ impl WebfoldTools {
     async fn live_steps(
         &self,
         page: Option<String>,
-        steps: Vec<Step>,
+        steps: Vec<Action>,
         request: &SnapshotOptions,
         run: Run,
     ) -> ToolResult {

@@ -15,13 +15,11 @@ use std::collections::HashMap;
 use std::sync::Arc;
 use std::time::Duration;
 
-use schemars::JsonSchema;
-use serde::Deserialize;
 use tokio::sync::Mutex as AsyncMutex;
 use webfold_browser::{
-    Browser, BrowserError, BrowserOptions, CapturedPage, CdpError, LiveElement, Tab, Target,
+    Browser, BrowserError, BrowserOptions, CapturedPage, CdpError, LiveElement, Tab,
 };
-use webfold_core::NodeId;
+use webfold_core::action::{Action, ActionError, BadTarget, Effect, Target};
 use webfold_core::snapshot::{Scope, Snapshot, SnapshotOptions, SnapshotSession};
 
 /// The page a tool acts on when it names none.
@@ -56,10 +54,6 @@ pub enum LiveError {
         "'{0}' is not a ref: pass a ref from the latest snapshot such as e12 (or a node id such as 57)"
     )]
     BadTarget(String),
-    #[error(
-        "{target} is a <{tag}> without a src: browser_describe_image takes an image (an element with a src attribute)"
-    )]
-    NoImage { target: String, tag: String },
     #[error("{0} must end in .png: the screenshot is a PNG file")]
     NotPng(String),
     #[error(
@@ -70,102 +64,19 @@ pub enum LiveError {
         "the browser did not finish within {0} s (a dialog, or a page that never loads?); try again or navigate elsewhere"
     )]
     Timeout(u64),
+    #[error(transparent)]
+    Action(#[from] ActionError),
+    #[error(
+        "{0} is not a browser step: a script clicks, writes, types, selects, checks, presses, hovers, scrolls, navigates and goes back"
+    )]
+    NotAStep(&'static str),
     #[error("internal error: {0}")]
     Internal(String),
 }
 
-/// One step of a script, or the action of a single tool. Targets are refs
-/// from the page's latest snapshot (`e12`) or node ids of its capture.
-#[derive(Clone, Debug, Deserialize, JsonSchema)]
-#[serde(tag = "action", rename_all = "snake_case", deny_unknown_fields)]
-pub enum Step {
-    /// Click an element.
-    Click {
-        #[serde(rename = "ref")]
-        r#ref: String,
-    },
-    /// Replace a text field's value with `text`; `submit` presses Enter after.
-    Type {
-        #[serde(rename = "ref")]
-        r#ref: String,
-        text: String,
-        #[serde(default)]
-        submit: bool,
-    },
-    /// Choose options of a select, by value or visible label.
-    Select {
-        #[serde(rename = "ref")]
-        r#ref: String,
-        values: Vec<String>,
-    },
-    /// Check (default) or uncheck a checkbox or radio button.
-    Check {
-        #[serde(rename = "ref")]
-        r#ref: String,
-        #[serde(default = "yes")]
-        checked: bool,
-    },
-    /// Press a key on whatever has focus: a character, or Enter, Tab, Escape,
-    /// Backspace, Delete, ArrowUp/Down/Left/Right, Home, End, PageUp, PageDown, Space.
-    Press { key: String },
-    /// Move the mouse over an element.
-    Hover {
-        #[serde(rename = "ref")]
-        r#ref: String,
-    },
-    /// Scroll an element into view.
-    ScrollIntoView {
-        #[serde(rename = "ref")]
-        r#ref: String,
-    },
-    /// Open an http(s) URL.
-    #[serde(alias = "go_to")]
-    Navigate { url: String },
-    /// Go back one page in this page's history.
-    #[serde(alias = "go_back")]
-    Back,
-}
-
-fn yes() -> bool {
-    true
-}
-
-impl std::fmt::Display for Step {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            Step::Click { r#ref } => write!(f, "click {ref}"),
-            Step::Type {
-                r#ref,
-                submit: true,
-                ..
-            } => write!(f, "type into {ref} and submit"),
-            Step::Type { r#ref, .. } => write!(f, "type into {ref}"),
-            Step::Select { r#ref, values } => write!(f, "select {values:?} in {ref}"),
-            Step::Check {
-                r#ref,
-                checked: true,
-            } => write!(f, "check {ref}"),
-            Step::Check { r#ref, .. } => write!(f, "uncheck {ref}"),
-            Step::Press { key } => write!(f, "press {key}"),
-            Step::Hover { r#ref } => write!(f, "hover {ref}"),
-            Step::ScrollIntoView { r#ref } => write!(f, "scroll {ref} into view"),
-            Step::Navigate { url } => write!(f, "navigate to {url}"),
-            Step::Back => write!(f, "go back"),
-        }
-    }
-}
-
 /// A ref (`e12`) or a node id of the capture (`57`).
 pub fn parse_target(s: &str) -> Result<Target, LiveError> {
-    let t = s.trim().trim_start_matches('[').trim_end_matches(']');
-    let t = t.strip_prefix("ref=").unwrap_or(t);
-    if t.len() > 1 && t.starts_with('e') && t[1..].bytes().all(|b| b.is_ascii_digit()) {
-        return Ok(Target::Ref(t.to_string()));
-    }
-    match t.parse::<u32>() {
-        Ok(n) => Ok(Target::Node(NodeId(n))),
-        Err(_) => Err(LiveError::BadTarget(s.to_string())),
-    }
+    s.parse().map_err(|BadTarget(s)| LiveError::BadTarget(s))
 }
 
 /// Only the web: a model must not read local files through the browser.
@@ -262,10 +173,9 @@ impl LivePage {
 
     /// The live element behind a ref or node id of the last snapshot, checked
     /// to be the one the snapshot showed (a stale one says to snapshot again).
-    pub async fn element(&self, target: &str) -> Result<LiveElement, LiveError> {
-        let target = parse_target(target)?;
+    pub async fn element(&self, target: &Target) -> Result<LiveElement, LiveError> {
         let last = self.last()?;
-        Ok(self.tab.element(last, &target, Some(&self.session)).await?)
+        Ok(self.tab.element(last, target, Some(&self.session)).await?)
     }
 
     fn last(&self) -> Result<&CapturedPage, LiveError> {
@@ -274,78 +184,107 @@ impl LivePage {
             .ok_or_else(|| LiveError::NoSnapshot(self.name.clone()))
     }
 
-    /// Runs one step; returns what happened, in a few words.
-    pub async fn act(&mut self, step: &Step) -> Result<String, LiveError> {
-        match step {
-            Step::Navigate { url } => {
+    /// Runs one action; returns what happened, in a few words. Actions
+    /// that are not browser steps (expand, describe_image, talk, no_action)
+    /// are refused: their tools or the agent loop run them.
+    pub async fn act(&mut self, action: &Action) -> Result<String, LiveError> {
+        match action {
+            Action::GoTo { url } => {
                 check_url(url)?;
                 self.tab.navigate(url.trim()).await?;
                 return Ok(format!("opened {}", url.trim()));
             }
-            Step::Back => {
+            Action::GoBack => {
                 self.tab.go_back().await?;
                 return Ok("went back".into());
             }
+            Action::Expand { .. }
+            | Action::DescribeImage { .. }
+            | Action::Talk { .. }
+            | Action::NoAction => return Err(LiveError::NotAStep(action.name())),
             _ => {}
         }
         // Resolve before watching: a stale ref fails without touching the page.
-        let el = match step {
-            Step::Click { r#ref }
-            | Step::Type { r#ref, .. }
-            | Step::Select { r#ref, .. }
-            | Step::Check { r#ref, .. }
-            | Step::Hover { r#ref }
-            | Step::ScrollIntoView { r#ref } => Some(self.element(r#ref).await?),
-            _ => None,
+        let el = match action.target() {
+            Some(target) => Some((target, self.element(target).await?)),
+            None => None,
         };
         let watch = self.tab.watch_navigation().await?;
-        let mut done = match (step, &el) {
-            (Step::Click { r#ref }, Some(el)) => {
+        let mut done = match (action, &el) {
+            (Action::Click { .. }, Some((t, el))) => {
                 self.tab.click(el).await?;
-                format!("clicked {ref}")
+                format!("clicked {t}")
             }
-            (
-                Step::Type {
-                    r#ref,
-                    text,
-                    submit,
-                },
-                Some(el),
-            ) => {
+            (Action::Write { text, .. }, Some((t, el))) => self.write(t, el, text).await?,
+            (Action::Type { text, submit, .. }, Some((t, el))) => {
                 self.tab.fill(el, text).await?;
                 if *submit {
                     self.tab.press("Enter").await?;
-                    format!("typed into {ref} and pressed Enter")
+                    format!("typed into {t} and pressed Enter")
                 } else {
-                    format!("typed into {ref}")
+                    format!("typed into {t}")
                 }
             }
-            (Step::Select { r#ref, values }, Some(el)) => {
+            (Action::Select { values, .. }, Some((t, el))) => {
                 let now = self.tab.select(el, values).await?;
-                format!("selected {now:?} in {ref}")
+                format!("selected {now:?} in {t}")
             }
-            (Step::Check { r#ref, checked }, Some(el)) => {
+            (Action::Check { checked, .. }, Some((t, el))) => {
                 self.tab.check(el, *checked).await?;
-                format!("{} {ref}", if *checked { "checked" } else { "unchecked" })
+                format!("{} {t}", if *checked { "checked" } else { "unchecked" })
             }
-            (Step::Hover { r#ref }, Some(el)) => {
+            (Action::Hover { .. }, Some((t, el))) => {
                 self.tab.hover(el).await?;
-                format!("hovered {ref}")
+                format!("hovered {t}")
             }
-            (Step::ScrollIntoView { r#ref }, Some(el)) => {
+            (Action::ScrollIntoView { .. }, Some((t, el))) => {
                 self.tab.scroll_into_view(el).await?;
-                format!("scrolled {ref} into view")
+                format!("scrolled {t} into view")
             }
-            (Step::Press { key }, _) => {
+            (Action::Press { key }, _) => {
                 self.tab.press(key).await?;
                 format!("pressed {key}")
             }
-            _ => return Err(LiveError::Internal(format!("no element for {step}"))),
+            _ => return Err(LiveError::Internal(format!("no element for {action}"))),
         };
         if self.tab.settle(watch).await? {
             done.push_str("; the page navigated");
         }
         Ok(done)
+    }
+
+    /// `write` as the core decides it for this element of the capture: type,
+    /// choose an option, or set a checkbox.
+    async fn write(
+        &self,
+        target: &Target,
+        el: &LiveElement,
+        text: &str,
+    ) -> Result<String, LiveError> {
+        let last = self.last()?;
+        let (node, _) = last.resolve(target, Some(&self.session))?;
+        let write = Action::Write {
+            id: target.clone(),
+            text: text.to_string(),
+        };
+        match write
+            .effect_at(&last.page, node, &target.to_string())?
+            .effect
+        {
+            Effect::Select { values } => {
+                let now = self.tab.select(el, &values).await?;
+                Ok(format!("selected {now:?} in {target}"))
+            }
+            Effect::Check { checked } => {
+                self.tab.check(el, checked).await?;
+                let done = if checked { "checked" } else { "unchecked" };
+                Ok(format!("{done} {target}"))
+            }
+            _ => {
+                self.tab.fill(el, text).await?;
+                Ok(format!("wrote into {target}"))
+            }
+        }
     }
 
     /// A PNG of the viewport or of one element, its longer side at most `max_side`.
@@ -355,7 +294,7 @@ impl LivePage {
         max_side: Option<u32>,
     ) -> Result<Vec<u8>, LiveError> {
         let el = match target {
-            Some(t) => Some(self.element(t).await?),
+            Some(t) => Some(self.element(&parse_target(t)?).await?),
             None => None,
         };
         Ok(self.tab.screenshot(el.as_ref(), max_side).await?)
@@ -367,21 +306,20 @@ impl LivePage {
         &self,
         target: &str,
     ) -> Result<(Vec<u8>, String, Option<String>), LiveError> {
-        let parsed = parse_target(target)?;
+        let target = parse_target(target)?;
         let last = self.last()?;
-        let (node, _) = last.resolve(&parsed, Some(&self.session))?;
-        let el = last.page.element(node);
-        let src = el
-            .and_then(|e| e.attr("src"))
-            .map(str::trim)
-            .filter(|s| !s.is_empty())
-            .ok_or_else(|| LiveError::NoImage {
-                target: target.to_string(),
-                tag: el.map(|e| e.local_name().to_string()).unwrap_or_default(),
-            })?
-            .to_string();
-        let alt = el.and_then(|e| e.attr("alt")).map(str::to_string);
-        let live = self.element(target).await?;
+        let (node, _) = last.resolve(&target, Some(&self.session))?;
+        let describe = Action::DescribeImage { id: target.clone() };
+        let resolved = describe.effect_at(&last.page, node, &target.to_string())?;
+        let Effect::Image { src } = resolved.effect else {
+            return Err(LiveError::Internal(format!("no image for {target}")));
+        };
+        let alt = last
+            .page
+            .element(resolved.node)
+            .and_then(|e| e.attr("alt"))
+            .map(str::to_string);
+        let live = self.element(&target).await?;
         let png = self
             .tab
             .screenshot(Some(&live), Some(MAX_IMAGE_SIDE))
@@ -522,19 +460,6 @@ mod tests {
     use super::*;
 
     #[test]
-    fn targets_are_refs_or_node_ids() {
-        assert_eq!(parse_target("e12").unwrap(), Target::Ref("e12".into()));
-        assert_eq!(parse_target("[ref=e3]").unwrap(), Target::Ref("e3".into()));
-        assert_eq!(parse_target("57").unwrap(), Target::Node(NodeId(57)));
-        for bad in ["", "e", "button", "e1x", "-3"] {
-            assert!(
-                matches!(parse_target(bad), Err(LiveError::BadTarget(_))),
-                "{bad}"
-            );
-        }
-    }
-
-    #[test]
     fn only_web_urls_open() {
         assert!(check_url("https://example.com/a").is_ok());
         assert!(check_url("http://127.0.0.1:8080/").is_ok());
@@ -548,35 +473,6 @@ mod tests {
             let err = check_url(bad).unwrap_err().to_string();
             assert!(err.contains("http(s)"), "{bad}: {err}");
         }
-    }
-
-    #[test]
-    fn steps_read_as_tagged_json() {
-        let steps: Vec<Step> = serde_json::from_str(
-            r#"[{"action": "click", "ref": "e3"},
-                {"action": "type", "ref": "e4", "text": "hi", "submit": true},
-                {"action": "check", "ref": "e5"},
-                {"action": "go_to", "url": "https://example.com"},
-                {"action": "go_back"},
-                {"action": "scroll_into_view", "ref": "e9"}]"#,
-        )
-        .unwrap();
-        let shown: Vec<String> = steps.iter().map(ToString::to_string).collect();
-        assert_eq!(
-            shown,
-            [
-                "click e3",
-                "type into e4 and submit",
-                "check e5",
-                "navigate to https://example.com",
-                "go back",
-                "scroll e9 into view"
-            ]
-        );
-        let err = serde_json::from_str::<Step>(r#"{"action": "click", "selector": "a"}"#)
-            .unwrap_err()
-            .to_string();
-        assert!(err.contains("selector") || err.contains("ref"), "{err}");
     }
 
     #[test]

@@ -303,7 +303,7 @@ async fn navigate_snapshot_act_by_ref_and_see_the_change() {
         .call("browser_describe_image", json!({"ref": greet}))
         .await;
     assert_eq!(r["isError"], true, "{r}");
-    assert!(text_of(&r).contains("without a src"), "{r}");
+    assert!(text_of(&r).contains("it has no src"), "{r}");
     let _ = std::fs::remove_dir_all(&dir);
 }
 
@@ -326,6 +326,8 @@ async fn scripts_stop_at_the_failing_step_and_stale_refs_say_snapshot_again() {
     let doomed = ref_of(&snap, "button \"Doomed\"");
     let remover = ref_of(&snap, "button \"Remove the doomed one\"");
     let terms = ref_of(&snap, "checkbox \"I agree\"");
+    let size = ref_of(&snap, "combobox \"Size\"");
+    let name = ref_of(&snap, "textbox \"Name\"");
 
     // Every step runs, then one snapshot with the script's options.
     let r = s
@@ -336,6 +338,9 @@ async fn scripts_stop_at_the_failing_step_and_stale_refs_say_snapshot_again() {
                     {"action": "type", "ref": q, "text": "otters", "submit": true},
                     {"action": "check", "ref": terms},
                     {"action": "hover", "ref": doomed},
+                    // write does what the element takes: choose, or type.
+                    {"action": "write", "ref": size, "text": "l"},
+                    {"action": "write", "ref": name, "text": "Ada"},
                 ],
                 "interactive_only": false,
                 "full": true,
@@ -344,11 +349,14 @@ async fn scripts_stop_at_the_failing_step_and_stale_refs_say_snapshot_again() {
         .await;
     ok(&r);
     let text = text_of(&r);
-    assert!(text.contains("All 3 steps ran."), "{text}");
+    assert!(text.contains("All 5 steps ran."), "{text}");
     let view = snapshot_text(&r);
     assert!(view.contains("searched otters"), "{view}");
     assert!(view.contains("checkbox \"I agree\" [checked]"), "{view}");
-    assert_eq!(r["structuredContent"]["steps"].as_array().unwrap().len(), 3);
+    let steps = r["structuredContent"]["steps"].as_array().unwrap();
+    assert_eq!(steps.len(), 5);
+    assert_eq!(steps[3]["detail"], format!("selected [\"l\"] in {size}"));
+    assert_eq!(steps[4]["detail"], format!("wrote into {name}"));
 
     // Step 2 acts on an element step 1 removed: the script stops there,
     // says why, and still returns the page as it was left.
@@ -418,6 +426,27 @@ async fn scripts_stop_at_the_failing_step_and_stale_refs_say_snapshot_again() {
         .call("browser_script", json!({"actions": [{"action": "fly"}]}))
         .await;
     assert_eq!(r["isError"], true, "{r}");
+
+    // The core checks an action against the captured page before it runs.
+    let snap = snapshot_text(
+        &s.call("browser_navigate", json!({"url": format!("{base}/")}))
+            .await,
+    );
+    let greet = ref_of(&snap, "button \"Greet\"");
+    for (action, says) in [
+        (
+            json!({"action": "write", "ref": greet, "text": "x"}),
+            "it is a button; click it instead",
+        ),
+        (
+            json!({"action": "talk", "message": "hi"}),
+            "talk is not a browser step",
+        ),
+    ] {
+        let r = s.call("browser_script", json!({"actions": [action]})).await;
+        assert_eq!(r["isError"], true, "{r}");
+        assert!(text_of(&r).contains(says), "{r}");
+    }
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
