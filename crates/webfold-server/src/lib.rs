@@ -21,6 +21,8 @@ pub mod live;
 pub mod mcp;
 pub mod security;
 pub mod service;
+pub mod thumbnail;
+pub mod ui_tools;
 pub mod views;
 
 use std::sync::Arc;
@@ -90,7 +92,8 @@ pub async fn serve_until(
         .await
 }
 
-pub(crate) async fn shutdown_signal() {
+/// Resolves on Ctrl-C or SIGTERM.
+pub async fn shutdown_signal() {
     let ctrl_c = async {
         let _ = tokio::signal::ctrl_c().await;
     };

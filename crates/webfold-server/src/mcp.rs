@@ -45,6 +45,76 @@ pub struct ToolContext {
     pub conversations: Option<Arc<Conversations>>,
     pub fetcher: Option<Fetcher>,
     pub browser: Option<Arc<LiveBrowser>>,
+    /// The link to the user's daemon for the UI tools.
+    pub ui: Option<Arc<webfold_daemon::client::AgentLink>>,
+    /// Which tools are listed.
+    pub groups: ToolGroups,
+}
+
+impl Default for ToolContext {
+    /// No database, fetcher, browser or daemon; the default tool groups.
+    fn default() -> Self {
+        ToolContext {
+            conversations: None,
+            fetcher: None,
+            browser: None,
+            ui: None,
+            groups: ToolGroups::default(),
+        }
+    }
+}
+
+/// The tool groups a server lists. Agents pay for every listed tool, so the
+/// default is the page and browser tools (within the 3,000-token budget);
+/// the UI chatter tools are asked for with `--tools page,ui` (or all three).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ToolGroups {
+    pub page: bool,
+    pub browser: bool,
+    pub ui: bool,
+}
+
+impl Default for ToolGroups {
+    fn default() -> Self {
+        ToolGroups {
+            page: true,
+            browser: true,
+            ui: false,
+        }
+    }
+}
+
+impl std::str::FromStr for ToolGroups {
+    type Err = String;
+
+    /// `page,browser,ui` in any order and combination.
+    fn from_str(s: &str) -> Result<Self, String> {
+        let mut g = ToolGroups {
+            page: false,
+            browser: false,
+            ui: false,
+        };
+        for name in s.split(',').map(str::trim).filter(|n| !n.is_empty()) {
+            match name {
+                "page" => g.page = true,
+                "browser" => g.browser = true,
+                "ui" => g.ui = true,
+                other => {
+                    return Err(format!(
+                        "unknown tool group '{other}': choose from page, browser, ui (e.g. page,ui)"
+                    ));
+                }
+            }
+        }
+        if g == (ToolGroups {
+            page: false,
+            browser: false,
+            ui: false,
+        }) {
+            return Err("name at least one tool group: page, browser or ui".into());
+        }
+        Ok(g)
+    }
 }
 
 /// The MCP server: webfold's tools.
@@ -216,6 +286,10 @@ impl<T: JsonSchema, R: Request> JsonSchema for WithRequest<T, R> {
 pub type PageArgs<R> = WithRequest<PageSource, R>;
 
 impl WebfoldTools {
+    pub(crate) fn ctx(&self) -> &ToolContext {
+        &self.ctx
+    }
+
     async fn page(&self, src: &PageSource) -> Result<PageHandle, ToolError> {
         let given = [
             src.conversation_id.is_some(),
@@ -408,7 +482,16 @@ pub struct CountOutput {
 #[tool_router]
 impl WebfoldTools {
     pub fn new(ctx: ToolContext) -> Self {
-        let mut tool_router = Self::tool_router() + Self::browser_tool_router();
+        let mut tool_router = ToolRouter::new();
+        if ctx.groups.page {
+            tool_router += Self::tool_router();
+        }
+        if ctx.groups.browser {
+            tool_router += Self::browser_tool_router();
+        }
+        if ctx.groups.ui {
+            tool_router += Self::ui_tool_router();
+        }
         // Agents pay for every token of the tool list: schemas keep what a
         // caller needs, results are text (no output schema to repeat them).
         for route in tool_router.map.values_mut() {
@@ -750,9 +833,7 @@ mod contract_tests {
 
     fn tools() -> Vec<rmcp::model::Tool> {
         let ctx = ToolContext {
-            conversations: None,
-            fetcher: None,
-            browser: None,
+            ..ToolContext::default()
         };
         WebfoldTools::new(ctx).tool_router.list_all()
     }
@@ -801,20 +882,42 @@ mod contract_tests {
         }
     }
 
+    fn tools_of(groups: &str) -> Vec<rmcp::model::Tool> {
+        let ctx = ToolContext {
+            groups: groups.parse().unwrap(),
+            ..ToolContext::default()
+        };
+        WebfoldTools::new(ctx).tool_router.list_all()
+    }
+
     #[test]
     fn tool_list_fits_its_budget_with_real_schema_keywords() {
-        let tools = tools();
-        let listed = serde_json::json!({ "tools": tools }).to_string();
-        let total = tokens::count(&listed, Encoding::O200kBase);
-        for t in &tools {
-            let n = tokens::count(&serde_json::to_string(t).unwrap(), Encoding::O200kBase);
-            println!("{:<24} {n:>5} tokens", t.name);
-            if std::env::var_os("WEBFOLD_SHOW_TOOLS").is_some() {
-                println!("{}", serde_json::to_string(t).unwrap());
+        for groups in ["page,browser", "page,ui", "ui"] {
+            let tools = tools_of(groups);
+            let listed = serde_json::json!({ "tools": tools }).to_string();
+            let total = tokens::count(&listed, Encoding::O200kBase);
+            for t in &tools {
+                let n = tokens::count(&serde_json::to_string(t).unwrap(), Encoding::O200kBase);
+                println!("{:<24} {n:>5} tokens", t.name);
+                if std::env::var_os("WEBFOLD_SHOW_TOOLS").is_some() {
+                    println!("{}", serde_json::to_string(t).unwrap());
+                }
             }
+            println!(
+                "--tools {groups}: {} tools, {total} tokens in all",
+                tools.len()
+            );
+            assert!(
+                total <= 3000,
+                "--tools {groups}: tools/list costs {total} tokens, over 3,000"
+            );
         }
-        println!("{} tools, {total} tokens in all", tools.len());
-        assert!(total <= 3000, "tools/list costs {total} tokens, over 3,000");
+        let tools = tools();
+        assert_eq!(
+            tools.len(),
+            tools_of("page,browser").len(),
+            "the default is page,browser"
+        );
         // Defaults, limits and enums come from the request types.
         let snap = &tools
             .iter()
@@ -834,6 +937,30 @@ mod contract_tests {
         for n in names {
             assert!(p.get(&n).is_some(), "page_snapshot lacks {n}");
         }
+    }
+
+    #[test]
+    fn tool_groups_read_from_the_command_line() {
+        assert!("ui".parse::<ToolGroups>().unwrap().ui);
+        let all: ToolGroups = "page, browser,ui".parse().unwrap();
+        assert!(all.page && all.browser && all.ui);
+        let e = "pages".parse::<ToolGroups>().unwrap_err();
+        assert!(e.contains("page, browser, ui"), "{e}");
+        assert!(",".parse::<ToolGroups>().is_err());
+        let names: Vec<String> = tools_of("ui")
+            .into_iter()
+            .map(|t| t.name.to_string())
+            .collect();
+        assert_eq!(
+            names,
+            [
+                "get_conversation_history",
+                "get_ui_context",
+                "list_sessions",
+                "respond_to_browser",
+                "update_status"
+            ]
+        );
     }
 
     #[test]
@@ -875,11 +1002,7 @@ mod contract_tests {
 
     #[tokio::test]
     async fn sessions_are_named_never_implied() {
-        let tools = WebfoldTools::new(ToolContext {
-            conversations: None,
-            fetcher: None,
-            browser: None,
-        });
+        let tools = WebfoldTools::new(ToolContext::default());
         let a = "<main><h1>A</h1><button>Buy</button><a href='/x'>X</a></main>";
         let b = "<main><h1>B</h1><button>Sell</button></main>";
         // An explicit snapshot is the view, however often it is asked for.
@@ -908,11 +1031,7 @@ mod contract_tests {
 
     #[tokio::test]
     async fn count_tokens_counts_the_input_as_given() {
-        let tools = WebfoldTools::new(ToolContext {
-            conversations: None,
-            fetcher: None,
-            browser: None,
-        });
+        let tools = WebfoldTools::new(ToolContext::default());
         // Parsing would add <html><head></head><body>…; the count is of what was sent.
         let html = "<p>Hello</p>";
         let a: WithRequest<CountArgs, CountRequest> =

@@ -10,12 +10,14 @@
 //! runs rusqlite calls on tokio's blocking pool so a slow disk never stalls
 //! the request threads.
 
+mod history;
 mod id;
 mod sqlite;
 
 use std::future::Future;
 use std::pin::Pin;
 
+pub use history::{HistoryStore, Message, Role};
 pub use id::{ConversationId, InvalidId};
 pub use sqlite::{SqliteOptions, SqliteStore, default_db_path};
 

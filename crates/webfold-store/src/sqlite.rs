@@ -208,12 +208,12 @@ impl SqliteStore {
     }
 }
 
-fn backend(e: rusqlite::Error) -> StoreError {
+pub(crate) fn backend(e: rusqlite::Error) -> StoreError {
     StoreError::Backend(e.to_string())
 }
 
 #[cfg(unix)]
-fn prepare_file(path: &Path) -> std::io::Result<()> {
+pub(crate) fn prepare_file(path: &Path) -> std::io::Result<()> {
     use std::os::unix::fs::{DirBuilderExt, OpenOptionsExt};
     if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
         std::fs::DirBuilder::new()
@@ -232,14 +232,14 @@ fn prepare_file(path: &Path) -> std::io::Result<()> {
 }
 
 #[cfg(not(unix))]
-fn prepare_file(path: &Path) -> std::io::Result<()> {
+pub(crate) fn prepare_file(path: &Path) -> std::io::Result<()> {
     if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
         std::fs::create_dir_all(dir)?;
     }
     Ok(())
 }
 
-fn connect(path: &Path) -> rusqlite::Result<Connection> {
+pub(crate) fn connect(path: &Path) -> rusqlite::Result<Connection> {
     let flags = OpenFlags::SQLITE_OPEN_READ_WRITE
         | OpenFlags::SQLITE_OPEN_CREATE
         | OpenFlags::SQLITE_OPEN_NO_MUTEX
@@ -252,7 +252,12 @@ fn connect(path: &Path) -> rusqlite::Result<Connection> {
     Ok(conn)
 }
 
-fn migrate(conn: &Connection, path: &Path) -> Result<()> {
+pub(crate) fn migrate(conn: &Connection, path: &Path) -> Result<()> {
+    migrate_with(conn, path, MIGRATIONS)
+}
+
+/// Applies `migrations` (append-only; the schema version is their count).
+pub(crate) fn migrate_with(conn: &Connection, path: &Path, migrations: &[&str]) -> Result<()> {
     conn.execute_batch("CREATE TABLE IF NOT EXISTS schema_version (version INTEGER NOT NULL)")
         .map_err(backend)?;
     let current: i64 = conn
@@ -262,7 +267,7 @@ fn migrate(conn: &Connection, path: &Path) -> Result<()> {
             |r| r.get(0),
         )
         .map_err(backend)?;
-    let supported = MIGRATIONS.len() as i64;
+    let supported = migrations.len() as i64;
     if current > supported {
         return Err(StoreError::SchemaTooNew {
             path: path.display().to_string(),
@@ -270,7 +275,7 @@ fn migrate(conn: &Connection, path: &Path) -> Result<()> {
             supported,
         });
     }
-    for (i, sql) in MIGRATIONS.iter().enumerate().skip(current as usize) {
+    for (i, sql) in migrations.iter().enumerate().skip(current as usize) {
         let version = i as i64 + 1;
         // IMMEDIATE takes the write lock first, so two processes opening a new
         // file at once cannot both apply a migration.

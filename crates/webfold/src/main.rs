@@ -37,6 +37,10 @@ enum Command {
     Find(cmd::find::Args),
     Markdown(cmd::markdown::Args),
     Fetch(cmd::fetch::Args),
+    Daemon(cmd::daemon::Args),
+    Pair(cmd::pair::Args),
+    Ui(cmd::ui::Args),
+    Doctor(cmd::doctor::Args),
 }
 
 fn main() {
@@ -53,6 +57,10 @@ fn main() {
         Command::Find(args) => cmd::find::run(args),
         Command::Markdown(args) => cmd::markdown::run(args),
         Command::Fetch(args) => cmd::fetch::run(args),
+        Command::Daemon(args) => cmd::daemon::run(args),
+        Command::Pair(args) => cmd::pair::run(args),
+        Command::Ui(args) => cmd::ui::run(args),
+        Command::Doctor(args) => cmd::doctor::run(args),
     };
     if let Err(err) = result {
         eprintln!("error: {}", one_line(&err));

@@ -51,6 +51,7 @@ pub fn app_with_tools(
         conversations: Some(conversations.clone()),
         fetcher,
         browser,
+        ..ToolContext::default()
     };
     TestApp {
         app: webfold_server::app(conversations.clone(), tools, policy),

@@ -4,7 +4,7 @@ use std::sync::Arc;
 use anyhow::Context;
 use clap::Parser;
 use webfold_server::live::LiveBrowser;
-use webfold_server::mcp::ToolContext;
+use webfold_server::mcp::{ToolContext, ToolGroups};
 use webfold_server::service::{Conversations, Freshness};
 use webfold_store::{SqliteOptions, SqliteStore};
 
@@ -23,6 +23,10 @@ pub struct Args {
     /// Memory for parsed pages, in MB
     #[arg(long, default_value_t = 256)]
     cache_mb: usize,
+    /// Tool groups to list: page (views of a page), browser (a live Chromium
+    /// tab), ui (what the user picks in the browser, through the daemon)
+    #[arg(long, default_value = "page,browser", value_name = "GROUPS")]
+    tools: ToolGroups,
     /// The browser tools' Chromium
     #[command(flatten)]
     chromium: crate::input::ChromiumArgs,
@@ -55,16 +59,31 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     };
     let fetcher = webfold_fetch::Fetcher::new(webfold_fetch::FetchOptions::default()).ok();
     let browser = Arc::new(LiveBrowser::new(args.chromium.options()));
+    let ui = if args.tools.ui {
+        Some(Arc::new(agent_link()?))
+    } else {
+        None
+    };
     let ctx = ToolContext {
         conversations,
         fetcher,
         browser: Some(browser.clone()),
+        ui: ui.clone(),
+        groups: args.tools,
     };
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
         .context("cannot start the async runtime")?;
     let served = runtime.block_on(async move {
+        if let Some(link) = &ui {
+            // Shown in the browser's agents list from the start; a daemon
+            // that cannot start is reported here and at each UI tool call.
+            if let Err(e) = link.announce().await {
+                eprintln!("webfold mcp: {e}");
+            }
+            link.keep_announced();
+        }
         let served = webfold_server::mcp::serve_stdio(ctx).await;
         browser.shutdown().await;
         served
@@ -74,4 +93,34 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     runtime.shutdown_background();
     served?;
     Ok(())
+}
+
+/// This process as an agent of the project it runs in (its working
+/// directory), named after the program that started it.
+fn agent_link() -> anyhow::Result<webfold_daemon::client::AgentLink> {
+    let home = webfold_daemon::home::Home::from_env()?;
+    let exe =
+        std::env::current_exe().context("cannot find the webfold binary to start the daemon")?;
+    let project = std::env::current_dir().context("cannot read the working directory")?;
+    Ok(webfold_daemon::client::AgentLink::new(
+        home,
+        exe,
+        project,
+        parent_name(),
+    ))
+}
+
+/// The parent program's name ("claude", "cursor", …) as the agents list shows it.
+fn parent_name() -> String {
+    #[cfg(target_os = "linux")]
+    if let Ok(name) = std::fs::read_to_string(format!(
+        "/proc/{}/comm",
+        std::os::unix::process::parent_id()
+    )) {
+        let name = name.trim();
+        if !name.is_empty() {
+            return name.to_string();
+        }
+    }
+    "agent".to_string()
 }

@@ -107,7 +107,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         ));
         let fetcher = webfold_fetch::Fetcher::new(webfold_fetch::FetchOptions::default()).ok();
         let browser = Arc::new(LiveBrowser::new(args.chromium.options()));
-        let tools = ToolContext { conversations: Some(conversations.clone()), fetcher, browser: Some(browser.clone()) };
+        let tools = ToolContext { conversations: Some(conversations.clone()), fetcher, browser: Some(browser.clone()), ..ToolContext::default() };
         let app = webfold_server::app(conversations, tools, policy);
 
         let shown_host = if loopback { "127.0.0.1".to_string() } else { args.host.to_string() };

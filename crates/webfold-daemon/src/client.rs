@@ -1,0 +1,262 @@
+//! Reaching the daemon from `webfold mcp` and the CLI: one unix socket,
+//! calls multiplexed by id, the daemon started when it is not running.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use serde_json::Value;
+use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
+use tokio::net::UnixStream;
+use tokio::net::unix::OwnedWriteHalf;
+use tokio::sync::{Mutex as AsyncMutex, oneshot};
+
+use crate::DaemonError;
+use crate::home::Home;
+use crate::ipc::{Hello, Request, Response};
+
+/// How long a started daemon has to open its socket.
+pub const START_TIMEOUT: Duration = Duration::from_secs(10);
+
+type Pending = Arc<Mutex<Option<HashMap<u64, oneshot::Sender<Response>>>>>;
+
+/// One connection to the daemon.
+pub struct Connection {
+    write: AsyncMutex<OwnedWriteHalf>,
+    pending: Pending,
+    next: AtomicU64,
+    closed: tokio::sync::watch::Receiver<bool>,
+}
+
+impl Connection {
+    pub async fn open(socket: &Path) -> Result<Connection, DaemonError> {
+        let stream = UnixStream::connect(socket)
+            .await
+            .map_err(|e| DaemonError::Unreachable(format!("{}: {e}", socket.display())))?;
+        let (read, write) = stream.into_split();
+        let pending: Pending = Arc::new(Mutex::new(Some(HashMap::new())));
+        let reading = pending.clone();
+        let (closed_tx, closed) = tokio::sync::watch::channel(false);
+        tokio::spawn(async move {
+            let mut lines = BufReader::new(read).lines();
+            while let Ok(Some(line)) = lines.next_line().await {
+                let Ok(r) = serde_json::from_str::<Response>(&line) else {
+                    continue;
+                };
+                let waiter = reading
+                    .lock()
+                    .unwrap_or_else(|p| p.into_inner())
+                    .as_mut()
+                    .and_then(|m| m.remove(&r.id));
+                if let Some(w) = waiter {
+                    let _ = w.send(r);
+                }
+            }
+            // Closed: every waiting call fails, and later calls fail at once.
+            reading.lock().unwrap_or_else(|p| p.into_inner()).take();
+            let _ = closed_tx.send(true);
+        });
+        Ok(Connection {
+            write: AsyncMutex::new(write),
+            pending,
+            next: AtomicU64::new(1),
+            closed,
+        })
+    }
+
+    pub fn is_closed(&self) -> bool {
+        self.pending
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .is_none()
+    }
+
+    /// Resolves when the daemon closes the connection.
+    pub async fn closed(&self) {
+        let mut rx = self.closed.clone();
+        let _ = rx.wait_for(|c| *c).await;
+    }
+
+    /// One call; the daemon's refusal comes back as `Err(message)`.
+    pub async fn call(&self, method: &str, params: Value) -> Result<Value, CallError> {
+        let id = self.next.fetch_add(1, Ordering::Relaxed);
+        let (tx, rx) = oneshot::channel();
+        match self
+            .pending
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .as_mut()
+        {
+            Some(m) => m.insert(id, tx),
+            None => return Err(CallError::Disconnected),
+        };
+        let mut line = serde_json::to_vec(&Request {
+            id,
+            method: method.into(),
+            params,
+        })
+        .unwrap_or_default();
+        line.push(b'\n');
+        if self.write.lock().await.write_all(&line).await.is_err() {
+            return Err(CallError::Disconnected);
+        }
+        match rx.await {
+            Ok(Response { error: Some(e), .. }) => Err(CallError::Refused(e)),
+            Ok(Response { result, .. }) => Ok(result.unwrap_or(Value::Null)),
+            Err(_) => Err(CallError::Disconnected),
+        }
+    }
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum CallError {
+    #[error("{0}")]
+    Refused(String),
+    #[error("the connection to the webfold daemon closed")]
+    Disconnected,
+}
+
+/// Connects, starting `webfold daemon` (the binary `exe`) when none answers.
+pub async fn connect_or_start(home: &Home, exe: &Path) -> Result<Connection, DaemonError> {
+    if let Ok(c) = Connection::open(&home.socket()).await {
+        return Ok(c);
+    }
+    start(home, exe)?;
+    let deadline = tokio::time::Instant::now() + START_TIMEOUT;
+    let mut tick = tokio::time::interval(Duration::from_millis(50));
+    loop {
+        tick.tick().await;
+        match Connection::open(&home.socket()).await {
+            Ok(c) => return Ok(c),
+            Err(e) if tokio::time::Instant::now() >= deadline => {
+                return Err(DaemonError::Unreachable(format!(
+                    "started it, but it did not answer within {} s ({e}); see {}",
+                    START_TIMEOUT.as_secs(),
+                    home.log().display()
+                )));
+            }
+            Err(_) => {}
+        }
+    }
+}
+
+/// Starts the daemon detached: its own process group (an agent's Ctrl-C
+/// does not stop it), output to the home's log.
+fn start(home: &Home, exe: &Path) -> Result<(), DaemonError> {
+    home.ensure()?;
+    let log = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(home.log())
+        .map_err(|e| DaemonError::io(&home.log(), e))?;
+    let err = log
+        .try_clone()
+        .map_err(|e| DaemonError::io(&home.log(), e))?;
+    let mut cmd = std::process::Command::new(exe);
+    cmd.arg("daemon")
+        .env("WEBFOLD_HOME", home.dir())
+        .stdin(std::process::Stdio::null())
+        .stdout(log)
+        .stderr(err);
+    #[cfg(unix)]
+    std::os::unix::process::CommandExt::process_group(&mut cmd, 0);
+    cmd.spawn()
+        .map(|_| ())
+        .map_err(|e| DaemonError::Setup(format!("cannot start {} daemon: {e}", exe.display())))
+}
+
+/// An agent process's link to the daemon: says hello on every (re)connect,
+/// so a restarted daemon finds the agent, and its unread messages, again.
+pub struct AgentLink {
+    home: Home,
+    exe: PathBuf,
+    hello: Hello,
+    conn: AsyncMutex<Option<Arc<Connection>>>,
+}
+
+impl AgentLink {
+    pub fn new(home: Home, exe: PathBuf, project: PathBuf, client: String) -> AgentLink {
+        let mut b = [0u8; 6];
+        let _ = getrandom::fill(&mut b);
+        let agent_id = format!(
+            "agent-{}",
+            b.iter().map(|x| format!("{x:02x}")).collect::<String>()
+        );
+        AgentLink {
+            home,
+            exe,
+            hello: Hello {
+                agent_id,
+                project,
+                client,
+            },
+            conn: AsyncMutex::new(None),
+        }
+    }
+
+    pub fn agent_id(&self) -> &str {
+        &self.hello.agent_id
+    }
+
+    async fn connection(&self) -> Result<Arc<Connection>, DaemonError> {
+        let mut slot = self.conn.lock().await;
+        if let Some(c) = slot.as_ref().filter(|c| !c.is_closed()) {
+            return Ok(c.clone());
+        }
+        let c = Arc::new(connect_or_start(&self.home, &self.exe).await?);
+        let hello = serde_json::to_value(&self.hello).unwrap_or(Value::Null);
+        c.call("hello", hello)
+            .await
+            .map_err(|e| DaemonError::Unreachable(e.to_string()))?;
+        *slot = Some(c.clone());
+        Ok(c)
+    }
+
+    /// Connects now (and keeps the connection): the agent shows in the tabs'
+    /// agents list before its first tool call.
+    pub async fn announce(&self) -> Result<(), DaemonError> {
+        self.connection().await.map(|_| ())
+    }
+
+    /// Keeps the agent announced: when the daemon goes away (a restart), it
+    /// reconnects as soon as a daemon answers again, without starting one
+    /// itself (a tool call does that).
+    pub fn keep_announced(self: &Arc<Self>) {
+        let link = self.clone();
+        tokio::spawn(async move {
+            let mut backoff = Duration::from_millis(100);
+            loop {
+                let current = link.conn.lock().await.clone();
+                match current.filter(|c| !c.is_closed()) {
+                    Some(c) => {
+                        c.closed().await;
+                        backoff = Duration::from_millis(100);
+                    }
+                    None => {
+                        let reached = Connection::open(&link.home.socket()).await.is_ok();
+                        if !(reached && link.connection().await.is_ok()) {
+                            tokio::time::sleep(backoff).await;
+                            backoff = (backoff * 2).min(Duration::from_secs(2));
+                        }
+                    }
+                }
+            }
+        });
+    }
+
+    /// A call, retried once on a fresh connection if the daemon went away.
+    pub async fn call(&self, method: &str, params: Value) -> Result<Value, String> {
+        for attempt in 0..2 {
+            let c = self.connection().await.map_err(|e| e.to_string())?;
+            match c.call(method, params.clone()).await {
+                Ok(v) => return Ok(v),
+                Err(CallError::Refused(e)) => return Err(e),
+                Err(CallError::Disconnected) if attempt == 0 => continue,
+                Err(e) => return Err(e.to_string()),
+            }
+        }
+        Err(CallError::Disconnected.to_string())
+    }
+}

@@ -1,0 +1,707 @@
+//! The daemon's state and its routing: tabs (sessions) on one side, coding
+//! agents on the other, and which message goes to whom.
+//!
+//! Routing rules, in order, for a user message from a tab:
+//! 1. the agent the message names (`agentId`);
+//! 2. the agent the tab selected (`select_agent`);
+//! 3. the only agent connected for the tab's project;
+//! 4. the only agent connected at all.
+//!
+//! Anything else is refused with the list of agents to choose from: a
+//! message is never guessed into the wrong editor. A reply goes to the tab
+//! whose session id it names, and nowhere else.
+
+use std::collections::{BTreeMap, HashMap, VecDeque};
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex, MutexGuard};
+
+use tokio::sync::{Notify, mpsc};
+use webfold_store::{HistoryStore, Message, Role};
+
+use crate::DaemonError;
+use crate::home::Home;
+use crate::project::{ProjectFiles, StoredContext};
+use crate::protocol::{
+    AgentInfo, AgentResponse, AgentResponseChunk, Agents, ContextStored, ErrorFrame, MessageStored,
+    PROTOCOL_VERSION, ServerFrame, SetContext, Status, StatusUpdate, UserMessage,
+};
+use crate::registry::Registry;
+
+/// Frames waiting for a tab that is offline (its service worker restarting).
+const MAX_OUTBOX: usize = 256;
+
+/// A connected extension socket.
+pub type Outbound = mpsc::Sender<ServerFrame>;
+
+#[derive(Default)]
+struct Session {
+    conns: Vec<(u64, Outbound)>,
+    contexts: VecDeque<StoredContext>,
+    selected_agent: Option<String>,
+    last_active: i64,
+    partial: HashMap<String, String>,
+    outbox: VecDeque<ServerFrame>,
+}
+
+struct Agent {
+    project: PathBuf,
+    client: String,
+    inbox: VecDeque<Delivery>,
+}
+
+#[derive(Clone, Debug)]
+struct Delivery {
+    history_id: i64,
+    session_id: String,
+    context_id: String,
+    message: String,
+    timestamp: i64,
+}
+
+#[derive(Default)]
+struct State {
+    agents: BTreeMap<String, Agent>,
+    sessions: BTreeMap<String, Session>,
+    /// `webfold ui N`: the session an agent of this project reads by default.
+    picked: HashMap<PathBuf, String>,
+    /// Bumped on every new selection or message, per project (waiters watch it).
+    activity: HashMap<PathBuf, u64>,
+    next_conn: u64,
+}
+
+/// Everything the daemon knows, shared by the WebSocket and agent sockets.
+pub struct Hub {
+    state: Mutex<State>,
+    changed: Notify,
+    home: Home,
+    registry: Registry,
+    histories: Mutex<HashMap<PathBuf, HistoryStore>>,
+}
+
+/// What `get_ui_context` answers.
+#[derive(Debug, serde::Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct UiContext {
+    pub session_id: String,
+    #[serde(flatten)]
+    pub context: StoredContext,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub user_message: Option<String>,
+    /// When the message (or, without one, the selection) arrived, ms since the epoch.
+    pub timestamp: i64,
+    /// Other tabs of the project, when the answer picked one of several.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub other_sessions: Vec<SessionInfo>,
+}
+
+/// A tab, as `list_sessions` and `webfold ui list` show it.
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SessionInfo {
+    pub session_id: String,
+    pub page_url: String,
+    pub page_title: String,
+    pub last_active: i64,
+    pub has_unread_message: bool,
+    pub connected: bool,
+}
+
+pub fn now_ms() -> i64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_millis() as i64)
+        .unwrap_or(0)
+}
+
+fn error(code: &str, message: impl Into<String>) -> ServerFrame {
+    ServerFrame::Error(ErrorFrame {
+        code: code.into(),
+        message: message.into(),
+    })
+}
+
+impl Hub {
+    pub fn new(home: Home) -> Result<Arc<Hub>, DaemonError> {
+        let registry = Registry::load(&home)?;
+        Ok(Arc::new(Hub {
+            state: Mutex::default(),
+            changed: Notify::new(),
+            home,
+            registry,
+            histories: Mutex::default(),
+        }))
+    }
+
+    fn state(&self) -> MutexGuard<'_, State> {
+        self.state.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    pub fn home(&self) -> &Home {
+        &self.home
+    }
+
+    fn history(&self, project: &Path) -> Result<HistoryStore, DaemonError> {
+        let mut h = self.histories.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some(store) = h.get(project) {
+            return Ok(store.clone());
+        }
+        let files = ProjectFiles::new(project);
+        files.ensure()?;
+        let store = HistoryStore::open(&files.history()).map_err(DaemonError::store)?;
+        h.insert(project.to_owned(), store.clone());
+        Ok(store)
+    }
+
+    fn files_of(&self, session_id: &str) -> ProjectFiles {
+        match self.registry.project_of(session_id) {
+            Some(p) => ProjectFiles::new(&p),
+            None => ProjectFiles::unbound(&self.home),
+        }
+    }
+
+    fn agents_frame(state: &State, session_id: &str) -> ServerFrame {
+        let selected = state
+            .sessions
+            .get(session_id)
+            .and_then(|s| s.selected_agent.clone())
+            .filter(|a| state.agents.contains_key(a));
+        ServerFrame::Agents(Agents {
+            protocol_version: PROTOCOL_VERSION,
+            agents: state
+                .agents
+                .iter()
+                .map(|(id, a)| AgentInfo {
+                    agent_id: id.clone(),
+                    project: a.project.display().to_string(),
+                    client: a.client.clone(),
+                })
+                .collect(),
+            selected,
+        })
+    }
+
+    /// Sends to every socket of a tab; with none, keeps it for the next one
+    /// (`queue`), or drops it (status updates are only news while they last).
+    fn send(state: &mut State, session_id: &str, frame: ServerFrame, queue: bool) -> bool {
+        let session = state.sessions.entry(session_id.to_string()).or_default();
+        session.conns.retain(|(_, tx)| !tx.is_closed());
+        if session.conns.is_empty() {
+            if queue {
+                if session.outbox.len() >= MAX_OUTBOX {
+                    session.outbox.pop_front();
+                }
+                session.outbox.push_back(frame);
+            }
+            return false;
+        }
+        // A socket that cannot keep up is dropped rather than block everyone.
+        session
+            .conns
+            .retain(|(_, tx)| tx.try_send(frame.clone()).is_ok());
+        true
+    }
+
+    fn broadcast_agents(state: &mut State) {
+        let ids: Vec<String> = state.sessions.keys().cloned().collect();
+        for id in ids {
+            let frame = Self::agents_frame(state, &id);
+            Self::send(state, &id, frame, false);
+        }
+    }
+
+    // ---- the extension's side ----
+
+    /// A tab connected: it is told the agents, and gets what waited for it.
+    pub fn connect_tab(&self, session_id: &str, tx: Outbound) -> u64 {
+        let mut st = self.state();
+        st.next_conn += 1;
+        let conn = st.next_conn;
+        let frame = Self::agents_frame(&st, session_id);
+        let session = st.sessions.entry(session_id.to_string()).or_default();
+        let _ = tx.try_send(frame);
+        while let Some(f) = session.outbox.pop_front() {
+            if tx.try_send(f).is_err() {
+                break;
+            }
+        }
+        session.conns.push((conn, tx));
+        conn
+    }
+
+    pub fn disconnect_tab(&self, session_id: &str, conn: u64) {
+        if let Some(s) = self.state().sessions.get_mut(session_id) {
+            s.conns.retain(|(c, _)| *c != conn);
+        }
+    }
+
+    /// Stores a selection; answers `context_stored` once it is on disk.
+    pub async fn set_context(&self, session_id: &str, ctx: SetContext) -> ServerFrame {
+        let context_id = format!("ctx-{}-{:04x}", now_ms(), rand_u16());
+        let project = self.bind_default(session_id);
+        let files = match &project {
+            Some(p) => ProjectFiles::new(p),
+            None => ProjectFiles::unbound(&self.home),
+        };
+        let stored = match files.store_context(session_id, &context_id, ctx).await {
+            Ok(s) => s,
+            Err(DaemonError::Input(e)) => return error("bad_frame", e),
+            Err(e) => return error("storage", e.to_string()),
+        };
+        let mut st = self.state();
+        let session = st.sessions.entry(session_id.to_string()).or_default();
+        session.last_active = stored.timestamp;
+        session.contexts.push_back(stored);
+        while session.contexts.len() > 20 {
+            session.contexts.pop_front();
+        }
+        if let Some(p) = project {
+            *st.activity.entry(p).or_default() += 1;
+        }
+        drop(st);
+        self.changed.notify_waiters();
+        ServerFrame::ContextStored(ContextStored { context_id })
+    }
+
+    /// The project a tab belongs to: its registered one, else the project
+    /// of the only connected agents (so a lone agent just works).
+    fn bind_default(&self, session_id: &str) -> Option<PathBuf> {
+        if let Some(p) = self.registry.project_of(session_id) {
+            return Some(p);
+        }
+        let st = self.state();
+        let mut projects: Vec<&PathBuf> = st.agents.values().map(|a| &a.project).collect();
+        projects.dedup();
+        match projects.as_slice() {
+            [only] => {
+                let only = (*only).clone();
+                drop(st);
+                let _ = self.registry.bind(session_id, &only);
+                Some(only)
+            }
+            _ => None,
+        }
+    }
+
+    /// A tab chose the agent it talks to.
+    pub fn select_agent(&self, session_id: &str, agent_id: &str) -> ServerFrame {
+        let mut st = self.state();
+        let Some(project) = st.agents.get(agent_id).map(|a| a.project.clone()) else {
+            return error(
+                "unknown_agent",
+                format!("no agent {agent_id} is connected; choose one from the agents list"),
+            );
+        };
+        st.sessions
+            .entry(session_id.to_string())
+            .or_default()
+            .selected_agent = Some(agent_id.to_string());
+        let frame = Self::agents_frame(&st, session_id);
+        drop(st);
+        if let Err(e) = self.registry.bind(session_id, &project) {
+            return error("storage", e.to_string());
+        }
+        frame
+    }
+
+    /// Routes a user message to one agent, stores it, and says so.
+    pub async fn user_message(&self, session_id: &str, m: UserMessage) -> ServerFrame {
+        let (agent_id, project) = match self.route(session_id, m.agent_id.as_deref()) {
+            Ok(r) => r,
+            Err(frame) => return frame,
+        };
+        if self.context(session_id, &m.context_id).is_none() {
+            return error(
+                "unknown_context",
+                format!(
+                    "context {} is not one of this tab's selections; pick the element again",
+                    m.context_id
+                ),
+            );
+        }
+        if let Err(e) = self.registry.bind(session_id, &project) {
+            return error("storage", e.to_string());
+        }
+        let timestamp = now_ms();
+        let stored = Message {
+            id: 0,
+            session_id: session_id.to_string(),
+            role: Role::User,
+            content: m.message.clone(),
+            context_id: Some(m.context_id.clone()),
+            agent_id: Some(agent_id.clone()),
+            timestamp,
+        };
+        let history_id = match self.history(&project) {
+            Ok(h) => match h.append(stored).await {
+                Ok(id) => id,
+                Err(e) => return error("storage", e.to_string()),
+            },
+            Err(e) => return error("storage", e.to_string()),
+        };
+        let mut st = self.state();
+        if let Some(agent) = st.agents.get_mut(&agent_id) {
+            agent.inbox.push_back(Delivery {
+                history_id,
+                session_id: session_id.to_string(),
+                context_id: m.context_id.clone(),
+                message: m.message,
+                timestamp,
+            });
+        }
+        st.sessions
+            .entry(session_id.to_string())
+            .or_default()
+            .last_active = timestamp;
+        *st.activity.entry(project).or_default() += 1;
+        drop(st);
+        self.changed.notify_waiters();
+        ServerFrame::MessageStored(MessageStored {
+            context_id: m.context_id,
+            agent_id,
+        })
+    }
+
+    fn route(
+        &self,
+        session_id: &str,
+        named: Option<&str>,
+    ) -> Result<(String, PathBuf), ServerFrame> {
+        let st = self.state();
+        let project_of = |id: &str| {
+            st.agents
+                .get(id)
+                .map(|a| (id.to_string(), a.project.clone()))
+        };
+        if let Some(id) = named {
+            return project_of(id).ok_or_else(|| {
+                error(
+                    "unknown_agent",
+                    format!("no agent {id} is connected; choose one from the agents list"),
+                )
+            });
+        }
+        let selected = st
+            .sessions
+            .get(session_id)
+            .and_then(|s| s.selected_agent.as_deref());
+        if let Some(r) = selected.and_then(project_of) {
+            return Ok(r);
+        }
+        if let Some(project) = self.registry.project_of(session_id) {
+            let mine: Vec<&String> = st
+                .agents
+                .iter()
+                .filter(|(_, a)| a.project == project)
+                .map(|(id, _)| id)
+                .collect();
+            if let [only] = mine.as_slice() {
+                return Ok(((*only).clone(), project));
+            }
+        }
+        match st.agents.len() {
+            0 => Err(error(
+                "no_agent",
+                "no coding agent is connected: start one with webfold's MCP server (webfold mcp), then send again",
+            )),
+            1 => Ok(st
+                .agents
+                .iter()
+                .next()
+                .map(|(id, a)| (id.clone(), a.project.clone()))
+                .unwrap_or_default()),
+            n => Err(error(
+                "choose_agent",
+                format!("{n} coding agents are connected: choose one (select_agent or agentId)"),
+            )),
+        }
+    }
+
+    fn context(&self, session_id: &str, context_id: &str) -> Option<StoredContext> {
+        let st = self.state();
+        let found = st
+            .sessions
+            .get(session_id)
+            .and_then(|s| s.contexts.iter().find(|c| c.context_id == context_id))
+            .cloned();
+        drop(st);
+        found.or_else(|| {
+            self.files_of(session_id)
+                .load_context(session_id, context_id)
+        })
+    }
+
+    // ---- the agents' side ----
+
+    /// An agent process announced itself; its unread messages (from before
+    /// a daemon restart) go back to its inbox.
+    pub async fn connect_agent(
+        &self,
+        agent_id: &str,
+        project: PathBuf,
+        client: String,
+    ) -> Result<(), String> {
+        if self.state().agents.contains_key(agent_id) {
+            return Err(format!("agent id {agent_id} is already connected"));
+        }
+        let mut inbox = VecDeque::new();
+        if let Ok(h) = self.history(&project) {
+            for m in h.undelivered(agent_id).await.unwrap_or_default() {
+                inbox.push_back(Delivery {
+                    history_id: m.id,
+                    session_id: m.session_id,
+                    context_id: m.context_id.unwrap_or_default(),
+                    message: m.content,
+                    timestamp: m.timestamp,
+                });
+            }
+        }
+        let mut st = self.state();
+        st.agents.insert(
+            agent_id.to_string(),
+            Agent {
+                project,
+                client,
+                inbox,
+            },
+        );
+        Self::broadcast_agents(&mut st);
+        Ok(())
+    }
+
+    pub fn disconnect_agent(&self, agent_id: &str) {
+        let mut st = self.state();
+        if st.agents.remove(agent_id).is_some() {
+            Self::broadcast_agents(&mut st);
+        }
+    }
+
+    /// The project an agent announced.
+    pub fn agent_project(&self, agent_id: &str) -> Result<PathBuf, String> {
+        self.project_of_agent(agent_id)
+    }
+
+    fn project_of_agent(&self, agent_id: &str) -> Result<PathBuf, String> {
+        self.state()
+            .agents
+            .get(agent_id)
+            .map(|a| a.project.clone())
+            .ok_or_else(|| "this agent is not connected to the daemon".to_string())
+    }
+
+    /// The next message for `agent_id` (waiting up to `wait` for one, or
+    /// for a new selection), else the latest selection of its project.
+    pub async fn get_ui_context(
+        &self,
+        agent_id: &str,
+        session_id: Option<&str>,
+        wait: std::time::Duration,
+    ) -> Result<Option<UiContext>, String> {
+        let project = self.project_of_agent(agent_id)?;
+        let deadline = tokio::time::Instant::now() + wait;
+        let seen = self.activity(&project);
+        loop {
+            let notified = self.changed.notified();
+            tokio::pin!(notified);
+            notified.as_mut().enable();
+            if let Some(d) = self.take_delivery(agent_id, session_id) {
+                if let Ok(h) = self.history(&project) {
+                    let _ = h.mark_delivered(d.history_id).await;
+                }
+                let context = self.context(&d.session_id, &d.context_id);
+                return Ok(context.map(|context| UiContext {
+                    session_id: d.session_id,
+                    context,
+                    user_message: Some(d.message),
+                    timestamp: d.timestamp,
+                    other_sessions: Vec::new(),
+                }));
+            }
+            let fresh = self.activity(&project) != seen;
+            if fresh || tokio::time::Instant::now() >= deadline {
+                return Ok(self.latest_selection(&project, agent_id, session_id));
+            }
+            if tokio::time::timeout_at(deadline, notified).await.is_err() {
+                return Ok(self.latest_selection(&project, agent_id, session_id));
+            }
+        }
+    }
+
+    fn activity(&self, project: &Path) -> u64 {
+        self.state().activity.get(project).copied().unwrap_or(0)
+    }
+
+    fn take_delivery(&self, agent_id: &str, session_id: Option<&str>) -> Option<Delivery> {
+        let mut st = self.state();
+        let inbox = &mut st.agents.get_mut(agent_id)?.inbox;
+        let at = inbox
+            .iter()
+            .position(|d| session_id.is_none_or(|s| s == d.session_id))?;
+        inbox.remove(at)
+    }
+
+    fn latest_selection(
+        &self,
+        project: &Path,
+        agent_id: &str,
+        session_id: Option<&str>,
+    ) -> Option<UiContext> {
+        let sessions = self.sessions_of(project, agent_id);
+        let picked = self.state().picked.get(project).cloned();
+        let chosen = session_id
+            .map(str::to_string)
+            .or(picked)
+            .or_else(|| sessions.first().map(|s| s.session_id.clone()))?;
+        let context = {
+            let st = self.state();
+            st.sessions
+                .get(&chosen)
+                .and_then(|s| s.contexts.back().cloned())
+        }
+        .or_else(|| self.files_of(&chosen).latest_context(&chosen))?;
+        Some(UiContext {
+            timestamp: context.timestamp,
+            session_id: chosen.clone(),
+            context,
+            user_message: None,
+            other_sessions: sessions
+                .into_iter()
+                .filter(|s| s.session_id != chosen)
+                .collect(),
+        })
+    }
+
+    /// The tabs of a project, most recently active first.
+    pub fn sessions_of(&self, project: &Path, agent_id: &str) -> Vec<SessionInfo> {
+        let ids = self.registry.sessions_of(project);
+        let st = self.state();
+        let unread: Vec<&str> = st
+            .agents
+            .get(agent_id)
+            .map(|a| a.inbox.iter().map(|d| d.session_id.as_str()).collect())
+            .unwrap_or_default();
+        let mut out: Vec<SessionInfo> = ids
+            .into_iter()
+            .filter_map(|id| {
+                let live = st.sessions.get(&id);
+                let latest = live
+                    .and_then(|s| s.contexts.back().cloned())
+                    .or_else(|| ProjectFiles::new(project).latest_context(&id))?;
+                Some(SessionInfo {
+                    has_unread_message: unread.contains(&id.as_str()),
+                    connected: live.is_some_and(|s| s.conns.iter().any(|(_, t)| !t.is_closed())),
+                    last_active: live.map(|s| s.last_active).unwrap_or(latest.timestamp),
+                    page_url: latest.page.url.clone(),
+                    page_title: latest.page.title.clone(),
+                    session_id: id,
+                })
+            })
+            .collect();
+        out.sort_by_key(|s| std::cmp::Reverse(s.last_active));
+        out
+    }
+
+    /// `webfold ui N`: the tab agents of `project` read by default.
+    pub fn pick(&self, project: &Path, session_id: &str) {
+        self.state()
+            .picked
+            .insert(project.to_owned(), session_id.to_string());
+    }
+
+    /// Sends an answer (or a part of one) to the tab it answers.
+    pub async fn respond(
+        &self,
+        agent_id: &str,
+        session_id: &str,
+        context_id: &str,
+        message: &str,
+        complete: bool,
+    ) -> Result<bool, String> {
+        let project = self.project_of_agent(agent_id)?;
+        let known = self.state().sessions.contains_key(session_id)
+            || self.registry.project_of(session_id).is_some();
+        if !known {
+            return Err(format!(
+                "no tab has session {session_id}; list_sessions shows this project's tabs"
+            ));
+        }
+        let full = {
+            let mut st = self.state();
+            let session = st.sessions.entry(session_id.to_string()).or_default();
+            if !complete {
+                session
+                    .partial
+                    .entry(context_id.to_string())
+                    .or_default()
+                    .push_str(message);
+                let frame = ServerFrame::AgentResponseChunk(AgentResponseChunk {
+                    context_id: context_id.to_string(),
+                    chunk: message.to_string(),
+                });
+                return Ok(Self::send(&mut st, session_id, frame, true));
+            }
+            let mut full = session.partial.remove(context_id).unwrap_or_default();
+            full.push_str(message);
+            full
+        };
+        let stored = Message {
+            id: 0,
+            session_id: session_id.to_string(),
+            role: Role::Assistant,
+            content: full.clone(),
+            context_id: Some(context_id.to_string()),
+            agent_id: Some(agent_id.to_string()),
+            timestamp: now_ms(),
+        };
+        self.history(&project)
+            .map_err(|e| e.to_string())?
+            .append(stored)
+            .await
+            .map_err(|e| e.to_string())?;
+        let frame = ServerFrame::AgentResponse(AgentResponse {
+            context_id: context_id.to_string(),
+            message: full,
+            is_complete: true,
+        });
+        Ok(Self::send(&mut self.state(), session_id, frame, true))
+    }
+
+    pub fn update_status(
+        &self,
+        agent_id: &str,
+        session_id: &str,
+        status: Status,
+        detail: Option<String>,
+    ) -> Result<bool, String> {
+        self.project_of_agent(agent_id)?;
+        let frame = ServerFrame::StatusUpdate(StatusUpdate { status, detail });
+        Ok(Self::send(&mut self.state(), session_id, frame, false))
+    }
+
+    pub async fn history_of(
+        &self,
+        agent_id: &str,
+        session_id: &str,
+        limit: usize,
+    ) -> Result<Vec<Message>, String> {
+        let project = self.project_of_agent(agent_id)?;
+        let h = self.history(&project).map_err(|e| e.to_string())?;
+        h.recent(session_id, limit).await.map_err(|e| e.to_string())
+    }
+
+    /// Agents and tabs, for `webfold doctor`.
+    pub fn counts(&self) -> (usize, usize) {
+        let st = self.state();
+        let tabs = st
+            .sessions
+            .values()
+            .filter(|s| s.conns.iter().any(|(_, t)| !t.is_closed()))
+            .count();
+        (st.agents.len(), tabs)
+    }
+}
+
+fn rand_u16() -> u16 {
+    let mut b = [0u8; 2];
+    let _ = getrandom::fill(&mut b);
+    u16::from_le_bytes(b)
+}

@@ -1,0 +1,64 @@
+//! webfold-daemon: the UI chatter daemon. A user points at an element in the
+//! browser and writes; a coding agent (Claude Code, Cursor, …) reads the
+//! selection through webfold's MCP tools and answers into the browser.
+//!
+//! ```text
+//! extension ──WebSocket (loopback, Origin + token)──▶ daemon ◀──unix socket (0600)── webfold mcp ◀─stdio─ agent
+//! ```
+//!
+//! - [`protocol`]: the WebSocket frames (strict, versioned, JSON Schema checked in).
+//! - [`auth`]: Host, Origin and token checks; the extension's fixed id.
+//! - [`hub`]: tabs, agents and routing: a message reaches exactly one agent,
+//!   an answer exactly the tab it answers.
+//! - [`ws`] and [`ipc`]: the two listeners; [`client`]: how `webfold mcp` and
+//!   the CLI reach the daemon (starting it when absent).
+//! - [`registry`], [`project`], [`home`]: what is kept on disk, private to the user.
+//! - [`daemon`]: one daemon per user, run in the foreground.
+
+pub mod auth;
+pub mod client;
+pub mod daemon;
+pub mod home;
+pub mod hub;
+pub mod ipc;
+pub mod project;
+pub mod protocol;
+pub mod registry;
+pub mod ws;
+
+use std::path::Path;
+
+/// What can go wrong; each message says what to do next.
+#[derive(Debug, thiserror::Error)]
+pub enum DaemonError {
+    #[error("{0}")]
+    Setup(String),
+    #[error("{path}: {source}")]
+    Io {
+        path: String,
+        source: std::io::Error,
+    },
+    #[error("{0}")]
+    Input(String),
+    #[error("{0}")]
+    Store(String),
+    #[error(
+        "another webfold daemon is running{0}; `webfold doctor` shows it, or stop it before starting one here"
+    )]
+    AlreadyRunning(String),
+    #[error("the webfold daemon is not reachable: {0}")]
+    Unreachable(String),
+}
+
+impl DaemonError {
+    pub fn io(path: &Path, source: std::io::Error) -> DaemonError {
+        DaemonError::Io {
+            path: path.display().to_string(),
+            source,
+        }
+    }
+
+    pub fn store(e: webfold_store::StoreError) -> DaemonError {
+        DaemonError::Store(e.to_string())
+    }
+}

@@ -1,0 +1,335 @@
+//! The WebSocket protocol between the extension and the daemon.
+//!
+//! Every frame is a JSON object `{"type": …, "payload": …}` (seed 004's
+//! shape; `ping`/`pong` carry no payload). Field names are camelCase as the
+//! extension writes them. Parsing is strict: unknown types and fields are
+//! errors, answered with an `error` frame that names the problem. The JSON
+//! Schema of both directions is checked in at `schema/daemon-protocol.schema.json`.
+
+use std::collections::BTreeMap;
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+/// The protocol's version: the daemon announces it in `agents`; a client
+/// that needs more can tell.
+pub const PROTOCOL_VERSION: u32 = 1;
+
+/// Largest WebSocket message the daemon reads (a page's HTML rides along).
+pub const MAX_MESSAGE_BYTES: usize = 24 * 1024 * 1024;
+/// Largest screenshot, decoded.
+pub const MAX_SCREENSHOT_BYTES: usize = 8 * 1024 * 1024;
+/// Largest page HTML a selection may carry.
+pub const MAX_HTML_BYTES: usize = 16 * 1024 * 1024;
+/// Largest user message.
+pub const MAX_USER_MESSAGE_BYTES: usize = 64 * 1024;
+
+/// What the extension sends.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(
+    tag = "type",
+    content = "payload",
+    rename_all = "snake_case",
+    deny_unknown_fields
+)]
+pub enum ClientFrame {
+    /// The element the user picked, with its surroundings.
+    SetContext(Box<SetContext>),
+    /// What the user wrote about a selection.
+    UserMessage(UserMessage),
+    /// Which connected coding agent this tab talks to.
+    SelectAgent(SelectAgent),
+    /// Keepalive (the extension's service worker sends one every 20 s).
+    Ping,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct SetContext {
+    pub element: Element,
+    pub ancestors: Vec<Ancestor>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub children: Option<Vec<Child>>,
+    pub page: PageInfo,
+    /// Base64 PNG of the visible tab (may be absent when the browser refused a capture).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub screenshot: Option<String>,
+    /// A CSS selector that matches exactly the picked element.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub selector: Option<String>,
+    /// The page's HTML as the user sees it, so page views can read it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub html: Option<String>,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct Element {
+    pub tag_name: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub id: Option<String>,
+    pub class_list: Vec<String>,
+    pub text_content: String,
+    pub attributes: BTreeMap<String, String>,
+    pub bounding_box: BoundingBox,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct BoundingBox {
+    pub x: f64,
+    pub y: f64,
+    pub width: f64,
+    pub height: f64,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct Ancestor {
+    pub tag_name: String,
+    pub class_list: Vec<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub id: Option<String>,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct Child {
+    pub tag_name: String,
+    pub class_list: Vec<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub text_content: Option<String>,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct PageInfo {
+    pub url: String,
+    pub title: String,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct UserMessage {
+    pub context_id: String,
+    pub message: String,
+    /// The agent to ask; without it, the tab's selected agent (or the only one).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub agent_id: Option<String>,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct SelectAgent {
+    pub agent_id: String,
+}
+
+/// The token, when it could not travel as a subprotocol: the first frame,
+/// flat as pairing describes it: `{"type": "hello", "token": "…"}`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Hello {
+    /// Always "hello".
+    #[serde(rename = "type")]
+    pub kind: String,
+    pub token: String,
+}
+
+/// The token of a hello frame, if `text` is one.
+pub fn parse_hello(text: &str) -> Option<String> {
+    serde_json::from_str::<Hello>(text)
+        .ok()
+        .filter(|h| h.kind == "hello")
+        .map(|h| h.token)
+}
+
+/// What the daemon sends.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(tag = "type", content = "payload", rename_all = "snake_case")]
+pub enum ServerFrame {
+    /// The selection is stored (on disk) under this id.
+    ContextStored(ContextStored),
+    /// The message is stored and queued for this agent.
+    MessageStored(MessageStored),
+    StatusUpdate(StatusUpdate),
+    AgentResponse(AgentResponse),
+    AgentResponseChunk(AgentResponseChunk),
+    /// The coding agents connected now, sent on connect and on every change.
+    Agents(Agents),
+    Error(ErrorFrame),
+    Pong,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct ContextStored {
+    pub context_id: String,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct MessageStored {
+    pub context_id: String,
+    pub agent_id: String,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum Status {
+    Idle,
+    Thinking,
+    Searching,
+    Editing,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct StatusUpdate {
+    pub status: Status,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub detail: Option<String>,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct AgentResponse {
+    pub context_id: String,
+    /// Markdown.
+    pub message: String,
+    pub is_complete: bool,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct AgentResponseChunk {
+    pub context_id: String,
+    pub chunk: String,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct Agents {
+    pub protocol_version: u32,
+    pub agents: Vec<AgentInfo>,
+    /// The agent this tab talks to, when one is chosen.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub selected: Option<String>,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct AgentInfo {
+    pub agent_id: String,
+    /// The project directory the agent works in.
+    pub project: String,
+    /// The agent's client, as it named itself (e.g. "claude-code").
+    pub client: String,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct ErrorFrame {
+    /// A stable code: `bad_frame`, `unauthorized`, `too_large`, `unknown_context`,
+    /// `no_agent`, `choose_agent`, `unknown_agent`, `storage`.
+    pub code: String,
+    pub message: String,
+}
+
+/// Reads one client frame; the error names the field at fault.
+pub fn parse_client_frame(text: &str) -> Result<ClientFrame, String> {
+    let mut de = serde_json::Deserializer::from_str(text);
+    match serde_path_to_error::deserialize::<_, ClientFrame>(&mut de) {
+        Ok(frame) => de
+            .end()
+            .map(|_| frame)
+            .map_err(|_| "the frame has trailing characters after its JSON object".to_string()),
+        Err(e) => {
+            let path = e.path().to_string();
+            let inner = e.into_inner().to_string();
+            Err(if path == "." || path.is_empty() {
+                format!("not a valid frame: {inner}")
+            } else {
+                format!("not a valid frame at {path}: {inner}")
+            })
+        }
+    }
+}
+
+/// A tab's session id: the lowercase hex SHA-256 of (tab id, origin, time),
+/// made by the extension. It names files, so nothing else is accepted.
+pub fn is_session_id(s: &str) -> bool {
+    s.len() == 64
+        && s.bytes()
+            .all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b))
+}
+
+/// The JSON Schema of both directions, as checked in.
+pub fn json_schema() -> serde_json::Value {
+    let client = schemars::schema_for!(ClientFrame);
+    let server = schemars::schema_for!(ServerFrame);
+    serde_json::json!({
+        "$schema": "https://json-schema.org/draft/2020-12/schema",
+        "title": "webfold daemon WebSocket protocol",
+        "version": PROTOCOL_VERSION,
+        "description": "Frames between the webfold extension and the webfold daemon, at ws://127.0.0.1:PORT/ws?sessionId=…",
+        "extensionToDaemon": client,
+        "helloFrame": schemars::schema_for!(Hello),
+        "daemonToExtension": server,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn frames_read_as_the_extension_writes_them() {
+        let f = parse_client_frame(r#"{"type":"ping"}"#).unwrap();
+        assert_eq!(f, ClientFrame::Ping);
+        let f = parse_client_frame(
+            r#"{"type":"user_message","payload":{"contextId":"c1","message":"make it blue"}}"#,
+        )
+        .unwrap();
+        assert!(matches!(f, ClientFrame::UserMessage(m) if m.message == "make it blue"));
+        let f = parse_client_frame(
+            r#"{"type":"set_context","payload":{"element":{"tagName":"BUTTON","classList":["cta"],"textContent":"Buy","attributes":{"type":"submit"},"boundingBox":{"x":1,"y":2,"width":30,"height":10}},"ancestors":[{"tagName":"FORM","classList":[]}],"page":{"url":"http://x/","title":"X"},"screenshot":"iVBORw0KGgo="}}"#,
+        )
+        .unwrap();
+        assert!(matches!(f, ClientFrame::SetContext(c) if c.element.tag_name == "BUTTON"));
+    }
+
+    #[test]
+    fn mistakes_name_the_field() {
+        for (frame, says) in [
+            (r#"{"type":"fly"}"#, "unknown variant `fly`"),
+            (
+                r#"{"type":"user_message","payload":{"contextId":"c"}}"#,
+                "missing field `message`",
+            ),
+            (
+                r#"{"type":"user_message","payload":{"contextId":"c","message":"m","extra":1}}"#,
+                "unknown field `extra`",
+            ),
+            (
+                r#"{"type":"set_context","payload":{"element":{"tagName":"A","classList":[],"textContent":"","attributes":{},"boundingBox":{"x":0,"y":0,"width":"wide","height":0}},"ancestors":[],"page":{"url":"u","title":"t"}}}"#,
+                "payload.element.boundingBox.width",
+            ),
+            ("not json", "not a valid frame"),
+        ] {
+            let e = parse_client_frame(frame).unwrap_err();
+            assert!(e.contains(says), "{frame}: {e}");
+        }
+    }
+
+    #[test]
+    fn session_ids_are_lowercase_sha256_hex() {
+        assert!(is_session_id(&"ab12".repeat(16)));
+        for bad in [
+            "".to_string(),
+            "AB12".repeat(16),
+            "ab12".repeat(15),
+            format!("{}g", "a".repeat(63)),
+            format!("../{}", "a".repeat(61)),
+        ] {
+            assert!(!is_session_id(&bad), "{bad}");
+        }
+    }
+}

@@ -1,0 +1,74 @@
+use clap::Parser;
+use webfold_daemon::auth::{EXTENSION_ID, Token, allowed_extensions, is_extension_id};
+use webfold_daemon::daemon::{DEFAULT_PORT, Endpoint};
+use webfold_daemon::home::{Home, write_private};
+
+/// Print what the browser extension needs to connect: the daemon's address,
+/// the token and how to present it, and the extension origins allowed.
+#[derive(Parser)]
+pub struct Args {
+    /// Also allow this extension id (a development copy or a store build)
+    #[arg(long, value_name = "ID")]
+    allow_extension: Option<String>,
+    /// Print JSON
+    #[arg(long)]
+    json: bool,
+}
+
+pub fn run(args: Args) -> anyhow::Result<()> {
+    let home = Home::from_env()?;
+    let token = Token::load_or_create(&home)?;
+    if let Some(id) = &args.allow_extension {
+        anyhow::ensure!(
+            is_extension_id(id),
+            "'{id}' is not an extension id: it is 32 letters a to p, as chrome://extensions shows it"
+        );
+        let mut ids = allowed_extensions(&home);
+        if !ids.contains(id) {
+            ids.push(id.clone());
+            let extra: Vec<&str> = ids
+                .iter()
+                .map(String::as_str)
+                .filter(|i| *i != EXTENSION_ID)
+                .collect();
+            write_private(
+                &home.extensions(),
+                format!("{}\n", extra.join("\n")).as_bytes(),
+            )?;
+        }
+    }
+    let running = Endpoint::read(&home);
+    let port = running.as_ref().map(|e| e.port).unwrap_or(DEFAULT_PORT);
+    let origins: Vec<String> = allowed_extensions(&home)
+        .into_iter()
+        .map(|id| format!("chrome-extension://{id}"))
+        .collect();
+    if args.json {
+        let out = serde_json::json!({
+            "ws_url": format!("ws://127.0.0.1:{port}/ws"),
+            "session_param": "sessionId",
+            "token": token.as_str(),
+            "auth": "subprotocol",
+            "subprotocol": token.subprotocol(),
+            "origin": origins[0],
+            "origins": origins,
+            "daemon_running": running.is_some(),
+        });
+        println!("{}", serde_json::to_string_pretty(&out)?);
+        return Ok(());
+    }
+    println!("WebSocket: ws://127.0.0.1:{port}/ws?sessionId=<the tab's session id>");
+    println!("Token:     {}", token.as_str());
+    println!(
+        "Present it as the WebSocket subprotocol {}",
+        token.subprotocol()
+    );
+    println!("  (or send {{\"type\":\"hello\",\"token\":\"…\"}} as the first frame).");
+    println!("Allowed:   {}", origins.join(", "));
+    if running.is_none() {
+        println!(
+            "The daemon is not running: start it with `webfold daemon` (a `webfold mcp --tools …,ui` starts it too)."
+        );
+    }
+    Ok(())
+}

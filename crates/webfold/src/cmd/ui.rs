@@ -1,0 +1,99 @@
+use anyhow::Context;
+use clap::Parser;
+use serde_json::json;
+use webfold_daemon::client::Connection;
+use webfold_daemon::home::Home;
+use webfold_daemon::hub::SessionInfo;
+
+/// List this project's browser tabs (`ui list`), or pick the one agents read
+/// by default (`ui 2`).
+#[derive(Parser)]
+pub struct Args {
+    /// `list`, or a tab's number from the list (`2` or `#2`)
+    #[arg(default_value = "list")]
+    what: String,
+    /// Print JSON
+    #[arg(long)]
+    json: bool,
+}
+
+pub fn run(args: Args) -> anyhow::Result<()> {
+    let home = Home::from_env()?;
+    let project = std::env::current_dir().context("cannot read the working directory")?;
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .context("cannot start the async runtime")?;
+    runtime.block_on(async {
+        let conn = Connection::open(&home.socket()).await.map_err(|_| {
+            anyhow::anyhow!("the webfold daemon is not running: start it with `webfold daemon`")
+        })?;
+        let listed = conn
+            .call("ui_list", json!({ "project": project }))
+            .await
+            .map_err(|e| anyhow::anyhow!("{e}"))?;
+        let sessions: Vec<SessionInfo> = serde_json::from_value(listed["sessions"].clone())?;
+        if args.what == "list" {
+            return print_list(&sessions, args.json);
+        }
+        let n: usize = args
+            .what
+            .trim_start_matches('#')
+            .parse()
+            .ok()
+            .filter(|n| (1..=sessions.len()).contains(n))
+            .with_context(|| {
+                format!(
+                    "'{}' is not a tab number: `webfold ui list` shows {} tab(s)",
+                    args.what,
+                    sessions.len()
+                )
+            })?;
+        let picked = &sessions[n - 1];
+        conn.call(
+            "ui_pick",
+            json!({ "project": project, "sessionId": picked.session_id }),
+        )
+        .await
+        .map_err(|e| anyhow::anyhow!("{e}"))?;
+        if args.json {
+            println!("{}", serde_json::to_string(picked)?);
+        } else {
+            println!(
+                "Agents of this project now read #{n}: {} ({})",
+                picked.page_title, picked.page_url
+            );
+        }
+        Ok(())
+    })
+}
+
+fn print_list(sessions: &[SessionInfo], json: bool) -> anyhow::Result<()> {
+    if json {
+        println!("{}", serde_json::to_string_pretty(sessions)?);
+        return Ok(());
+    }
+    if sessions.is_empty() {
+        println!(
+            "No browser tabs for this project yet: pick an element with the webfold extension."
+        );
+        return Ok(());
+    }
+    let now = webfold_daemon::hub::now_ms();
+    for (i, s) in sessions.iter().enumerate() {
+        let ago = (now - s.last_active).max(0) / 1000;
+        println!(
+            "#{} {}  {}  ({ago} s ago{}{})",
+            i + 1,
+            s.page_title,
+            s.page_url,
+            if s.connected { ", open" } else { "" },
+            if s.has_unread_message {
+                ", unread message"
+            } else {
+                ""
+            }
+        );
+    }
+    Ok(())
+}

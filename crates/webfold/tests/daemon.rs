@@ -1,0 +1,602 @@
+//! The UI chatter daemon as the extension and agents meet it: the real
+//! `webfold daemon` process, a scripted WebSocket client playing the
+//! extension, and agent connections on the daemon's socket.
+
+use std::io::{BufRead, BufReader};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::Duration;
+
+use futures_util::{SinkExt, StreamExt};
+use serde_json::{Value, json};
+use tokio::net::TcpStream;
+use tokio_tungstenite::tungstenite::client::IntoClientRequest;
+use tokio_tungstenite::tungstenite::http::HeaderValue;
+use tokio_tungstenite::tungstenite::{Error as WsError, Message};
+use tokio_tungstenite::{MaybeTlsStream, WebSocketStream};
+use webfold_daemon::auth::EXTENSION_ID;
+use webfold_daemon::client::Connection;
+use webfold_daemon::home::Home;
+
+const BIN: &str = env!("CARGO_BIN_EXE_webfold");
+const WAIT: Duration = Duration::from_secs(10);
+
+fn scratch(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("webfold-daemon-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+struct Daemon {
+    child: Child,
+    home: Home,
+    port: u16,
+    token: String,
+}
+
+impl Drop for Daemon {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// Starts `webfold daemon` on `port` (0: any) and waits for its ready line.
+fn daemon(home: &Path, port: u16) -> Daemon {
+    let mut child = Command::new(BIN)
+        .args(["daemon", "--port", &port.to_string()])
+        .env("WEBFOLD_HOME", home)
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut line = String::new();
+    BufReader::new(child.stderr.take().unwrap())
+        .read_line(&mut line)
+        .unwrap();
+    assert!(
+        line.contains("ws://127.0.0.1:"),
+        "daemon did not start: {line}"
+    );
+    let home = Home::at(home.to_owned());
+    let endpoint = webfold_daemon::daemon::Endpoint::read(&home).expect("daemon.json");
+    let token = std::fs::read_to_string(home.token()).unwrap();
+    Daemon {
+        child,
+        port: endpoint.port,
+        home,
+        token,
+    }
+}
+
+fn session(n: u32) -> String {
+    format!("{:064x}", 0xabc0_0000_u64 + u64::from(n))
+}
+
+type Ws = WebSocketStream<MaybeTlsStream<TcpStream>>;
+
+/// Opens a tab's socket with the given headers; `Err` carries the HTTP status.
+async fn open(
+    port: u16,
+    query: &str,
+    origin: Option<&str>,
+    protocol: Option<&str>,
+    host: Option<&str>,
+) -> Result<Ws, u16> {
+    let mut req = format!("ws://127.0.0.1:{port}/ws{query}")
+        .into_client_request()
+        .unwrap();
+    let h = req.headers_mut();
+    if let Some(o) = origin {
+        h.insert("origin", HeaderValue::from_str(o).unwrap());
+    }
+    if let Some(p) = protocol {
+        h.insert("sec-websocket-protocol", HeaderValue::from_str(p).unwrap());
+    }
+    if let Some(host) = host {
+        h.insert("host", HeaderValue::from_str(host).unwrap());
+    }
+    match tokio_tungstenite::connect_async(req).await {
+        Ok((ws, resp)) => {
+            assert!(resp.headers().get("access-control-allow-origin").is_none());
+            Ok(ws)
+        }
+        Err(WsError::Http(resp)) => {
+            assert!(resp.headers().get("access-control-allow-origin").is_none());
+            Err(resp.status().as_u16())
+        }
+        Err(e) => panic!("connect failed: {e}"),
+    }
+}
+
+fn origin() -> String {
+    format!("chrome-extension://{EXTENSION_ID}")
+}
+
+struct Tab {
+    ws: Ws,
+    session: String,
+}
+
+impl Tab {
+    async fn open(d: &Daemon, n: u32) -> Tab {
+        let session = session(n);
+        let proto = format!("webfold.token.{}", d.token);
+        let ws = open(
+            d.port,
+            &format!("?sessionId={session}"),
+            Some(&origin()),
+            Some(&proto),
+            None,
+        )
+        .await
+        .expect("paired tab connects");
+        Tab { ws, session }
+    }
+
+    async fn send(&mut self, v: Value) {
+        self.ws
+            .send(Message::Text(v.to_string().into()))
+            .await
+            .unwrap();
+    }
+
+    async fn send_text(&mut self, s: &str) {
+        self.ws
+            .send(Message::Text(s.to_string().into()))
+            .await
+            .unwrap();
+    }
+
+    /// The next frame that is not an agents list.
+    async fn next(&mut self) -> Value {
+        loop {
+            let v = self.next_any().await;
+            if v["type"] != "agents" {
+                return v;
+            }
+        }
+    }
+
+    async fn next_any(&mut self) -> Value {
+        loop {
+            let msg = tokio::time::timeout(WAIT, self.ws.next())
+                .await
+                .expect("a frame within 10 s")
+                .expect("socket open")
+                .expect("readable frame");
+            if let Message::Text(t) = msg {
+                return serde_json::from_str(&t).unwrap();
+            }
+        }
+    }
+
+    async fn pick(&mut self, text: &str) -> String {
+        self.send(json!({"type": "set_context", "payload": {
+            "element": {"tagName": "BUTTON", "id": "buy", "classList": ["cta"], "textContent": text,
+                        "attributes": {"type": "submit"}, "boundingBox": {"x": 10, "y": 20, "width": 80, "height": 24}},
+            "ancestors": [{"tagName": "FORM", "classList": ["checkout"]}],
+            "page": {"url": format!("http://shop.test/{}", &self.session[..8]), "title": "Shop"},
+            "screenshot": "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg=="
+        }}))
+        .await;
+        let r = self.next().await;
+        assert_eq!(r["type"], "context_stored", "{r}");
+        r["payload"]["contextId"].as_str().unwrap().to_string()
+    }
+}
+
+async fn agent(d: &Daemon, id: &str, project: &Path) -> Connection {
+    let c = Connection::open(&d.home.socket()).await.unwrap();
+    c.call(
+        "hello",
+        json!({"agentId": id, "project": project, "client": "test"}),
+    )
+    .await
+    .unwrap();
+    c
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn only_the_paired_extension_on_loopback_gets_in() {
+    let home = scratch("security");
+    let d = daemon(&home, 0);
+    let ok_origin = origin();
+    let proto = format!("webfold.token.{}", d.token);
+    let q = format!("?sessionId={}", session(1));
+    let host = format!("127.0.0.1:{}", d.port);
+    for (why, query, origin, protocol, host_h, status) in [
+        (
+            "no origin",
+            q.as_str(),
+            None,
+            Some(proto.as_str()),
+            None,
+            403,
+        ),
+        ("null origin", &q, Some("null"), Some(&proto), None, 403),
+        (
+            "a web page",
+            &q,
+            Some("http://127.0.0.1:8000"),
+            Some(&proto),
+            None,
+            403,
+        ),
+        (
+            "https site",
+            &q,
+            Some("https://evil.example"),
+            Some(&proto),
+            None,
+            403,
+        ),
+        (
+            "lookalike",
+            &q,
+            Some("chrome-extension://jphgghmdbialbkkoccinmagdlnndaihb.evil.com"),
+            Some(&proto),
+            None,
+            403,
+        ),
+        (
+            "other extension",
+            &q,
+            Some("chrome-extension://aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"),
+            Some(&proto),
+            None,
+            403,
+        ),
+        (
+            "rebinding host",
+            &q,
+            Some(&ok_origin),
+            Some(&proto),
+            Some("evil.example:80"),
+            403,
+        ),
+        (
+            "lookalike host",
+            &q,
+            Some(&ok_origin),
+            Some(&proto),
+            Some("127.0.0.1.evil.com"),
+            403,
+        ),
+        ("no session", "", Some(&ok_origin), Some(&proto), None, 400),
+        (
+            "path session",
+            "?sessionId=../../etc",
+            Some(&ok_origin),
+            Some(&proto),
+            None,
+            400,
+        ),
+        (
+            "wrong token",
+            &q,
+            Some(&ok_origin),
+            Some("webfold.token.0000"),
+            None,
+            401,
+        ),
+    ] {
+        let got = open(d.port, query, origin, protocol, host_h).await.err();
+        assert_eq!(got, Some(status), "{why}");
+    }
+    // The right extension with the token in its subprotocol is admitted.
+    let mut ok = open(d.port, &q, Some(&ok_origin), Some(&proto), Some(&host))
+        .await
+        .unwrap();
+    ok.send(Message::Text(r#"{"type":"ping"}"#.into()))
+        .await
+        .unwrap();
+    // Without a subprotocol the first frame must be the token's hello.
+    let mut late = open(d.port, &q, Some(&ok_origin), None, None)
+        .await
+        .unwrap();
+    late.send(Message::Text(
+        json!({"type": "hello", "token": d.token})
+            .to_string()
+            .into(),
+    ))
+    .await
+    .unwrap();
+    late.send(Message::Text(r#"{"type":"ping"}"#.into()))
+        .await
+        .unwrap();
+    let mut late = Tab {
+        ws: late,
+        session: session(1),
+    };
+    assert_eq!(late.next().await["type"], "pong");
+    let mut wrong = open(d.port, &q, Some(&ok_origin), None, None)
+        .await
+        .unwrap();
+    wrong
+        .send(Message::Text(r#"{"type":"hello","token":"nope"}"#.into()))
+        .await
+        .unwrap();
+    let mut wrong = Tab {
+        ws: wrong,
+        session: session(1),
+    };
+    let e = wrong.next().await;
+    assert_eq!(e["payload"]["code"], "unauthorized", "{e}");
+    // Files are private to the user.
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        let mode = |p: &Path| std::fs::metadata(p).unwrap().permissions().mode() & 0o777;
+        assert_eq!(mode(d.home.dir()), 0o700);
+        assert_eq!(mode(&d.home.token()), 0o600);
+        assert_eq!(mode(&d.home.socket()), 0o600);
+    }
+    // One daemon per user: a second one says which is running.
+    let second = Command::new(BIN)
+        .args(["daemon", "--port", "0"])
+        .env("WEBFOLD_HOME", &home)
+        .output()
+        .unwrap();
+    assert!(!second.status.success());
+    let err = String::from_utf8_lossy(&second.stderr);
+    assert!(
+        err.contains("another webfold daemon is running") && err.contains(&d.port.to_string()),
+        "{err}"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn bad_frames_are_named_and_repeated_ones_close_the_socket() {
+    let home = scratch("frames");
+    let d = daemon(&home, 0);
+    let mut tab = Tab::open(&d, 2).await;
+    tab.send_text(r#"{"type":"ping"}"#).await;
+    assert_eq!(tab.next().await["type"], "pong");
+    tab.send_text(r#"{"type":"user_message","payload":{"contextId":"c"}}"#)
+        .await;
+    let e = tab.next().await;
+    assert_eq!(e["payload"]["code"], "bad_frame");
+    assert!(
+        e["payload"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("missing field `message`"),
+        "{e}"
+    );
+    tab.send_text(r#"{"type":"user_message","payload":{"contextId":"nope","message":"hi"}}"#)
+        .await;
+    let e = tab.next().await;
+    assert_eq!(e["payload"]["code"], "no_agent", "{e}");
+    for _ in 0..4 {
+        tab.send_text("{not json").await;
+        assert_eq!(tab.next().await["payload"]["code"], "bad_frame");
+    }
+    // The fifth bad frame closes the socket with a policy close.
+    let closed = tokio::time::timeout(WAIT, async {
+        loop {
+            match tab.ws.next().await {
+                Some(Ok(Message::Close(Some(f)))) => return Some(u16::from(f.code)),
+                Some(Ok(_)) => continue,
+                _ => return None,
+            }
+        }
+    })
+    .await
+    .unwrap();
+    assert_eq!(closed, Some(1008));
+    // An oversized frame is refused without reading it whole.
+    let mut big = Tab::open(&d, 3).await;
+    let huge = "x".repeat(webfold_daemon::protocol::MAX_MESSAGE_BYTES + 1);
+    let _ = big.ws.send(Message::Text(huge.into())).await;
+    let ended = tokio::time::timeout(WAIT, async {
+        loop {
+            match big.ws.next().await {
+                Some(Ok(Message::Close(f))) => return f.map(|f| u16::from(f.code)),
+                Some(Ok(_)) => continue,
+                _ => return None,
+            }
+        }
+    })
+    .await
+    .unwrap();
+    assert!(matches!(ended, None | Some(1009)), "{ended:?}");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn messages_and_replies_route_across_projects_agents_and_tabs() {
+    let home = scratch("routing");
+    let d = daemon(&home, 0);
+    let projects = [scratch("routing-p1"), scratch("routing-p2")];
+    let mut agents = Vec::new();
+    for (p, project) in projects.iter().enumerate() {
+        for a in 0..2 {
+            let id = format!("agent-p{p}-a{a}");
+            agents.push((id.clone(), agent(&d, &id, project).await));
+        }
+    }
+    let mut tabs = Vec::new();
+    for t in 0..3 {
+        tabs.push(Tab::open(&d, 10 + t).await);
+    }
+    // Every tab asks every agent, naming it.
+    let mut sent = Vec::new();
+    for (t, tab) in tabs.iter_mut().enumerate() {
+        for (id, _) in &agents {
+            let ctx = tab.pick(&format!("tab {t}")).await;
+            let text = format!("tab {t} asks {id}");
+            tab.send(json!({"type": "user_message", "payload": {"contextId": ctx, "message": text, "agentId": id}})).await;
+            let r = tab.next().await;
+            assert_eq!(r["type"], "message_stored", "{r}");
+            assert_eq!(r["payload"]["agentId"], id.as_str());
+            sent.push((t, id.clone(), ctx, text));
+        }
+    }
+    // Each agent reads exactly its own messages, each with its tab and selection.
+    let mut received = 0;
+    for (id, conn) in &agents {
+        let mine: Vec<_> = sent.iter().filter(|s| &s.1 == id).collect();
+        for (t, _, ctx, text) in &mine {
+            let got = conn.call("get_ui_context", json!({})).await.unwrap();
+            assert_eq!(got["userMessage"], text.as_str(), "{id}: {got}");
+            assert_eq!(got["sessionId"], tabs[*t].session.as_str());
+            assert_eq!(got["contextId"], ctx.as_str());
+            assert_eq!(got["element"]["textContent"], format!("tab {t}"));
+            received += 1;
+            let reply = format!("{id} answers tab {t}");
+            let r = conn
+                .call("respond_to_browser", json!({"sessionId": tabs[*t].session, "contextId": ctx, "message": reply, "isComplete": true}))
+                .await
+                .unwrap();
+            assert_eq!(r["delivered"], true);
+        }
+        // Nothing else is waiting for it.
+        let rest = conn.call("get_ui_context", json!({})).await.unwrap();
+        assert!(rest["userMessage"].is_null(), "{id} got more: {rest}");
+    }
+    assert_eq!(received, sent.len());
+    // Each tab gets exactly the replies to its own messages.
+    for (t, tab) in tabs.iter_mut().enumerate() {
+        for (id, _) in &agents {
+            let r = tab.next().await;
+            assert_eq!(r["type"], "agent_response", "{r}");
+            let ctx = sent
+                .iter()
+                .find(|s| s.0 == t && &s.1 == id)
+                .unwrap()
+                .2
+                .clone();
+            assert_eq!(r["payload"]["contextId"], ctx.as_str());
+            assert_eq!(r["payload"]["message"], format!("{id} answers tab {t}"));
+        }
+    }
+    // Without agentId, a tab's message goes to the agent it selected, and
+    // with several agents and no choice it is refused with the reason.
+    let tab = &mut tabs[0];
+    let ctx = tab.pick("again").await;
+    tab.send(json!({"type": "user_message", "payload": {"contextId": ctx, "message": "who?"}}))
+        .await;
+    assert_eq!(tab.next().await["payload"]["code"], "choose_agent");
+    tab.send(json!({"type": "select_agent", "payload": {"agentId": "agent-p1-a0"}}))
+        .await;
+    let a = tab.next_any().await;
+    assert_eq!(a["payload"]["selected"], "agent-p1-a0", "{a}");
+    assert_eq!(a["payload"]["agents"].as_array().unwrap().len(), 4);
+    tab.send(json!({"type": "user_message", "payload": {"contextId": ctx, "message": "you"}}))
+        .await;
+    assert_eq!(tab.next().await["payload"]["agentId"], "agent-p1-a0");
+    let got = agents[2].1.call("get_ui_context", json!({})).await.unwrap();
+    assert_eq!(got["userMessage"], "you");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn streamed_answers_arrive_in_order_and_history_keeps_them() {
+    let home = scratch("stream");
+    let project = scratch("stream-p");
+    let d = daemon(&home, 0);
+    let a = agent(&d, "streamer", &project).await;
+    let mut tab = Tab::open(&d, 20).await;
+    let ctx = tab.pick("Buy").await;
+    tab.send(
+        json!({"type": "user_message", "payload": {"contextId": ctx, "message": "count to 50"}}),
+    )
+    .await;
+    assert_eq!(tab.next().await["type"], "message_stored");
+    // A waiting agent wakes when the message arrives.
+    let got = a
+        .call("get_ui_context", json!({"wait_seconds": 5}))
+        .await
+        .unwrap();
+    assert_eq!(got["userMessage"], "count to 50");
+    assert!(std::path::Path::new(got["screenshotPath"].as_str().unwrap()).exists());
+    for i in 0..50 {
+        a.call("respond_to_browser", json!({"sessionId": tab.session, "contextId": ctx, "message": format!("{i} "), "isComplete": false}))
+            .await
+            .unwrap();
+    }
+    a.call(
+        "update_status",
+        json!({"sessionId": tab.session, "status": "editing", "detail": "Button.tsx"}),
+    )
+    .await
+    .unwrap();
+    a.call(
+        "respond_to_browser",
+        json!({"sessionId": tab.session, "contextId": ctx, "message": "done", "isComplete": true}),
+    )
+    .await
+    .unwrap();
+    let mut whole = String::new();
+    for i in 0..50 {
+        let c = tab.next().await;
+        assert_eq!(c["type"], "agent_response_chunk", "{c}");
+        assert_eq!(c["payload"]["chunk"], format!("{i} "));
+        whole.push_str(&format!("{i} "));
+    }
+    let s = tab.next().await;
+    assert_eq!(s["payload"]["status"], "editing");
+    let done = tab.next().await;
+    assert_eq!(done["payload"]["isComplete"], true);
+    assert_eq!(done["payload"]["message"], format!("{whole}done"));
+    let h = a
+        .call(
+            "get_conversation_history",
+            json!({"sessionId": tab.session}),
+        )
+        .await
+        .unwrap();
+    let roles: Vec<&str> = h["messages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| m["role"].as_str().unwrap())
+        .collect();
+    assert_eq!(roles, ["user", "assistant"]);
+    assert!(project.join(".webfold/history.db").exists());
+    assert_eq!(
+        std::fs::read_to_string(project.join(".webfold/.gitignore"))
+            .unwrap()
+            .lines()
+            .last(),
+        Some("*")
+    );
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn an_acknowledged_message_survives_kill_9() {
+    let home = scratch("kill");
+    let project = scratch("kill-p");
+    let mut d = daemon(&home, 0);
+    let port = d.port;
+    {
+        let _a = agent(&d, "survivor", &project).await;
+        let mut tab = Tab::open(&d, 30).await;
+        let ctx = tab.pick("Buy").await;
+        tab.send(
+            json!({"type": "user_message", "payload": {"contextId": ctx, "message": "keep me"}}),
+        )
+        .await;
+        assert_eq!(tab.next().await["type"], "message_stored");
+        // SIGKILL: no chance to flush anything.
+        d.child.kill().unwrap();
+        d.child.wait().unwrap();
+    }
+    let d = daemon(&home, port);
+    let a = agent(&d, "survivor", &project).await;
+    let got = a.call("get_ui_context", json!({})).await.unwrap();
+    assert_eq!(got["userMessage"], "keep me", "{got}");
+    let h = a
+        .call(
+            "get_conversation_history",
+            json!({"sessionId": session(30)}),
+        )
+        .await
+        .unwrap();
+    assert_eq!(h["messages"][0]["content"], "keep me");
+    // The tab reconnects to the restarted daemon on the same port.
+    let mut tab = Tab::open(&d, 30).await;
+    tab.send_text(r#"{"type":"ping"}"#).await;
+    assert_eq!(tab.next().await["type"], "pong");
+}
