@@ -533,6 +533,63 @@ fn chunk_by_node_id_and_bad_ids() {
 }
 
 #[test]
+fn chunk_by_ref_reaches_into_a_declarative_shadow_root() {
+    // The snapshot shows a shadow root's content (the parser keeps it as
+    // template content); every ref it prints resolves, and a plain
+    // template's content stays out of reach.
+    let html = r#"<my-card><template shadowrootmode="open"><h2><slot name="title">Default</slot></h2>
+<button>In shadow</button><slot></slot></template><span slot="title">Card title</span><p>Body</p></my-card>
+<template><button>Plain template</button></template>"#;
+    let page = Page::parse(html);
+    let url = "https://shop.example/";
+    let opts = webfold_core::snapshot::SnapshotOptions {
+        full_snapshot: true,
+        ..Default::default()
+    };
+    let snap = webfold_core::snapshot::snapshot(
+        &page,
+        url,
+        &webfold_core::snapshot::Scope::Page,
+        &opts,
+        None,
+    )
+    .unwrap();
+    assert!(snap.text.contains("In shadow"), "{}", snap.text);
+    let refs: Vec<&str> = snap
+        .text
+        .split("[ref=")
+        .skip(1)
+        .filter_map(|s| s.split(']').next())
+        .collect();
+    assert!(refs.len() >= 2, "{}", snap.text);
+    let mut shadow_html = Vec::new();
+    for r in refs {
+        let opts = ChunkOptions {
+            r#ref: Some(r.to_string()),
+            ..Default::default()
+        };
+        let c = webfold_core::chunk::view(&page, &opts, url, None)
+            .unwrap_or_else(|e| panic!("ref {r}: {e}"));
+        shadow_html.push(c.text);
+    }
+    assert!(
+        shadow_html
+            .iter()
+            .any(|h| h == "<button>In shadow</button>"),
+        "{shadow_html:?}"
+    );
+    let plain = page
+        .descendants(NodeId::DOCUMENT)
+        .filter(|&n| page.tag(n) == Some("button"))
+        .last()
+        .expect("the plain template's button");
+    assert_eq!(
+        chunk_of(&page, &ChunkTarget::Id(plain), false, None).unwrap_err(),
+        Error::UnknownNodeId(plain)
+    );
+}
+
+#[test]
 fn chunk_misses_suggest_existing_selectors_and_bad_selectors_name_the_position() {
     let page = Page::parse(SEED_PAGE);
     let err = chunk_of(&page, &select("section.heros"), false, None).unwrap_err();

@@ -180,6 +180,36 @@ fn limits_are_kept() {
     assert!(r.matches.iter().all(|m| m.lines.len() <= 3));
 }
 
+#[test]
+fn a_budget_too_small_for_the_header_is_an_error_not_an_overrun() {
+    let page = Page::parse(PAGE);
+    let opts = FindOptions {
+        max_tokens: 1,
+        ..FindOptions::default()
+    };
+    match find_with(&page, "", "e", Mode::Ai, &opts, None) {
+        Err(webfold_core::Error::BudgetTooSmall {
+            needed, max_tokens, ..
+        }) => assert!(needed > 1 && max_tokens == 1, "{needed}"),
+        other => panic!("{other:?}"),
+    }
+    // The smallest budget that fits the header and the closing note fits.
+    let needed = match find_with(&page, "", "e", Mode::Ai, &opts, None) {
+        Err(webfold_core::Error::BudgetTooSmall { needed, .. }) => needed,
+        other => panic!("{other:?}"),
+    };
+    let opts = FindOptions {
+        max_tokens: needed,
+        ..opts
+    };
+    let r = find_with(&page, "", "e", Mode::Ai, &opts, None).unwrap();
+    assert!(
+        r.tokens <= needed && r.matches.is_empty() && r.total > 0,
+        "{}",
+        r.text
+    );
+}
+
 /// The find view with `query` and `mode` set on `opts`.
 fn find_with(
     page: &Page,

@@ -52,6 +52,20 @@ pub use yaml::{
     yaml_needs_quotes,
 };
 
+/// Whether node `id` is content a snapshot can show: outside every
+/// `<template>`, or inside a declarative shadow root (a template too, for
+/// the parser, which marks the node inert). Plain templates' content is not.
+pub(crate) fn is_shown_content(page: &Page, id: NodeId) -> bool {
+    match page.get(id) {
+        None => false,
+        Some(n) if !n.inert => true,
+        Some(_) => {
+            let shadow = shadow::Shadow::new(page);
+            !shadow.is_empty() && !shadow.inert(page)[id.index()]
+        }
+    }
+}
+
 /// Which Playwright snapshot to reproduce.
 #[derive(
     Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize, schemars::JsonSchema,

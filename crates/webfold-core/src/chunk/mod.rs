@@ -301,7 +301,9 @@ fn resolve(page: &Page, target: &ChunkTarget, all: bool) -> Result<Vec<NodeId>, 
             Ok(found)
         }
         ChunkTarget::Id(id) => {
-            let ok = page.get(*id).is_some_and(|n| !n.inert) && page.is_element(*id);
+            // A snapshot ref can name an element of a declarative shadow
+            // root, which the parser keeps as (inert) template content.
+            let ok = page.is_element(*id) && crate::aria::is_shown_content(page, *id);
             if ok {
                 Ok(vec![*id])
             } else {

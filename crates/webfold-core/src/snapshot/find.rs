@@ -155,13 +155,14 @@ pub struct FindResult {
     pub tokens: usize,
 }
 
-/// Find the elements of `tree` matching `query`.
+/// Find the elements of `tree` matching `query`, within `options.max_tokens`;
+/// a budget too small for even the header and the closing note is an error.
 pub fn find_in_tree(
     tree: &SnapTree,
     query_text: &str,
     query: &Query,
     options: &FindOptions,
-) -> FindResult {
+) -> Result<FindResult, Error> {
     let mut hits: Vec<usize> = Vec::new();
     let mut seen = vec![false; tree.lines.len()];
     for (i, l) in tree.lines.iter().enumerate() {
@@ -250,18 +251,29 @@ pub fn find_in_tree(
             ));
         }
         let n = tokens::count(&text, options.encoding);
-        if n <= options.max_tokens || blocks.pop().is_none() {
+        if n <= options.max_tokens {
             break (text, n);
+        }
+        if blocks.pop().is_none() {
+            return Err(Error::BudgetTooSmall {
+                what: "the list of matches".into(),
+                needed: n,
+                max_tokens: options.max_tokens,
+                advice: format!(
+                    "raise {}",
+                    Hint::Raise(Limit::MaxTokens, Some(n)).spell(options.surface)
+                ),
+            });
         }
     };
     let matches = blocks.into_iter().map(|(m, _)| m).collect();
-    FindResult {
+    Ok(FindResult {
         query: query_text.to_string(),
         total,
         matches,
         text,
         tokens,
-    }
+    })
 }
 
 fn describe(tree: &SnapTree, i: usize, max_lines: usize, surface: Surface) -> FindMatch {

@@ -663,7 +663,7 @@ pub fn find(
     let q = find::Query::parse(query)?;
     let mut scratch = session.cloned();
     let (p, _) = prepare(page, options.mode, url, scratch.as_mut())?;
-    Ok(find::find_in_tree(&p.tree, query, &q, options))
+    find::find_in_tree(&p.tree, query, &q, options)
 }
 
 #[cfg(test)]
