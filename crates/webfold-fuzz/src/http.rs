@@ -142,8 +142,7 @@ impl Fixture {
         ));
         let tools = ToolContext {
             conversations: Some(conversations.clone()),
-            fetcher: None,
-            browser: None,
+            ..ToolContext::default()
         };
         let app = webfold_server::app(conversations.clone(), tools, Policy::loopback(3456));
         let mut f = Fixture {

@@ -72,11 +72,7 @@ pub fn check_output(bytes: &[u8]) -> Vec<serde_json::Value> {
 async fn session(handshake: &[u8], input: &[u8]) -> Vec<u8> {
     let (client, server) = tokio::io::duplex(PIPE);
     let (server_read, server_write) = tokio::io::split(server);
-    let tools = WebfoldTools::new(ToolContext {
-        conversations: None,
-        fetcher: None,
-        browser: None,
-    });
+    let tools = WebfoldTools::new(ToolContext::default());
     let serving = tokio::spawn(async move {
         // A stream that never initializes is refused: that is an answer too.
         if let Ok(running) = tools.serve((server_read, server_write)).await {
