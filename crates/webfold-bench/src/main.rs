@@ -11,13 +11,15 @@
 //! (the oracle in `bench/oracle`; `scripts/install-oracle` first): in-page
 //! snapshot times, rendered-page match rates and token counts.
 //! `webfold-bench cold` times whole CLI calls (what an agent pays per step)
-//! beside another `webfold` binary.
+//! beside another `webfold` binary. `webfold-bench ui-latency` times the
+//! daemon's round trip from a tab's message to the waiting agent.
 
 mod aria;
 mod cold;
 mod extract;
 mod rss;
 mod run;
+mod ui_latency;
 
 fn main() -> anyhow::Result<()> {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -32,6 +34,9 @@ fn main() -> anyhow::Result<()> {
     }
     if args.first().map(String::as_str) == Some("rss") {
         return rss::main(&args[1..]);
+    }
+    if args.first().map(String::as_str) == Some("ui-latency") {
+        return ui_latency::main(&args[1..]);
     }
     run::main(&args)
 }

@@ -124,6 +124,8 @@ pub struct WebfoldTools {
     /// Snapshot sessions named by `session_id`, per server (conversations
     /// and live pages have their own).
     sessions: Arc<Mutex<std::collections::BTreeMap<String, Arc<Mutex<SnapshotSession>>>>>,
+    /// Browser tab → the conversation holding the page the user last sent.
+    pub(crate) ui_pages: crate::ui_tools::UiPages,
     tool_router: ToolRouter<Self>,
 }
 
@@ -510,6 +512,7 @@ impl WebfoldTools {
         Self {
             ctx,
             sessions: Arc::default(),
+            ui_pages: Arc::default(),
             tool_router,
         }
     }

@@ -7,7 +7,8 @@
 //! text and attributes are fenced as page content, the user's message as a
 //! user message, and the descriptions say so.
 
-use std::sync::Arc;
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
 
 use base64::Engine as _;
 use rmcp::handler::server::wrapper::Parameters;
@@ -18,11 +19,16 @@ use webfold_daemon::client::AgentLink;
 use webfold_daemon::ipc::{
     GetConversationHistory, GetUiContext, ListSessions, RespondToBrowser, UpdateStatus,
 };
+use webfold_store::{ConversationId, NewConversation, NewPage};
 
 use crate::mcp::{ToolError, ToolResult, WebfoldTools, delimit, finish};
 
 /// Longest side of the inline screenshot.
 const INLINE_SIDE: u32 = 768;
+
+/// Browser tab (its sessionId) → the conversation holding the page it sent,
+/// and which capture file that was.
+pub(crate) type UiPages = Arc<Mutex<HashMap<String, (ConversationId, String)>>>;
 
 /// Fences what the user wrote: their words, not instructions from the page.
 pub fn fence_user(text: &str) -> String {
@@ -253,14 +259,28 @@ impl WebfoldTools {
 
 impl WebfoldTools {
     async fn ui_context(&self, args: GetUiContext) -> ToolResult {
-        let v = self.daemon("get_ui_context", args).await?;
+        let mut v = self.daemon("get_ui_context", args).await?;
         if v.is_null() {
             return Self::data(
                 json!({}),
                 "Nothing picked yet: the user picks an element with the webfold extension (wait_seconds waits for it).".into(),
             );
         }
-        let mut content = vec![ContentBlock::text(render_context(&v))];
+        let mut text = render_context(&v);
+        match self.ui_conversation(&v).await {
+            Ok(Some(id)) => {
+                v["conversationId"] = json!(id.to_string());
+                text.insert_str(
+                    0,
+                    &format!(
+                        "conversation_id: {id} (the page as the user saw it, for the page tools)\n"
+                    ),
+                );
+            }
+            Ok(None) => {}
+            Err(why) => text.push_str(&format!("\nThe page tools cannot read this page: {why}.")),
+        }
+        let mut content = vec![ContentBlock::text(text)];
         if let Some(png) = v["screenshotPath"]
             .as_str()
             .and_then(|p| std::fs::read(p).ok())
@@ -272,5 +292,57 @@ impl WebfoldTools {
         let mut r = CallToolResult::success(content);
         r.structured_content = Some(v);
         Ok(r)
+    }
+
+    /// The page the user sent, as a conversation the page tools read. A new
+    /// capture from the same tab becomes the conversation's next version, so
+    /// a snapshot diffs against what the user saw before.
+    async fn ui_conversation(&self, v: &Value) -> Result<Option<ConversationId>, String> {
+        let (Some(path), Some(tab)) = (v["htmlPath"].as_str(), v["sessionId"].as_str()) else {
+            return Ok(None);
+        };
+        let Some(convs) = self.ctx().conversations.clone() else {
+            return Ok(None);
+        };
+        let known = self.known_ui_page(tab);
+        if let Some((id, seen)) = &known
+            && seen == path
+        {
+            return Ok(Some(*id));
+        }
+        let file = path.to_owned();
+        let html = tokio::task::spawn_blocking(move || std::fs::read(file))
+            .await
+            .map_err(|e| e.to_string())?
+            .map_err(|e| format!("the capture {path} cannot be read ({e})"))?;
+        let page = NewPage {
+            html: String::from_utf8_lossy(&html).into_owned(),
+            url: v["page"]["url"].as_str().map(str::to_owned),
+        };
+        let refreshed = match known {
+            Some((id, _)) => convs.refresh(id, page.clone()).await.ok(),
+            None => None,
+        };
+        let conv = match refreshed {
+            Some((conv, _)) => conv,
+            None => {
+                let new = NewConversation {
+                    session_id: Some(tab.to_owned()),
+                    cwd: None,
+                    permission_mode: None,
+                    json_schema: None,
+                    page,
+                };
+                convs.create(new).await.map_err(|e| e.to_string())?.0
+            }
+        };
+        if let Ok(mut pages) = self.ui_pages.lock() {
+            pages.insert(tab.to_owned(), (conv.id, path.to_owned()));
+        }
+        Ok(Some(conv.id))
+    }
+
+    fn known_ui_page(&self, tab: &str) -> Option<(ConversationId, String)> {
+        self.ui_pages.lock().ok()?.get(tab).cloned()
     }
 }

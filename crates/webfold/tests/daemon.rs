@@ -5,7 +5,8 @@
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
-use std::time::Duration;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
 
 use futures_util::{SinkExt, StreamExt};
 use serde_json::{Value, json};
@@ -15,8 +16,10 @@ use tokio_tungstenite::tungstenite::http::HeaderValue;
 use tokio_tungstenite::tungstenite::{Error as WsError, Message};
 use tokio_tungstenite::{MaybeTlsStream, WebSocketStream};
 use webfold_daemon::auth::EXTENSION_ID;
-use webfold_daemon::client::Connection;
+use webfold_daemon::client::{AgentLink, Connection};
 use webfold_daemon::home::Home;
+
+mod support;
 
 const BIN: &str = env!("CARGO_BIN_EXE_webfold");
 const WAIT: Duration = Duration::from_secs(10);
@@ -33,6 +36,18 @@ struct Daemon {
     home: Home,
     port: u16,
     token: String,
+}
+
+impl Daemon {
+    /// `kill -9` (no chance to flush anything), then a new daemon on the
+    /// same home and port.
+    fn kill_and_restart(mut self) -> Daemon {
+        self.child.kill().unwrap();
+        self.child.wait().unwrap();
+        let (home, port) = (self.home.dir().to_owned(), self.port);
+        drop(self);
+        daemon(&home, port)
+    }
 }
 
 impl Drop for Daemon {
@@ -179,6 +194,8 @@ impl Tab {
                         "attributes": {"type": "submit"}, "boundingBox": {"x": 10, "y": 20, "width": 80, "height": 24}},
             "ancestors": [{"tagName": "FORM", "classList": ["checkout"]}],
             "page": {"url": format!("http://shop.test/{}", &self.session[..8]), "title": "Shop"},
+            "selector": "#buy",
+            "html": format!("<html><head><title>Shop</title></head><body><form class=checkout><h1>Checkout</h1><button id=buy type=submit>{text}</button></form></body></html>"),
             "screenshot": "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg=="
         }}))
         .await;
@@ -547,13 +564,7 @@ async fn streamed_answers_arrive_in_order_and_history_keeps_them() {
         )
         .await
         .unwrap();
-    let roles: Vec<&str> = h["messages"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|m| m["role"].as_str().unwrap())
-        .collect();
-    assert_eq!(roles, ["user", "assistant"]);
+    assert_eq!(roles(&h), ["user", "assistant"]);
     assert!(project.join(".webfold/history.db").exists());
     assert_eq!(
         std::fs::read_to_string(project.join(".webfold/.gitignore"))
@@ -569,7 +580,6 @@ async fn an_acknowledged_message_survives_kill_9() {
     let home = scratch("kill");
     let project = scratch("kill-p");
     let mut d = daemon(&home, 0);
-    let port = d.port;
     {
         let _a = agent(&d, "survivor", &project).await;
         let mut tab = Tab::open(&d, 30).await;
@@ -579,11 +589,8 @@ async fn an_acknowledged_message_survives_kill_9() {
         )
         .await;
         assert_eq!(tab.next().await["type"], "message_stored");
-        // SIGKILL: no chance to flush anything.
-        d.child.kill().unwrap();
-        d.child.wait().unwrap();
+        d = d.kill_and_restart();
     }
-    let d = daemon(&home, port);
     let a = agent(&d, "survivor", &project).await;
     let got = a.call("get_ui_context", json!({})).await.unwrap();
     assert_eq!(got["userMessage"], "keep me", "{got}");
@@ -599,4 +606,149 @@ async fn an_acknowledged_message_survives_kill_9() {
     let mut tab = Tab::open(&d, 30).await;
     tab.send_text(r#"{"type":"ping"}"#).await;
     assert_eq!(tab.next().await["type"], "pong");
+}
+
+/// Who spoke, in order, in a `get_conversation_history` answer.
+fn roles(history: &Value) -> Vec<&str> {
+    history["messages"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .map(|m| m["role"].as_str().unwrap_or("?"))
+        .collect()
+}
+
+/// The next agents list naming `agent`, within `deadline`.
+async fn agents_naming(tab: &mut Tab, agent: &str, deadline: Instant) -> Value {
+    loop {
+        let left = deadline.saturating_duration_since(Instant::now());
+        let frame = tokio::time::timeout(left, tab.next_any())
+            .await
+            .unwrap_or_else(|_| panic!("{agent} not listed in time"));
+        let named = frame["payload"]["agents"]
+            .as_array()
+            .is_some_and(|a| a.iter().any(|x| x["agentId"] == agent));
+        if frame["type"] == "agents" && named {
+            return frame;
+        }
+    }
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn tabs_and_agents_find_a_restarted_daemon_within_2_s() {
+    let home = scratch("restart");
+    let project = scratch("restart-p");
+    let d = daemon(&home, 0);
+    let link = Arc::new(AgentLink::new(
+        d.home.clone(),
+        PathBuf::from(BIN),
+        project.clone(),
+        "test".into(),
+    ));
+    link.announce().await.unwrap();
+    link.keep_announced();
+    let mut tab = Tab::open(&d, 50).await;
+    agents_naming(&mut tab, link.agent_id(), Instant::now() + WAIT).await;
+    let restarted = Instant::now();
+    let d = d.kill_and_restart();
+    // The extension's reconnect: the same session, the same port.
+    let mut tab = Tab::open(&d, 50).await;
+    let back = restarted.elapsed();
+    assert!(back < Duration::from_secs(2), "tab back after {back:?}");
+    // The agent announces itself again, unprompted, and the tab is told.
+    agents_naming(
+        &mut tab,
+        link.agent_id(),
+        restarted + Duration::from_secs(2),
+    )
+    .await;
+    eprintln!(
+        "tab back after {back:?}, agent listed after {:?}",
+        restarted.elapsed()
+    );
+    // And messages reach it.
+    let ctx = tab.pick("Buy").await;
+    tab.send(
+        json!({"type": "user_message", "payload": {"contextId": ctx, "message": "still there?"}}),
+    )
+    .await;
+    assert_eq!(tab.next().await["payload"]["agentId"], link.agent_id());
+    let got = link.call("get_ui_context", json!({})).await.unwrap();
+    assert_eq!(got["userMessage"], "still there?");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_python_sdk_agent_reads_the_pick_and_answers_the_tab() {
+    let clients = support::mcp_clients();
+    let home = scratch("sdk");
+    let project = scratch("sdk-p");
+    let d = daemon(&home, 0);
+    let mut tab = Tab::open(&d, 60).await;
+    let agent = Command::new(clients.join("venv/bin/python"))
+        .arg(support::repo().join("crates/webfold/tests/mcp_clients/ui_agent.py"))
+        .args([Path::new(BIN), &project, &home.join("agent.db")])
+        .env("WEBFOLD_HOME", &home)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    // The agent's `webfold mcp` announces itself when it starts.
+    let listed = tokio::time::timeout(Duration::from_secs(30), async {
+        loop {
+            let f = tab.next_any().await;
+            if f["type"] == "agents"
+                && f["payload"]["agents"]
+                    .as_array()
+                    .is_some_and(|a| a.len() == 1)
+            {
+                return f;
+            }
+        }
+    })
+    .await
+    .expect("the agent's server joins the daemon");
+    let at = listed["payload"]["agents"][0]["project"].as_str().unwrap();
+    assert!(
+        at.ends_with(project.file_name().unwrap().to_str().unwrap()),
+        "{listed}"
+    );
+    let ctx = tab.pick("Buy").await;
+    tab.send(json!({"type": "user_message", "payload": {"contextId": ctx, "message": "what colour is this?"}}))
+        .await;
+    assert_eq!(tab.next().await["type"], "message_stored");
+    let status = tab.next().await;
+    assert_eq!(status["payload"]["status"], "thinking", "{status}");
+    for part in ["The ", "button ", "is "] {
+        let c = tab.next().await;
+        assert_eq!(c["type"], "agent_response_chunk", "{c}");
+        assert_eq!(c["payload"]["chunk"], part);
+    }
+    let done = tab.next().await;
+    assert_eq!(
+        done["payload"]["message"], "The button is **blue**.",
+        "{done}"
+    );
+    assert_eq!(done["payload"]["isComplete"], true);
+
+    let out = tokio::task::spawn_blocking(move || agent.wait_with_output())
+        .await
+        .unwrap()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "python agent failed:\n{stdout}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let seen: Value = serde_json::from_str(stdout.lines().last().unwrap_or("")).unwrap();
+    assert_eq!(seen["context"]["userMessage"], "what colour is this?");
+    assert_eq!(seen["context"]["sessionId"], tab.session.as_str());
+    assert_eq!(seen["context"]["selector"], "#buy");
+    // The page tools read the page the user saw.
+    let outline = seen["outline"].as_str().unwrap();
+    assert!(
+        outline.contains("Checkout") && outline.contains("Buy"),
+        "{outline}"
+    );
+    assert_eq!(roles(&seen["history"]), ["user", "assistant"]);
 }

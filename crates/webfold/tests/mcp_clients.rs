@@ -10,26 +10,11 @@ use std::process::{Child, Command, Stdio};
 
 use serde_json::Value;
 
+mod support;
+
+use support::{mcp_clients as clients, repo};
+
 const BIN: &str = env!("CARGO_BIN_EXE_webfold");
-
-fn repo() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
-}
-
-fn clients() -> PathBuf {
-    let dir = repo().join("target/mcp-clients");
-    let python = dir.join("venv/bin/python");
-    let inspector = dir.join("inspector/node_modules/.bin/mcp-inspector");
-    if !python.exists() || !inspector.exists() {
-        let status = Command::new(repo().join("scripts/install-mcp-clients")).status();
-        assert!(
-            matches!(status, Ok(s) if s.success()),
-            "could not install the MCP test clients (Python `mcp` from PyPI, `@modelcontextprotocol/inspector@0.15` from npm): \
-             run scripts/install-mcp-clients and check that python3 (with venv), pip, node and npm work and the registries are reachable"
-        );
-    }
-    dir
-}
 
 struct Serve {
     child: Child,

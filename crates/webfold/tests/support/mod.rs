@@ -3,7 +3,7 @@
 
 #![allow(dead_code)] // each test binary uses its own subset
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
 pub fn webfold(args: &[&str]) -> Output {
@@ -28,4 +28,25 @@ pub fn page_file(group: &str, name: &str, html: &str) -> PathBuf {
     let path = dir.join(name);
     std::fs::write(&path, html).expect("write page");
     path
+}
+
+pub fn repo() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+/// The third-party MCP clients (Python `mcp` SDK, MCP Inspector), installed
+/// under target/mcp-clients by `scripts/install-mcp-clients` when missing.
+pub fn mcp_clients() -> PathBuf {
+    let dir = repo().join("target/mcp-clients");
+    let python = dir.join("venv/bin/python");
+    let inspector = dir.join("inspector/node_modules/.bin/mcp-inspector");
+    if !python.exists() || !inspector.exists() {
+        let status = Command::new(repo().join("scripts/install-mcp-clients")).status();
+        assert!(
+            matches!(status, Ok(s) if s.success()),
+            "could not install the MCP test clients (Python `mcp` from PyPI, `@modelcontextprotocol/inspector@0.15` from npm): \
+             run scripts/install-mcp-clients and check that python3 (with venv), pip, node and npm work and the registries are reachable"
+        );
+    }
+    dir
 }
