@@ -752,3 +752,104 @@ async fn a_python_sdk_agent_reads_the_pick_and_answers_the_tab() {
     );
     assert_eq!(roles(&seen["history"]), ["user", "assistant"]);
 }
+
+/// `webfold` with the daemon's home, in `dir`.
+fn cli(d: &Daemon, dir: &Path, args: &[&str]) -> std::process::Output {
+    Command::new(BIN)
+        .args(args)
+        .env("WEBFOLD_HOME", d.home.dir())
+        .current_dir(dir)
+        .output()
+        .unwrap()
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn pair_doctor_and_ui_speak_for_the_daemon() {
+    let home = scratch("cli");
+    let project = scratch("cli-p");
+    let d = daemon(&home, 0);
+    // `pair --json` alone is enough to connect.
+    let pair: Value =
+        serde_json::from_slice(&cli(&d, &project, &["pair", "--json"]).stdout).unwrap();
+    assert_eq!(pair["ws_url"], format!("ws://127.0.0.1:{}/ws", d.port));
+    assert_eq!(pair["origin"], origin());
+    assert_eq!(pair["auth"], "subprotocol");
+    assert_eq!(pair["subprotocol"], format!("webfold.token.{}", d.token));
+    let url = pair["ws_url"].as_str().unwrap();
+    let port: u16 = url
+        .rsplit(':')
+        .next()
+        .unwrap()
+        .trim_end_matches("/ws")
+        .parse()
+        .unwrap();
+    let mut tabs = Vec::new();
+    for n in [70, 71] {
+        let ws = open(
+            port,
+            &format!("?sessionId={}", session(n)),
+            pair["origin"].as_str(),
+            pair["subprotocol"].as_str(),
+            None,
+        )
+        .await
+        .expect("a client built from pair --json connects");
+        tabs.push(Tab {
+            ws,
+            session: session(n),
+        });
+    }
+    let a = agent(&d, "cli-agent", &project).await;
+    for (i, tab) in tabs.iter_mut().enumerate() {
+        tab.pick(&format!("tab {i}")).await;
+    }
+    // The project's tabs, newest first; `ui 2` makes the older one the default.
+    let listed: Value =
+        serde_json::from_slice(&cli(&d, &project, &["ui", "list", "--json"]).stdout).unwrap();
+    let ids: Vec<&str> = listed
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["sessionId"].as_str().unwrap())
+        .collect();
+    assert_eq!(ids, [session(71), session(70)]);
+    let picked = cli(&d, &project, &["ui", "#2"]);
+    assert!(picked.status.success());
+    assert!(String::from_utf8_lossy(&picked.stdout).contains("now read #2"));
+    let got = a.call("get_ui_context", json!({})).await.unwrap();
+    assert_eq!(got["sessionId"], session(70), "{got}");
+    let wrong = cli(&d, &project, &["ui", "9"]);
+    assert!(!wrong.status.success());
+    assert!(
+        String::from_utf8_lossy(&wrong.stderr).contains("'9' is not a tab number"),
+        "{wrong:?}"
+    );
+    // doctor: every daemon-side check passes; a stopped daemon is named with its fix.
+    let checks: Value =
+        serde_json::from_slice(&cli(&d, &project, &["doctor", "--json"]).stdout).unwrap();
+    let ok = |name: &str| {
+        checks
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|c| c["check"] == name)
+            .map(|c| c["ok"] == true)
+    };
+    for name in ["home", "daemon", "port", "token", "pairing", "registry"] {
+        assert_eq!(ok(name), Some(true), "{name}: {checks}");
+    }
+    let home_dir = d.home.dir().to_owned();
+    drop(d);
+    let stopped = Command::new(BIN)
+        .args(["doctor"])
+        .env("WEBFOLD_HOME", &home_dir)
+        .current_dir(&project)
+        .output()
+        .unwrap();
+    assert!(!stopped.status.success());
+    let text = String::from_utf8_lossy(&stopped.stdout);
+    assert!(
+        text.contains("!!  daemon") && text.contains("fix: webfold daemon"),
+        "{text}"
+    );
+}
