@@ -212,11 +212,11 @@ async fn connection(stream: TcpStream, hub: Arc<Hub>, gate: Arc<Gate>) {
     let mut bad = 0;
     while let Some(msg) = stream.next().await {
         let reply = match msg {
-            Ok(Message::Text(t)) => match parse_client_frame(&t) {
-                Ok(frame) => handle(&hub, &session_id, frame).await,
-                Err(e) => {
+            Ok(Message::Text(t)) => match answer(&hub, &session_id, &t).await {
+                Ok(frame) => Some(frame),
+                Err(refusal) => {
                     bad += 1;
-                    Some(error("bad_frame", &e))
+                    Some(refusal)
                 }
             },
             Ok(Message::Binary(_)) => {
@@ -268,8 +268,11 @@ fn error(code: &str, message: &str) -> ServerFrame {
     })
 }
 
-async fn handle(hub: &Hub, session_id: &str, frame: ClientFrame) -> Option<ServerFrame> {
-    Some(match frame {
+/// The daemon's answer to one text frame from an admitted tab: `Err` is the
+/// error frame for a malformed one (those count towards closing the socket).
+pub async fn answer(hub: &Hub, session_id: &str, text: &str) -> Result<ServerFrame, ServerFrame> {
+    let frame = parse_client_frame(text).map_err(|e| error("bad_frame", &e))?;
+    Ok(match frame {
         ClientFrame::SetContext(c) => hub.set_context(session_id, *c).await,
         ClientFrame::UserMessage(m) if m.message.len() > MAX_USER_MESSAGE_BYTES => error(
             "too_large",

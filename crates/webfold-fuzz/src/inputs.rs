@@ -40,6 +40,7 @@ pub fn for_target(target: Target, amount: Amount) -> Vec<Vec<u8>> {
         Target::SnapshotYaml => snapshots(amount),
         Target::Http => requests(amount),
         Target::Mcp => mcp_sessions(amount),
+        Target::WsFrame => ws_frames(amount),
     }
 }
 
@@ -251,5 +252,30 @@ fn mcp_sessions(amount: Amount) -> Vec<Vec<u8>> {
         .concat(),
     );
     out.push(b"\x01not json\n".to_vec());
+    out
+}
+
+/// Every frame a tab sends: selections carrying the case pages, messages to
+/// the context they made (and to none), agent choices, pings and hellos.
+fn ws_frames(amount: Amount) -> Vec<Vec<u8>> {
+    use serde_json::json;
+    let mut out: Vec<Vec<u8>> = vec![
+        br#"{"type":"ping"}"#.to_vec(),
+        br#"{"type":"hello","token":"00"}"#.to_vec(),
+        br#"{"type":"select_agent","payload":{"agentId":"fuzz-agent"}}"#.to_vec(),
+        br#"{"type":"user_message","payload":{"contextId":"c-1","message":"hi","agentId":"fuzz-agent"}}"#.to_vec(),
+    ];
+    for (i, html) in case_pages(amount).into_iter().enumerate().step_by(4) {
+        let frame = json!({"type": "set_context", "payload": {
+            "element": {"tagName": "BUTTON", "id": format!("b{i}"), "classList": ["cta"],
+                        "textContent": "Buy", "attributes": {"type": "submit"},
+                        "boundingBox": {"x": 1.5, "y": 2, "width": 80, "height": 24}},
+            "ancestors": [{"tagName": "FORM", "classList": []}],
+            "children": [{"tagName": "SPAN", "classList": [], "textContent": "Buy"}],
+            "page": {"url": "http://shop.test/", "title": "Shop"},
+            "selector": "#b", "html": html,
+            "screenshot": "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg=="}});
+        out.push(frame.to_string().into_bytes());
+    }
     out
 }

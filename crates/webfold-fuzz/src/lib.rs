@@ -19,14 +19,16 @@ pub mod mutate;
 pub mod page;
 pub mod panics;
 pub mod selector;
+pub mod ws;
 pub mod yaml;
 
 /// The fuzz targets. Each has a cargo-fuzz target of the same name in
 /// `fuzz/fuzz_targets/`.
 ///
-/// WebSocket frames join as `Target::WsFrame` when the daemon (and its frame
-/// decoder) exists: a check in a `ws` module, a file in `fuzz/fuzz_targets/`,
-/// starting inputs in [`inputs::for_target`], and a row in `fuzz/README.md`.
+/// A new target needs: a check module here, a file in `fuzz/fuzz_targets/`
+/// and a `[[bin]]` in `fuzz/Cargo.toml`, starting inputs in
+/// [`inputs::for_target`], its name in `scripts/fuzz`, a smoke test and a row
+/// in `fuzz/README.md`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Target {
     /// Bytes → decode → parse → every view at several budgets.
@@ -39,15 +41,18 @@ pub enum Target {
     Http,
     /// A JSON-RPC byte stream to the MCP server, in-process.
     Mcp,
+    /// One WebSocket text frame from a paired tab to the daemon, in-process.
+    WsFrame,
 }
 
 impl Target {
-    pub const ALL: [Target; 5] = [
+    pub const ALL: [Target; 6] = [
         Target::Page,
         Target::Selector,
         Target::SnapshotYaml,
         Target::Http,
         Target::Mcp,
+        Target::WsFrame,
     ];
 
     /// The cargo-fuzz target's name.
@@ -58,6 +63,7 @@ impl Target {
             Target::SnapshotYaml => "snapshot_yaml",
             Target::Http => "http",
             Target::Mcp => "mcp",
+            Target::WsFrame => "ws_frame",
         }
     }
 
@@ -69,6 +75,7 @@ impl Target {
             Target::SnapshotYaml => yaml::check(input),
             Target::Http => http::check(input),
             Target::Mcp => mcp::check(input),
+            Target::WsFrame => ws::check(input),
         }
     }
 
@@ -79,7 +86,7 @@ impl Target {
             Target::Selector => mutate::SELECTOR_TOKENS,
             Target::SnapshotYaml => mutate::YAML_TOKENS,
             Target::Http => mutate::HTTP_TOKENS,
-            Target::Mcp => mutate::JSON_TOKENS,
+            Target::Mcp | Target::WsFrame => mutate::JSON_TOKENS,
         }
     }
 
@@ -91,6 +98,7 @@ impl Target {
             Target::SnapshotYaml => 8 * 1024,
             Target::Http => 4 * 1024,
             Target::Mcp => 8 * 1024,
+            Target::WsFrame => 16 * 1024,
         }
     }
 }

@@ -63,3 +63,8 @@ fn http() {
 fn mcp() {
     smoke(Target::Mcp, 1500);
 }
+
+#[test]
+fn ws_frame() {
+    smoke(Target::WsFrame, 3000);
+}
