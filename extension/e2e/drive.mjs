@@ -1,0 +1,361 @@
+// Drives the built extension in Debian's Chromium against a running
+// `webfold daemon`, with `webfold mcp --tools ui` playing the coding agent.
+// Every step waits for a condition with a deadline (no timed sleeps) and
+// throws when it does not hold. Progress goes to stderr; the last stdout
+// line is a JSON summary.
+//
+// Environment: WEBFOLD_BIN, WEBFOLD_HOME, WEBFOLD_PROJECT, EXTENSION_DIR,
+// EXTENSION_ID, SHOTS_DIR; CHROMIUM (default /usr/bin/chromium).
+
+import { spawn, execFileSync } from "node:child_process";
+import { createServer } from "node:http";
+import { connect } from "node:net";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, dirname } from "node:path";
+import { fileURLToPath } from "node:url";
+import { chromium } from "playwright-core";
+
+const env = (k) => {
+  const v = process.env[k];
+  if (!v) throw new Error(`${k} is not set`);
+  return v;
+};
+const BIN = env("WEBFOLD_BIN");
+const HOME = env("WEBFOLD_HOME");
+const PROJECT = env("WEBFOLD_PROJECT");
+const EXT = env("EXTENSION_DIR");
+const EXT_ID = env("EXTENSION_ID");
+const SHOTS = env("SHOTS_DIR");
+const CHROMIUM = process.env.CHROMIUM || "/usr/bin/chromium";
+const here = dirname(fileURLToPath(import.meta.url));
+
+const log = (...a) => console.error("[drive]", ...a);
+const summary = { screenshots: [] };
+
+function check(cond, what) {
+  if (!cond) throw new Error(`check failed: ${what}`);
+}
+
+/** Polls `probe` until it returns something truthy, or fails after `ms`. */
+async function until(what, probe, ms = 10_000) {
+  const deadline = Date.now() + ms;
+  let last;
+  for (;;) {
+    try {
+      last = await probe();
+      if (last) return last;
+    } catch (e) {
+      last = e;
+    }
+    if (Date.now() > deadline) throw new Error(`timed out after ${ms} ms waiting for ${what} (last: ${last})`);
+    await new Promise((r) => setTimeout(r, 25));
+  }
+}
+
+// ---- the agent: webfold's MCP server over stdio ----
+
+class Agent {
+  constructor() {
+    this.proc = spawn(BIN, ["mcp", "--tools", "ui", "--no-db"], {
+      cwd: PROJECT,
+      env: { ...process.env, WEBFOLD_HOME: HOME },
+      stdio: ["pipe", "pipe", "inherit"],
+    });
+    this.next = 1;
+    this.waiting = new Map();
+    let buf = "";
+    this.proc.stdout.setEncoding("utf8");
+    this.proc.stdout.on("data", (d) => {
+      buf += d;
+      let nl;
+      while ((nl = buf.indexOf("\n")) >= 0) {
+        const line = buf.slice(0, nl);
+        buf = buf.slice(nl + 1);
+        if (!line.trim()) continue;
+        const msg = JSON.parse(line);
+        const w = this.waiting.get(msg.id);
+        if (w) {
+          this.waiting.delete(msg.id);
+          if (msg.error) w.reject(new Error(JSON.stringify(msg.error)));
+          else w.resolve(msg.result);
+        }
+      }
+    });
+  }
+  request(method, params) {
+    const id = this.next++;
+    this.proc.stdin.write(JSON.stringify({ jsonrpc: "2.0", id, method, params }) + "\n");
+    return new Promise((resolve, reject) => this.waiting.set(id, { resolve, reject }));
+  }
+  async init() {
+    await this.request("initialize", {
+      protocolVersion: "2025-06-18",
+      capabilities: {},
+      clientInfo: { name: "e2e-agent", version: "1.0.0" },
+    });
+    this.proc.stdin.write(JSON.stringify({ jsonrpc: "2.0", method: "notifications/initialized" }) + "\n");
+  }
+  async tool(name, args) {
+    const r = await this.request("tools/call", { name, arguments: args });
+    if (r.isError) throw new Error(`${name} failed: ${JSON.stringify(r.content)}`);
+    return r;
+  }
+  close() {
+    this.proc.stdin.end();
+    this.proc.kill();
+  }
+}
+
+/** The daemon's own account of itself, over its unix socket. */
+function daemonStatus() {
+  return new Promise((resolve, reject) => {
+    const s = connect(join(HOME, "daemon.sock"));
+    let buf = "";
+    s.on("connect", () => s.write(JSON.stringify({ id: 1, method: "status", params: {} }) + "\n"));
+    s.on("data", (d) => {
+      buf += d;
+      if (buf.includes("\n")) {
+        s.end();
+        resolve(JSON.parse(buf.slice(0, buf.indexOf("\n"))).result);
+      }
+    });
+    s.on("error", reject);
+  });
+}
+
+// ---- the run ----
+
+const fixture = readFileSync(join(here, "fixture.html"));
+const server = createServer((req, res) => {
+  res.writeHead(200, { "content-type": "text/html; charset=utf-8" });
+  res.end(fixture);
+});
+await new Promise((r) => server.listen(0, "127.0.0.1", r));
+const pageUrl = `http://127.0.0.1:${server.address().port}/shop.html`;
+
+const profile = mkdtempSync(join(tmpdir(), "webfold-ext-profile-"));
+const agent = new Agent();
+let ctx;
+try {
+  await agent.init();
+  const tools = await agent.request("tools/list", {});
+  const names = tools.tools.map((t) => t.name);
+  check(names.includes("get_ui_context") && names.includes("respond_to_browser"), `ui tools listed: ${names}`);
+
+  const launched = Date.now();
+  ctx = await chromium.launchPersistentContext(profile, {
+    executablePath: CHROMIUM,
+    headless: true,
+    viewport: { width: 1280, height: 800 },
+    args: [
+      "--headless=new",
+      "--no-sandbox",
+      "--disable-gpu",
+      "--disable-quic",
+      "--no-first-run",
+      "--disable-background-networking",
+      "--disable-component-update",
+      "--disable-sync",
+      // Nothing leaves this machine: every name but loopback fails to resolve.
+      "--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1, EXCLUDE localhost",
+      `--disable-extensions-except=${EXT}`,
+      `--load-extension=${EXT}`,
+    ],
+  });
+  const sw = ctx.serviceWorkers()[0] ?? (await ctx.waitForEvent("serviceworker", { timeout: 10_000 }));
+  const extId = new URL(sw.url()).host;
+  summary.extensionId = extId;
+  check(extId === EXT_ID, `extension id ${extId} is the manifest key's ${EXT_ID}`);
+  log(`extension ${extId} loaded in ${Date.now() - launched} ms`);
+
+  const page = ctx.pages()[0] ?? (await ctx.newPage());
+  await page.goto(pageUrl);
+  const tabId = await until("the page's tab id", () =>
+    sw.evaluate(async (u) => (await chrome.tabs.query({ url: u }))[0]?.id, pageUrl),
+  );
+
+  // ---- pairing, as a user does it: paste what `webfold pair` prints ----
+  const panel = await ctx.newPage();
+  await panel.setViewportSize({ width: 420, height: 760 });
+  await panel.goto(`chrome-extension://${extId}/panel.html?tab=${tabId}`);
+  await until("the unpaired indicator", () => panel.$eval("#conn", (e) => e.dataset.state === "unpaired"));
+  check(await panel.isVisible("#pairing"), "the pairing form shows when unpaired");
+  await panel.fill("#pair-text", "not a pairing");
+  await panel.click("#pair");
+  await until("a pairing error", () => panel.textContent("#pair-error"));
+  const pairText = execFileSync(BIN, ["pair"], { env: { ...process.env, WEBFOLD_HOME: HOME } }).toString();
+  await panel.fill("#pair-text", pairText);
+  const paired = Date.now();
+  await panel.click("#pair");
+  await until("the connected indicator", () => panel.$eval("#conn", (e) => e.dataset.state === "open"));
+  summary.connectMs = Date.now() - paired;
+  const agentOption = await until("the agent in the agents list", () =>
+    panel.$$eval("#agent option", (os) => os.map((o) => o.value).filter(Boolean)),
+  );
+  check(agentOption.length === 1, `one agent listed: ${agentOption}`);
+  const status = await daemonStatus();
+  check(status.tabs === 1 && status.agents === 1, `the daemon admitted the extension's socket: ${JSON.stringify(status)}`);
+  summary.origin = await sw.evaluate(() => self.location.origin);
+  check(summary.origin === `chrome-extension://${EXT_ID}`, `the worker's origin ${summary.origin}`);
+  await panel.screenshot({ path: join(SHOTS, "panel-connected.png") });
+  summary.screenshots.push("panel-connected.png");
+
+  const pickState = () => panel.$eval("#pick", (e) => e.dataset.picking === "true");
+  const count = () => page.textContent("#count");
+  const buy = await page.locator("#buy").boundingBox();
+  const cx = buy.x + buy.width / 2;
+  const cy = buy.y + buy.height / 2;
+
+  // ---- Esc cancels a pick, and the page gets its clicks back ----
+  await panel.bringToFront();
+  await panel.click("#pick");
+  await until("picking to start", pickState);
+  await page.bringToFront();
+  await page.mouse.move(cx, cy);
+  await page.keyboard.press("Escape");
+  await until("Esc to cancel the pick", async () => !(await pickState()));
+  await page.mouse.click(cx, cy);
+  await until("the page to get its click after Esc", async () => (await count()) === "1");
+
+  // ---- pick: hover outline, click, the agent sees it ----
+  await panel.bringToFront();
+  await panel.click("#pick");
+  await until("picking to start", pickState);
+  await page.bringToFront();
+  await page.mouse.move(cx - 10, cy);
+  await page.mouse.move(cx, cy);
+  await page.screenshot({ path: join(SHOTS, "picker-hover.png") });
+  summary.screenshots.push("picker-hover.png");
+  const waiting = agent.tool("get_ui_context", { wait_seconds: 20 });
+  const clicked = performance.now();
+  await page.mouse.click(cx, cy);
+  const got = await waiting;
+  summary.clickToContextMs = Math.round(performance.now() - clicked);
+  log(`click → get_ui_context: ${summary.clickToContextMs} ms`);
+  check((await count()) === "1", "the pick click did not reach the page");
+  const c = got.structuredContent;
+  check(c && c.element, `get_ui_context returned a selection: ${JSON.stringify(got.content).slice(0, 300)}`);
+  check(c.element.tagName === "BUTTON" && c.element.id === "buy", `the picked element: ${JSON.stringify(c.element)}`);
+  check(c.selector === "#buy", `unique selector: ${c.selector}`);
+  check(c.ancestors[0].tagName === "FORM" && c.ancestors[0].classList.includes("checkout"), "ancestors start at the form");
+  check(c.page.url === pageUrl && c.page.title === "Fixture shop", `page: ${JSON.stringify(c.page)}`);
+  const bb = c.element.boundingBox;
+  check(
+    Math.abs(bb.x - buy.x) < 1 && Math.abs(bb.y - buy.y) < 1 && Math.abs(bb.width - buy.width) < 1,
+    `bounding box ${JSON.stringify(bb)} vs ${JSON.stringify(buy)}`,
+  );
+  const png = readFileSync(c.screenshotPath);
+  check(png.subarray(1, 4).toString() === "PNG" && png.readUInt32BE(16) === 1280, "a 1280-wide PNG screenshot");
+  check(got.content.some((b) => b.type === "image"), "an inline image for the agent");
+  const html = readFileSync(c.htmlPath, "utf8");
+  check(html.includes("fixture-marker-7f3a") && !html.includes("webfold-mark"), "the page HTML, without our marks");
+  summary.sessionId = c.sessionId;
+  summary.contextId = c.contextId;
+  await page.screenshot({ path: join(SHOTS, "picker-selected.png") });
+  summary.screenshots.push("picker-selected.png");
+
+  // ---- ask: the user's message reaches the agent ----
+  await panel.bringToFront();
+  await until("the selection to be stored", () =>
+    panel.$eval("#selection", (e, id) => e.dataset.contextId === id, c.contextId),
+  );
+  const question = "Make this button blue <script>alert(1)</script>";
+  await panel.fill("#message", question);
+  await panel.press("#message", "Enter");
+  const asked = await agent.tool("get_ui_context", { wait_seconds: 10 });
+  check(asked.structuredContent.userMessage === question, `the agent got the message: ${asked.structuredContent.userMessage}`);
+  check(asked.structuredContent.contextId === c.contextId, "about the picked element");
+  check(asked.content[0].text.includes("<user-message>"), "the user's words are fenced for the agent");
+  await until("the message to show as delivered", () =>
+    panel.$eval("#chat li.user:last-child .meta", (e) => e.textContent.startsWith("to ")),
+  );
+
+  // ---- the answer streams in, in order, rendered as Markdown ----
+  const sid = c.sessionId;
+  await agent.tool("update_status", { sessionId: sid, status: "thinking", detail: "Looking for the button's styles" });
+  await until("the status indicator", () => panel.$eval("#status", (e) => e.textContent.includes("thinking")));
+  const parts = [
+    "Sure: make it **blue** in `shop.css`:",
+    "\n\n```css\n#buy { background: blue; }\n```\n",
+    "\n- done\n- <img src=x onerror=\"window.pwned=1\"> stays text",
+  ];
+  const bubble = () => panel.$eval("#chat li.assistant:last-child", (e) => ({ text: e.textContent, complete: e.dataset.complete }));
+  const markers = ["Sure", "#buy { background: blue; }", "stays text"];
+  for (let i = 0; i < parts.length; i++) {
+    await agent.tool("respond_to_browser", { sessionId: sid, contextId: c.contextId, message: parts[i], isComplete: false });
+    await until(`chunk ${i + 1} in the panel`, async () => {
+      const b = await bubble();
+      const seen = markers.map((m) => b.text.includes(m));
+      return b.complete === "false" && seen.every((s, j) => s === j <= i);
+    });
+  }
+  await agent.tool("respond_to_browser", { sessionId: sid, contextId: c.contextId, message: "\n\nAll set.", isComplete: true });
+  await until("the complete answer", async () => (await bubble()).complete === "true");
+  const md = await panel.$eval("#chat li.assistant:last-child .md", (e) => ({
+    strong: e.querySelector("strong")?.textContent,
+    code: e.querySelector("p code")?.textContent,
+    pre: e.querySelector("pre code")?.textContent,
+    items: e.querySelectorAll("ul li").length,
+    imgs: e.querySelectorAll("img").length,
+    last: e.lastElementChild?.textContent,
+  }));
+  check(md.strong === "blue" && md.code === "shop.css" && md.pre === "#buy { background: blue; }", `markdown: ${JSON.stringify(md)}`);
+  check(md.items === 2 && md.imgs === 0 && md.last === "All set.", `markdown lists and escaping: ${JSON.stringify(md)}`);
+  check((await panel.evaluate(() => window.pwned)) === undefined, "no script ran from the answer");
+  const userText = await panel.textContent("#chat li.user:last-child .text");
+  check(userText === question, "the user's message shows as text");
+  await agent.tool("update_status", { sessionId: sid, status: "idle" });
+  await until("the status to clear", () => panel.$eval("#status", (e) => e.textContent === ""));
+  await panel.screenshot({ path: join(SHOTS, "panel-chat.png") });
+  summary.screenshots.push("panel-chat.png");
+
+  // ---- Refresh: the page is captured again; the agent reads the new copy ----
+  await page.evaluate(() => {
+    document.querySelector(".price").textContent = "9 € (sale)";
+  });
+  const refreshing = agent.tool("get_ui_context", { wait_seconds: 10 });
+  await panel.click("#refresh");
+  const r = (await refreshing).structuredContent;
+  check(r.contextId !== c.contextId && r.selector === "#buy", `a new selection of the same element: ${r.contextId}`);
+  check(readFileSync(r.htmlPath, "utf8").includes("9 € (sale)"), "the refreshed page HTML");
+  await until("the panel to hold the refreshed selection", () =>
+    panel.$eval("#selection", (e, id) => e.dataset.contextId === id, r.contextId),
+  );
+
+  // ---- the worker is stopped (as Chromium does when idle) and comes back ----
+  const cdp = await ctx.newCDPSession(panel);
+  const states = [];
+  cdp.on("ServiceWorker.workerVersionUpdated", (ev) => {
+    for (const v of ev.versions) states.push(v.runningStatus);
+  });
+  await cdp.send("ServiceWorker.enable");
+  const stopped = Date.now();
+  await cdp.send("ServiceWorker.stopAllWorkers");
+  await until("the worker to stop", () => states.includes("stopped"));
+  await until("the worker to run again", () => states.lastIndexOf("running") > states.indexOf("stopped"));
+  await until("the daemon to see the tab again", async () => (await daemonStatus()).tabs === 1);
+  await until("the panel to say connected", () => panel.$eval("#conn", (e) => e.dataset.state === "open"));
+  // The restarted worker kept the tab's session and selection: an answer
+  // for the old session reaches this panel, and the user can write again.
+  await agent.tool("respond_to_browser", { sessionId: sid, contextId: c.contextId, message: "Still here after a restart.", isComplete: true });
+  await until("an answer after the restart", async () => (await bubble()).text === "Still here after a restart.");
+  summary.reconnectMs = Date.now() - stopped;
+  await panel.fill("#message", "and the border too");
+  await panel.press("#message", "Enter");
+  const again = await agent.tool("get_ui_context", { wait_seconds: 10 });
+  check(again.structuredContent.userMessage === "and the border too", "a message after the restart reaches the agent");
+  check(again.structuredContent.sessionId === sid, "from the same tab session");
+  check((await panel.$$("#chat li")).length === 4, "the chat survived the restart");
+  log(`worker restart → answer shown: ${summary.reconnectMs} ms`);
+  await panel.screenshot({ path: join(SHOTS, "panel-after-restart.png") });
+  summary.screenshots.push("panel-after-restart.png");
+
+  summary.ok = true;
+} finally {
+  await ctx?.close().catch(() => {});
+  agent.close();
+  server.close();
+  rmSync(profile, { recursive: true, force: true });
+}
+console.log(JSON.stringify(summary));
