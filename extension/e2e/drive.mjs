@@ -176,9 +176,15 @@ try {
   );
 
   // ---- pairing, as a user does it: paste what `webfold pair` prints ----
-  const panel = await ctx.newPage();
+  // The panel as a page in a window of its own, beside the page's window
+  // (a real side panel is not a page Playwright can drive): the page keeps
+  // its window, which captureVisibleTab shoots.
+  const panelUrl = `chrome-extension://${extId}/panel.html?tab=${tabId}`;
+  const [panel] = await Promise.all([
+    ctx.waitForEvent("page", { predicate: (p) => p.url() === panelUrl, timeout: 10_000 }),
+    sw.evaluate((url) => chrome.windows.create({ url, width: 420, height: 760 }), panelUrl),
+  ]);
   await panel.setViewportSize({ width: 420, height: 760 });
-  await panel.goto(`chrome-extension://${extId}/panel.html?tab=${tabId}`);
   await until("the unpaired indicator", () => panel.$eval("#conn", (e) => e.dataset.state === "unpaired"));
   check(await panel.isVisible("#pairing"), "the pairing form shows when unpaired");
   await panel.fill("#pair-text", "not a pairing");
@@ -246,7 +252,8 @@ try {
     `bounding box ${JSON.stringify(bb)} vs ${JSON.stringify(buy)}`,
   );
   const png = readFileSync(c.screenshotPath);
-  check(png.subarray(1, 4).toString() === "PNG" && png.readUInt32BE(16) === 1280, "a 1280-wide PNG screenshot");
+  const [w, h] = [png.readUInt32BE(16), png.readUInt32BE(20)];
+  check(png.subarray(1, 4).toString() === "PNG" && w === 1280 && h === 800, `a 1280×800 PNG screenshot: ${w}×${h}`);
   check(got.content.some((b) => b.type === "image"), "an inline image for the agent");
   const html = readFileSync(c.htmlPath, "utf8");
   check(html.includes("fixture-marker-7f3a") && !html.includes("webfold-mark"), "the page HTML, without our marks");
@@ -268,7 +275,7 @@ try {
   check(asked.structuredContent.contextId === c.contextId, "about the picked element");
   check(asked.content[0].text.includes("<user-message>"), "the user's words are fenced for the agent");
   await until("the message to show as delivered", () =>
-    panel.$eval("#chat li.user:last-child .meta", (e) => e.textContent.startsWith("to ")),
+    panel.$eval("#chat > li.user:last-child .meta", (e) => e.textContent.startsWith("to ")),
   );
 
   // ---- the answer streams in, in order, rendered as Markdown ----
@@ -280,7 +287,7 @@ try {
     "\n\n```css\n#buy { background: blue; }\n```\n",
     "\n- done\n- <img src=x onerror=\"window.pwned=1\"> stays text",
   ];
-  const bubble = () => panel.$eval("#chat li.assistant:last-child", (e) => ({ text: e.textContent, complete: e.dataset.complete }));
+  const bubble = () => panel.$eval("#chat > li.assistant:last-child", (e) => ({ text: e.textContent, complete: e.dataset.complete }));
   const markers = ["Sure", "#buy { background: blue; }", "stays text"];
   for (let i = 0; i < parts.length; i++) {
     await agent.tool("respond_to_browser", { sessionId: sid, contextId: c.contextId, message: parts[i], isComplete: false });
@@ -292,7 +299,7 @@ try {
   }
   await agent.tool("respond_to_browser", { sessionId: sid, contextId: c.contextId, message: "\n\nAll set.", isComplete: true });
   await until("the complete answer", async () => (await bubble()).complete === "true");
-  const md = await panel.$eval("#chat li.assistant:last-child .md", (e) => ({
+  const md = await panel.$eval("#chat > li.assistant:last-child .md", (e) => ({
     strong: e.querySelector("strong")?.textContent,
     code: e.querySelector("p code")?.textContent,
     pre: e.querySelector("pre code")?.textContent,
@@ -303,7 +310,7 @@ try {
   check(md.strong === "blue" && md.code === "shop.css" && md.pre === "#buy { background: blue; }", `markdown: ${JSON.stringify(md)}`);
   check(md.items === 2 && md.imgs === 0 && md.last === "All set.", `markdown lists and escaping: ${JSON.stringify(md)}`);
   check((await panel.evaluate(() => window.pwned)) === undefined, "no script ran from the answer");
-  const userText = await panel.textContent("#chat li.user:last-child .text");
+  const userText = await panel.$$eval("#chat > li.user .text", (es) => es.at(-1)?.textContent);
   check(userText === question, "the user's message shows as text");
   await agent.tool("update_status", { sessionId: sid, status: "idle" });
   await until("the status to clear", () => panel.$eval("#status", (e) => e.textContent === ""));
@@ -346,7 +353,11 @@ try {
   const again = await agent.tool("get_ui_context", { wait_seconds: 10 });
   check(again.structuredContent.userMessage === "and the border too", "a message after the restart reaches the agent");
   check(again.structuredContent.sessionId === sid, "from the same tab session");
-  check((await panel.$$("#chat li")).length === 4, "the chat survived the restart");
+  const entries = await until("the message in the panel", async () => {
+    const all = await panel.$$eval("#chat > li", (es) => es.map((e) => `${e.className}: ${e.textContent}`));
+    return all.at(-1)?.startsWith("user: and the border too") && all;
+  });
+  check(entries.length === 4, `the chat survived the restart: ${JSON.stringify(entries)}`);
   log(`worker restart → answer shown: ${summary.reconnectMs} ms`);
   await panel.screenshot({ path: join(SHOTS, "panel-after-restart.png") });
   summary.screenshots.push("panel-after-restart.png");
