@@ -5,12 +5,13 @@
 // line is a JSON summary.
 //
 // Environment: WEBFOLD_BIN, WEBFOLD_HOME, WEBFOLD_PROJECT, EXTENSION_DIR,
-// EXTENSION_ID, SHOTS_DIR; CHROMIUM (default /usr/bin/chromium).
+// WEBFOLD_PROJECT2 (a second agent's project), EXTENSION_ID, SHOTS_DIR;
+// CHROMIUM (default /usr/bin/chromium).
 
 import { spawn, execFileSync } from "node:child_process";
 import { createServer } from "node:http";
 import { connect } from "node:net";
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, dirname } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -24,6 +25,7 @@ const env = (k) => {
 const BIN = env("WEBFOLD_BIN");
 const HOME = env("WEBFOLD_HOME");
 const PROJECT = env("WEBFOLD_PROJECT");
+const PROJECT2 = env("WEBFOLD_PROJECT2");
 const EXT = env("EXTENSION_DIR");
 const EXT_ID = env("EXTENSION_ID");
 const SHOTS = env("SHOTS_DIR");
@@ -56,9 +58,9 @@ async function until(what, probe, ms = 10_000) {
 // ---- the agent: webfold's MCP server over stdio ----
 
 class Agent {
-  constructor() {
+  constructor(project) {
     this.proc = spawn(BIN, ["mcp", "--tools", "ui", "--no-db"], {
-      cwd: PROJECT,
+      cwd: project,
       env: { ...process.env, WEBFOLD_HOME: HOME },
       stdio: ["pipe", "pipe", "inherit"],
     });
@@ -124,6 +126,35 @@ function daemonStatus() {
   });
 }
 
+/**
+ * Drives the real side panel, which is no Playwright page: attached through
+ * the browser's target list, spoken to in raw CDP. The returned function
+ * evaluates an expression there (or sends another method).
+ */
+async function sidePanel(ctx, page, url) {
+  const cdp = await ctx.newCDPSession(page);
+  const targetId = await until("the side panel's target", async () => {
+    const { targetInfos } = await cdp.send("Target.getTargets");
+    return targetInfos.find((t) => t.type === "page" && t.url === url)?.targetId;
+  });
+  const { sessionId } = await cdp.send("Target.attachToTarget", { targetId, flatten: false });
+  const answers = new Map();
+  cdp.on("Target.receivedMessageFromTarget", (ev) => {
+    if (ev.sessionId !== sessionId) return;
+    const m = JSON.parse(ev.message);
+    answers.get(m.id)?.(m);
+  });
+  let next = 0;
+  return async (expression, method = "Runtime.evaluate", params = { expression, returnByValue: true }) => {
+    const id = ++next;
+    const answered = new Promise((r) => answers.set(id, r));
+    await cdp.send("Target.sendMessageToTarget", { sessionId, message: JSON.stringify({ id, method, params }) });
+    const m = await answered;
+    if (m.error) throw new Error(`${method}: ${m.error.message}`);
+    return method === "Runtime.evaluate" ? m.result.result.value : m.result;
+  };
+}
+
 // ---- the run ----
 
 const fixture = readFileSync(join(here, "fixture.html"));
@@ -135,7 +166,8 @@ await new Promise((r) => server.listen(0, "127.0.0.1", r));
 const pageUrl = `http://127.0.0.1:${server.address().port}/shop.html`;
 
 const profile = mkdtempSync(join(tmpdir(), "webfold-ext-profile-"));
-const agent = new Agent();
+const agent = new Agent(PROJECT);
+let agent2;
 let ctx;
 try {
   await agent.init();
@@ -171,26 +203,39 @@ try {
 
   const page = ctx.pages()[0] ?? (await ctx.newPage());
   await page.goto(pageUrl);
-  const tabId = await until("the page's tab id", () =>
-    sw.evaluate(async (u) => (await chrome.tabs.query({ url: u }))[0]?.id, pageUrl),
-  );
-
-  // ---- pairing, as a user does it: paste what `webfold pair` prints ----
+  const tabOf = (url) =>
+    until(`the tab id of ${url}`, () => sw.evaluate(async (u) => (await chrome.tabs.query({ url: u }))[0]?.id, url));
+  const tabId = await tabOf(pageUrl);
   // The panel as a page in a window of its own, beside the page's window
   // (a real side panel is not a page Playwright can drive): the page keeps
   // its window, which captureVisibleTab shoots.
-  const panelUrl = `chrome-extension://${extId}/panel.html?tab=${tabId}`;
-  const [panel] = await Promise.all([
-    ctx.waitForEvent("page", { predicate: (p) => p.url() === panelUrl, timeout: 10_000 }),
-    sw.evaluate((url) => chrome.windows.create({ url, width: 420, height: 760 }), panelUrl),
-  ]);
-  await panel.setViewportSize({ width: 420, height: 760 });
+  const openPanel = async (tab) => {
+    const url = `chrome-extension://${extId}/panel.html?tab=${tab}`;
+    const [p] = await Promise.all([
+      ctx.waitForEvent("page", { predicate: (x) => x.url() === url, timeout: 10_000 }),
+      sw.evaluate((u) => chrome.windows.create({ url: u, width: 420, height: 760 }), url),
+    ]);
+    await p.setViewportSize({ width: 420, height: 760 });
+    return p;
+  };
+
+  // ---- pairing, as a user does it: paste what `webfold pair` prints ----
+  const panel = await openPanel(tabId);
   await until("the unpaired indicator", () => panel.$eval("#conn", (e) => e.dataset.state === "unpaired"));
   check(await panel.isVisible("#pairing"), "the pairing form shows when unpaired");
   await panel.fill("#pair-text", "not a pairing");
   await panel.click("#pair");
   await until("a pairing error", () => panel.textContent("#pair-error"));
   const pairText = execFileSync(BIN, ["pair"], { env: { ...process.env, WEBFOLD_HOME: HOME } }).toString();
+  // A wrong token: the daemon refuses it and the indicator says to pair again.
+  await panel.fill("#pair-text", pairText.replace(/\b[0-9a-f]{64}\b/, "0".repeat(64)));
+  await panel.click("#pair");
+  await until("the refused-token indicator", () =>
+    panel.$eval("#conn", (e) => e.dataset.state === "unauthorized" && e.textContent.includes("webfold pair")),
+  );
+  check(await panel.isVisible("#pairing"), "the pairing form shows again after a refused token");
+  await panel.screenshot({ path: join(SHOTS, "panel-refused-token.png") });
+  summary.screenshots.push("panel-refused-token.png");
   await panel.fill("#pair-text", pairText);
   const paired = Date.now();
   await panel.click("#pair");
@@ -362,10 +407,75 @@ try {
   await panel.screenshot({ path: join(SHOTS, "panel-after-restart.png") });
   summary.screenshots.push("panel-after-restart.png");
 
+  // ---- the real side panel, opened on the page's window, follows its tab ----
+  await panel.evaluate(async (t) => {
+    const { windowId } = await chrome.tabs.get(t);
+    await chrome.sidePanel.open({ windowId });
+  }, tabId);
+  const side = await sidePanel(ctx, page, `chrome-extension://${extId}/panel.html`);
+  const sideState = await until("the side panel to show the tab's conversation", async () => {
+    const v = await side(`({ conn: document.querySelector("#conn").dataset.state,
+      entries: document.querySelectorAll("#chat > li").length,
+      context: document.querySelector("#selection").dataset.contextId })`);
+    return v?.conn === "open" && v.entries === 4 && v.context === r.contextId && v;
+  });
+  log(`side panel: ${JSON.stringify(sideState)}`);
+  const shot = await side("null", "Page.captureScreenshot", { format: "png" });
+  writeFileSync(join(SHOTS, "side-panel.png"), Buffer.from(shot.data, "base64"));
+  summary.screenshots.push("side-panel.png");
+
+  // ---- two tabs, two agents: each message and answer goes where it belongs ----
+  agent2 = new Agent(PROJECT2);
+  await agent2.init();
+  const agentCount = (p) => p.$$eval("#agent option", (os) => os.filter((o) => o.value).length);
+  await until("both agents listed", async () => (await agentCount(panel)) === 2);
+  const page2 = await ctx.newPage();
+  const pageUrl2 = pageUrl.replace("shop.html", "other.html");
+  await page2.goto(pageUrl2);
+  const panel2 = await openPanel(await tabOf(pageUrl2));
+  await until("the second tab to connect", () => panel2.$eval("#conn", (e) => e.dataset.state === "open"));
+  await until("the second tab to ask for a choice", () => panel2.$eval("#agent-note", (e) => e.textContent.includes("choose")));
+  const second = await panel2.$$eval("#agent option", (os, p) => os.find((o) => o.textContent.endsWith(p))?.value, PROJECT2);
+  check(second, "the second project's agent is listed");
+  await panel2.selectOption("#agent", second);
+  await until("the choice to stick", () =>
+    panel2.$eval("#agent-note", (e, id) => e.textContent === "" && document.querySelector("#agent").value === id, second),
+  );
+  await panel2.click("#pick");
+  await until("picking in the second tab", () => panel2.$eval("#pick", (e) => e.dataset.picking === "true"));
+  await page2.bringToFront();
+  const h1 = await page2.locator("h1").boundingBox();
+  await page2.mouse.move(h1.x + 5, h1.y + 5);
+  const waiting2 = agent2.tool("get_ui_context", { wait_seconds: 20 });
+  await page2.mouse.click(h1.x + 5, h1.y + 5);
+  const g2 = (await waiting2).structuredContent;
+  check(g2.selector === "h1" && g2.page.url === pageUrl2 && g2.sessionId !== sid, `the second agent sees the second tab: ${g2.selector}`);
+  await panel2.bringToFront();
+  await until("the second selection stored", () => panel2.$eval("#selection", (e, id) => e.dataset.contextId === id, g2.contextId));
+  await panel2.fill("#message", "tab two asks");
+  await panel2.press("#message", "Enter");
+  const m2 = (await agent2.tool("get_ui_context", { wait_seconds: 10 })).structuredContent;
+  check(m2.userMessage === "tab two asks" && m2.sessionId === g2.sessionId, "the second tab's message reaches the second agent");
+  const m1 = (await agent.tool("get_ui_context", {})).structuredContent;
+  check(m1.userMessage === undefined && m1.sessionId === sid, "and not the first agent");
+  await agent2.tool("respond_to_browser", { sessionId: g2.sessionId, contextId: g2.contextId, message: "answer for tab two", isComplete: true });
+  await until("the answer in the second panel", () =>
+    panel2.$eval("#chat > li.assistant:last-child", (e) => e.textContent === "answer for tab two"),
+  );
+  await panel.bringToFront();
+  await panel.fill("#message", "tab one again");
+  await panel.press("#message", "Enter");
+  const m1b = (await agent.tool("get_ui_context", { wait_seconds: 10 })).structuredContent;
+  check(m1b.userMessage === "tab one again" && m1b.sessionId === sid, "the first tab still reaches the first agent");
+  check(!(await panel.textContent("#chat")).includes("answer for tab two"), "the second tab's answer stays out of the first");
+  await panel2.screenshot({ path: join(SHOTS, "panel-second-tab.png") });
+  summary.screenshots.push("panel-second-tab.png");
+
   summary.ok = true;
 } finally {
   await ctx?.close().catch(() => {});
   agent.close();
+  agent2?.close();
   server.close();
   rmSync(profile, { recursive: true, force: true });
 }

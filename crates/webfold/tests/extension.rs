@@ -2,8 +2,10 @@
 //! `webfold daemon`, the built extension loaded unpacked, and
 //! `webfold mcp --tools ui` as the coding agent. `extension/e2e/drive.mjs`
 //! (playwright-core, no browser download) works the browser and the agent
-//! and checks each step; this test builds what it needs, starts the daemon,
-//! runs the driver, and checks the daemon's own record afterwards.
+//! and checks each step (pick, ask, streamed answer, Refresh, a service
+//! worker restart, two tabs routed to two agents); this test builds what it
+//! needs, starts the daemon, runs the driver, and checks the daemon's own
+//! record afterwards.
 
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
@@ -82,7 +84,7 @@ fn daemon(home: &Path) -> Daemon {
 }
 
 #[test]
-fn the_extension_picks_asks_streams_and_survives_a_worker_restart() {
+fn the_extension_picks_asks_streams_restarts_and_routes_two_tabs() {
     let chromium = chromium();
     run_script("build-extension", "the extension did not build");
     run_script(
@@ -91,6 +93,7 @@ fn the_extension_picks_asks_streams_and_survives_a_worker_restart() {
     );
     let home = scratch("home");
     let project = scratch("project");
+    let project2 = scratch("project2");
     let shots = scratch("screenshots");
     let _daemon = daemon(&home);
 
@@ -100,6 +103,7 @@ fn the_extension_picks_asks_streams_and_survives_a_worker_restart() {
         .env("WEBFOLD_BIN", BIN)
         .env("WEBFOLD_HOME", &home)
         .env("WEBFOLD_PROJECT", &project)
+        .env("WEBFOLD_PROJECT2", &project2)
         .env("EXTENSION_DIR", ext.join("dist").canonicalize().unwrap())
         .env("EXTENSION_ID", EXTENSION_ID)
         .env("SHOTS_DIR", &shots)
@@ -172,9 +176,11 @@ fn the_extension_picks_asks_streams_and_survives_a_worker_restart() {
         ),
         ("assistant", "Still here after a restart."),
         ("user", "and the border too"),
+        ("user", "tab one again"),
     ];
     let said: Vec<(&str, &str)> = said.iter().map(|(r, c)| (r.as_str(), c.as_str())).collect();
     assert_eq!(said, expected, "{history}");
     let _ = std::fs::remove_dir_all(&home);
     let _ = std::fs::remove_dir_all(&project);
+    let _ = std::fs::remove_dir_all(&project2);
 }
