@@ -40,7 +40,7 @@ function check(cond, what) {
 }
 
 /** Polls `probe` until it returns something truthy, or fails after `ms`. */
-async function until(what, probe, ms = 10_000) {
+async function until(what, probe, ms = 15_000) {
   const deadline = Date.now() + ms;
   let last;
   for (;;) {
@@ -226,6 +226,10 @@ try {
   await panel.fill("#pair-text", "not a pairing");
   await panel.click("#pair");
   await until("a pairing error", () => panel.textContent("#pair-error"));
+  // The token goes to a daemon on this computer only.
+  await panel.fill("#pair-text", `WebSocket: ws://evil.example:3457/ws\nToken: ${"a".repeat(64)}`);
+  await panel.click("#pair");
+  await until("a refusal of a remote address", async () => (await panel.textContent("#pair-error")).includes("127.0.0.1"));
   const pairText = execFileSync(BIN, ["pair"], { env: { ...process.env, WEBFOLD_HOME: HOME } }).toString();
   // A wrong token: the daemon refuses it and the indicator says to pair again.
   await panel.fill("#pair-text", pairText.replace(/\b[0-9a-f]{64}\b/, "0".repeat(64)));
