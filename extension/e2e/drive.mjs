@@ -166,14 +166,10 @@ await new Promise((r) => server.listen(0, "127.0.0.1", r));
 const pageUrl = `http://127.0.0.1:${server.address().port}/shop.html`;
 
 const profile = mkdtempSync(join(tmpdir(), "webfold-ext-profile-"));
-const agent = new Agent(PROJECT);
+let agent;
 let agent2;
 let ctx;
 try {
-  await agent.init();
-  const tools = await agent.request("tools/list", {});
-  const names = tools.tools.map((t) => t.name);
-  check(names.includes("get_ui_context") && names.includes("respond_to_browser"), `ui tools listed: ${names}`);
 
   const launched = Date.now();
   ctx = await chromium.launchPersistentContext(profile, {
@@ -240,11 +236,30 @@ try {
   check(await panel.isVisible("#pairing"), "the pairing form shows again after a refused token");
   await panel.screenshot({ path: join(SHOTS, "panel-refused-token.png") });
   summary.screenshots.push("panel-refused-token.png");
+  // No daemon at that address: the indicator says to start one.
+  const closed = createServer();
+  await new Promise((r) => closed.listen(0, "127.0.0.1", r));
+  const closedPort = closed.address().port;
+  await new Promise((r) => closed.close(r));
+  await panel.fill("#pair-text", pairText.replace(/127\.0\.0\.1:\d+/, `127.0.0.1:${closedPort}`));
+  await panel.click("#pair");
+  await until("the daemon-down indicator", () =>
+    panel.$eval("#conn", (e) => e.dataset.state === "down" && e.textContent.includes("webfold doctor")),
+  );
+  check(!(await panel.isVisible("#pairing")), "the pairing form steps aside while the daemon is only down");
+  await panel.click("#show-pairing");
   await panel.fill("#pair-text", pairText);
   const paired = Date.now();
   await panel.click("#pair");
   await until("the connected indicator", () => panel.$eval("#conn", (e) => e.dataset.state === "open"));
   summary.connectMs = Date.now() - paired;
+  // Connected, but no agent yet: the indicator says how to start one.
+  await until("the no-agent indicator", () => panel.$eval("#conn", (e) => e.textContent.includes("webfold mcp --tools ui")));
+  agent = new Agent(PROJECT);
+  await agent.init();
+  const tools = await agent.request("tools/list", {});
+  const names = tools.tools.map((t) => t.name);
+  check(names.includes("get_ui_context") && names.includes("respond_to_browser"), `ui tools listed: ${names}`);
   const agentOption = await until("the agent in the agents list", () =>
     panel.$$eval("#agent option", (os) => os.map((o) => o.value).filter(Boolean)),
   );
@@ -478,7 +493,7 @@ try {
   summary.ok = true;
 } finally {
   await ctx?.close().catch(() => {});
-  agent.close();
+  agent?.close();
   agent2?.close();
   server.close();
   rmSync(profile, { recursive: true, force: true });

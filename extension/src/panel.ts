@@ -30,6 +30,9 @@ const fixedTab = Number(new URLSearchParams(location.search).get("tab")) || unde
 let tabId: number | undefined = fixedTab;
 let port: chrome.runtime.Port | undefined;
 let last: WfView | undefined;
+/** The user asked to pair again (a new port or token). */
+let wantPairing = false;
+const showPairing = $<HTMLButtonElement>("show-pairing");
 
 function post(msg: WfFromPanel) {
   if (!port) open();
@@ -42,7 +45,11 @@ function open() {
     if (msg.kind === "view") render(msg);
     else if (msg.kind === "pair_result") {
       pairError.replaceChildren(...withCode(msg.error ?? ""));
-      if (!msg.error) pairText.value = "";
+      if (!msg.error) {
+        pairText.value = "";
+        wantPairing = false;
+        if (last) render(last);
+      }
     }
   });
   // The worker stopped (Chromium stops idle workers, or it crashed):
@@ -83,7 +90,9 @@ function render(v: WfView) {
   last = v;
   conn.dataset.state = v.conn;
   connText.replaceChildren(...withCode(v.detail));
-  pairBox.hidden = !(v.conn === "unpaired" || v.conn === "unauthorized");
+  const mustPair = v.conn === "unpaired" || v.conn === "unauthorized";
+  pairBox.hidden = !(mustPair || wantPairing);
+  showPairing.hidden = mustPair || wantPairing;
   main.hidden = v.conn === "unpaired";
   const tab = v.tab;
   const open = v.conn === "open";
@@ -190,6 +199,11 @@ pickButton.addEventListener("click", () => {
   post({ kind: last?.tab?.picking ? "cancel_pick" : "pick" });
 });
 refreshButton.addEventListener("click", () => post({ kind: "refresh" }));
+showPairing.addEventListener("click", () => {
+  wantPairing = true;
+  if (last) render(last);
+  pairText.focus();
+});
 agentSelect.addEventListener("change", () => {
   if (agentSelect.value) post({ kind: "select_agent", agentId: agentSelect.value });
 });
