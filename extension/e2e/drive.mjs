@@ -261,11 +261,15 @@ try {
   const names = tools.tools.map((t) => t.name);
   check(names.includes("get_ui_context") && names.includes("respond_to_browser"), `ui tools listed: ${names}`);
   const agentOption = await until("the agent in the agents list", () =>
-    panel.$$eval("#agent option", (os) => os.map((o) => o.value).filter(Boolean)),
+    panel.$$eval("#agent option", (os) => {
+      const ids = os.map((o) => o.value).filter(Boolean);
+      return ids.length > 0 && ids;
+    }),
   );
   check(agentOption.length === 1, `one agent listed: ${agentOption}`);
   const status = await daemonStatus();
   check(status.tabs === 1 && status.agents === 1, `the daemon admitted the extension's socket: ${JSON.stringify(status)}`);
+  check((await sw.evaluate((t) => chrome.action.getBadgeText({ tabId: t }), tabId)) === "on", "the connected tab's badge");
   summary.origin = await sw.evaluate(() => self.location.origin);
   check(summary.origin === `chrome-extension://${EXT_ID}`, `the worker's origin ${summary.origin}`);
   await panel.screenshot({ path: join(SHOTS, "panel-connected.png") });
@@ -409,8 +413,18 @@ try {
   await until("the panel to say connected", () => panel.$eval("#conn", (e) => e.dataset.state === "open"));
   // The restarted worker kept the tab's session and selection: an answer
   // for the old session reaches this panel, and the user can write again.
-  await agent.tool("respond_to_browser", { sessionId: sid, contextId: c.contextId, message: "Still here after a restart.", isComplete: true });
-  await until("an answer after the restart", async () => (await bubble()).text === "Still here after a restart.");
+  const after = "Still here after a restart: [the docs](https://example.com/docs), [not a link](javascript:alert(1)).";
+  await agent.tool("respond_to_browser", { sessionId: sid, contextId: c.contextId, message: after, isComplete: true });
+  await until("an answer after the restart", async () =>
+    (await bubble()).text === "Still here after a restart: the docs, not a link.",
+  );
+  const links = await panel.$$eval("#chat > li.assistant:last-child a", (as) =>
+    as.map((a) => `${a.textContent} ${a.getAttribute("href")} ${a.target} ${a.rel}`),
+  );
+  check(
+    links.length === 1 && links[0] === "the docs https://example.com/docs _blank noopener noreferrer",
+    `only http(s) links, opened apart: ${links}`,
+  );
   summary.reconnectMs = Date.now() - stopped;
   await panel.fill("#message", "and the border too");
   await panel.press("#message", "Enter");

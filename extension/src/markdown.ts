@@ -154,7 +154,8 @@ function inline(text: string, into: Node, make: Make) {
       }
     }
     if (ch === "[") {
-      const m = /^\[([^\]]*)\]\(([^)\s]+)\)/.exec(text.slice(i));
+      // The target may hold balanced parentheses, one level deep.
+      const m = /^\[([^\]]*)\]\(((?:[^()\s]|\([^()\s]*\))+)\)/.exec(text.slice(i));
       if (m) {
         flush();
         if (SAFE_URL.test(m[2])) {

@@ -174,7 +174,10 @@ fn the_extension_picks_asks_streams_restarts_and_routes_two_tabs() {
             "assistant",
             "Sure: make it **blue** in `shop.css`:\n\n```css\n#buy { background: blue; }\n```\n\n- done\n- <img src=x onerror=\"window.pwned=1\"> stays text\n\nAll set.",
         ),
-        ("assistant", "Still here after a restart."),
+        (
+            "assistant",
+            "Still here after a restart: [the docs](https://example.com/docs), [not a link](javascript:alert(1)).",
+        ),
         ("user", "and the border too"),
         ("user", "tab one again"),
     ];
