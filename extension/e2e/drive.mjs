@@ -155,6 +155,25 @@ async function sidePanel(ctx, page, url) {
   };
 }
 
+const LINK = 'target="_blank" rel="noopener noreferrer"';
+const MARKDOWN_CASES = [
+  ["<script>alert(1)</script>", "<p>&lt;script&gt;alert(1)&lt;/script&gt;</p>"],
+  [
+    "![x](https://e.com/a.png) <img src=x onerror=alert(1)>",
+    `<p><a href="https://e.com/a.png" ${LINK}>x</a> &lt;img src=x onerror=alert(1)&gt;</p>`,
+  ],
+  [
+    "[a](javascript:alert(1)) [b](JAVASCRIPT:x) [c](data:text/html,x) [d](https://e.com/q?a=(1))",
+    `<p>a b c <a href="https://e.com/q?a=(1)" ${LINK}>d</a></p>`,
+  ],
+  ["```html\n<b>bold</b>\n```", '<pre><code data-lang="html">&lt;b&gt;bold&lt;/b&gt;</code></pre>'],
+  ["# Title *em* and __strong__", "<h3>Title <em>em</em> and <strong>strong</strong></h3>"],
+  ["3. three\n4. four", '<ol start="3"><li>three</li><li>four</li></ol>'],
+  ["> quoted `code`\n> more", "<blockquote><p>quoted <code>code</code> more</p></blockquote>"],
+  ["line one  \nline two\nline three", "<p>line one<br>line two line three</p>"],
+  ["a snake_case_name", "<p>a snake_case_name</p>"],
+];
+
 // ---- the run ----
 
 const fixture = readFileSync(join(here, "fixture.html"));
@@ -378,6 +397,16 @@ try {
   check(md.strong === "blue" && md.code === "shop.css" && md.pre === "#buy { background: blue; }", `markdown: ${JSON.stringify(md)}`);
   check(md.items === 2 && md.imgs === 0 && md.last === "All set.", `markdown lists and escaping: ${JSON.stringify(md)}`);
   check((await panel.evaluate(() => window.pwned)) === undefined, "no script ran from the answer");
+  // The renderer on its own: markup and unsafe links come out as text.
+  const rendered = await panel.evaluate(async (cases) => {
+    const { renderMarkdown } = await import("./markdown.js");
+    return cases.map(([src]) => {
+      const d = document.createElement("div");
+      d.append(renderMarkdown(src));
+      return d.innerHTML;
+    });
+  }, MARKDOWN_CASES);
+  MARKDOWN_CASES.forEach(([src, want], n) => check(rendered[n] === want, `markdown ${JSON.stringify(src)}: ${rendered[n]}`));
   const userText = await panel.$$eval("#chat > li.user .text", (es) => es.at(-1)?.textContent);
   check(userText === question, "the user's message shows as text");
   await agent.tool("update_status", { sessionId: sid, status: "idle" });

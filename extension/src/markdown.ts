@@ -4,7 +4,8 @@
 // mailto targets only.
 //
 // Blocks: paragraphs, ATX headings, fenced code, bullet and numbered lists,
-// block quotes, rules. Inline: code spans, **strong**, *em* / _em_, links.
+// block quotes, rules. Inline: code spans, **strong**, *em* / _em_, links;
+// images become links to them (nothing is loaded).
 
 type Make = <K extends keyof HTMLElementTagNameMap>(tag: K) => HTMLElementTagNameMap[K];
 
@@ -152,6 +153,11 @@ function inline(text: string, into: Node, make: Make) {
         wrap("em", text.slice(i + 1, end), end + 1);
         continue;
       }
+    }
+    if (ch === "!" && text[i + 1] === "[") {
+      // An image: shown as a link to it, never loaded.
+      i += 1;
+      continue;
     }
     if (ch === "[") {
       // The target may hold balanced parentheses, one level deep.
