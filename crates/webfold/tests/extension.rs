@@ -1,0 +1,189 @@
+//! The browser extension end to end, in Debian's Chromium: the real
+//! `webfold daemon`, the built extension loaded unpacked, and
+//! `webfold mcp --tools ui` as the coding agent. `extension/e2e/drive.mjs`
+//! (playwright-core, no browser download) works the browser and the agent
+//! and checks each step (pick, ask, streamed answer, Refresh, a service
+//! worker restart, two tabs routed to two agents); this test builds what it
+//! needs, starts the daemon, runs the driver, and checks the daemon's own
+//! record afterwards.
+
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use serde_json::{Value, json};
+use webfold_daemon::auth::EXTENSION_ID;
+use webfold_daemon::client::Connection;
+use webfold_daemon::home::Home;
+
+const BIN: &str = env!("CARGO_BIN_EXE_webfold");
+
+fn repo() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+fn run_script(name: &str, what: &str) {
+    let status = Command::new(repo().join("scripts").join(name)).status();
+    assert!(
+        matches!(status, Ok(s) if s.success()),
+        "scripts/{name} failed: {what}; run it by hand to see why (it needs node and npm, and the npm registry for its first install)"
+    );
+}
+
+fn chromium() -> PathBuf {
+    let path = std::env::var_os("CHROMIUM")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from("/usr/bin/chromium"));
+    assert!(
+        path.exists(),
+        "{} is missing: install Debian's Chromium (apt-get install chromium; scripts/test does it) or set CHROMIUM",
+        path.display()
+    );
+    path
+}
+
+fn scratch(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("webfold-extension-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir.canonicalize().unwrap()
+}
+
+struct Daemon(Child);
+
+impl Drop for Daemon {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+/// Starts `webfold daemon` on any free port; ready once its socket answers.
+fn daemon(home: &Path) -> Daemon {
+    let log = std::fs::File::create(home.join("daemon.stderr")).unwrap();
+    let child = Command::new(BIN)
+        .args(["daemon", "--port", "0"])
+        .env("WEBFOLD_HOME", home)
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(log)
+        .spawn()
+        .unwrap();
+    let daemon = Daemon(child);
+    let socket = Home::at(home.to_owned()).socket();
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while std::os::unix::net::UnixStream::connect(&socket).is_err() {
+        assert!(
+            Instant::now() < deadline,
+            "the daemon did not start: {}",
+            std::fs::read_to_string(home.join("daemon.stderr")).unwrap_or_default()
+        );
+        std::thread::park_timeout(Duration::from_millis(20));
+    }
+    daemon
+}
+
+#[test]
+fn the_extension_picks_asks_streams_restarts_and_routes_two_tabs() {
+    let chromium = chromium();
+    run_script("build-extension", "the extension did not build");
+    run_script(
+        "install-extension-e2e",
+        "playwright-core (the test's driver) did not install",
+    );
+    let home = scratch("home");
+    let project = scratch("project");
+    let project2 = scratch("project2");
+    let shots = scratch("screenshots");
+    let _daemon = daemon(&home);
+
+    let ext = repo().join("extension");
+    let out = Command::new("node")
+        .arg(ext.join("e2e/drive.mjs"))
+        .env("WEBFOLD_BIN", BIN)
+        .env("WEBFOLD_HOME", &home)
+        .env("WEBFOLD_PROJECT", &project)
+        .env("WEBFOLD_PROJECT2", &project2)
+        .env("EXTENSION_DIR", ext.join("dist").canonicalize().unwrap())
+        .env("EXTENSION_ID", EXTENSION_ID)
+        .env("SHOTS_DIR", &shots)
+        .env("CHROMIUM", &chromium)
+        .stdin(Stdio::null())
+        .output()
+        .expect("node runs");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    eprintln!("{stderr}");
+    assert!(
+        out.status.success(),
+        "the extension driver failed:\n{stdout}\n{stderr}"
+    );
+    let summary: Value = serde_json::from_str(stdout.lines().last().unwrap_or(""))
+        .unwrap_or_else(|e| panic!("{e}: {stdout}"));
+    assert_eq!(summary["ok"], true, "{summary}");
+    assert_eq!(summary["extensionId"], EXTENSION_ID);
+    assert_eq!(
+        summary["origin"],
+        format!("chrome-extension://{EXTENSION_ID}")
+    );
+    for shot in summary["screenshots"].as_array().unwrap() {
+        let path = shots.join(shot.as_str().unwrap());
+        let png = std::fs::read(&path).unwrap();
+        assert_eq!(&png[1..4], b"PNG", "{}", path.display());
+    }
+    eprintln!(
+        "click → get_ui_context: {} ms; worker restart → answer shown: {} ms; screenshots in {}",
+        summary["clickToContextMs"],
+        summary["reconnectMs"],
+        shots.display()
+    );
+
+    // The daemon's own record: the conversation, stored in order.
+    let session = summary["sessionId"].as_str().unwrap().to_string();
+    let runtime = tokio::runtime::Runtime::new().unwrap();
+    let history = runtime.block_on(async {
+        let home = Home::at(home.clone());
+        let c = Connection::open(&home.socket()).await.unwrap();
+        c.call(
+            "hello",
+            json!({"agentId": "checker", "project": project, "client": "test"}),
+        )
+        .await
+        .unwrap();
+        c.call(
+            "get_conversation_history",
+            json!({"sessionId": session, "limit": 20}),
+        )
+        .await
+        .unwrap()
+    });
+    let said: Vec<(String, String)> = history["messages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| {
+            (
+                m["role"].as_str().unwrap_or("").to_string(),
+                m["content"].as_str().unwrap_or("").to_string(),
+            )
+        })
+        .collect();
+    let expected = [
+        ("user", "Make this button blue <script>alert(1)</script>"),
+        (
+            "assistant",
+            "Sure: make it **blue** in `shop.css`:\n\n```css\n#buy { background: blue; }\n```\n\n- done\n- <img src=x onerror=\"window.pwned=1\"> stays text\n\nAll set.",
+        ),
+        (
+            "assistant",
+            "Still here after a restart: [the docs](https://example.com/docs), [not a link](javascript:alert(1)).",
+        ),
+        ("user", "and the border too"),
+        ("user", "tab one again"),
+    ];
+    let said: Vec<(&str, &str)> = said.iter().map(|(r, c)| (r.as_str(), c.as_str())).collect();
+    assert_eq!(said, expected, "{history}");
+    let _ = std::fs::remove_dir_all(&home);
+    let _ = std::fs::remove_dir_all(&project);
+    let _ = std::fs::remove_dir_all(&project2);
+}

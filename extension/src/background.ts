@@ -1,0 +1,481 @@
+// The service worker: the only piece that talks to the daemon. A content
+// script's WebSocket would carry the page's origin (and Chromium blocks it on
+// public sites); this worker's carries chrome-extension://<our id>, the one
+// origin the daemon admits.
+//
+// One socket per controlled tab (the daemon's session is a tab). While a
+// socket is open the worker sends its own ping every 20 s, which keeps
+// Chromium from stopping it after 30 s idle; a closed socket is reopened
+// with backoff. Tab state lives in chrome.storage.session, so a restarted
+// worker reconnects every tab it controlled.
+
+import { parsePairing, type Pairing } from "./pairing.js";
+
+const KEEPALIVE_MS = 20_000;
+const FIRST_RETRY_MS = 500;
+const MAX_RETRY_MS = 30_000;
+/** Chat entries kept per tab (the daemon keeps the whole history). */
+const MAX_CHAT_ENTRIES = 200;
+
+interface Link {
+  ws: WebSocket | null;
+  conn: WfConn;
+  detail: string;
+  attempts: number;
+  retry?: ReturnType<typeof setTimeout>;
+  /** A selection waiting for the socket to open. */
+  pending?: string;
+  refused?: boolean;
+  closing?: boolean;
+}
+
+const tabs = new Map<number, WfTab>();
+const links = new Map<number, Link>();
+const watchers = new Map<chrome.runtime.Port, number>();
+let pairing: Pairing | undefined;
+let keepalive: ReturnType<typeof setInterval> | undefined;
+
+const ready = (async () => {
+  const stored = await chrome.storage.local.get("pairing");
+  pairing = stored.pairing as Pairing | undefined;
+  const all = await chrome.storage.session.get(null);
+  for (const [key, value] of Object.entries(all)) {
+    if (!key.startsWith("tab:")) continue;
+    const tab = value as WfTab;
+    try {
+      await chrome.tabs.get(tab.tabId);
+    } catch {
+      await chrome.storage.session.remove(key);
+      continue;
+    }
+    tab.picking = false;
+    tabs.set(tab.tabId, tab);
+    connect(tab.tabId);
+  }
+})();
+
+chrome.sidePanel?.setPanelBehavior({ openPanelOnActionClick: true }).catch(() => {});
+
+// ---- tab state ----
+
+async function sessionId(tabId: number, url: string | undefined): Promise<string> {
+  let origin = "null";
+  try {
+    if (url) origin = new URL(url).origin;
+  } catch {
+    // Keep "null".
+  }
+  const input = new TextEncoder().encode(`${tabId}\n${origin}\n${Date.now()}`);
+  const digest = new Uint8Array(await crypto.subtle.digest("SHA-256", input));
+  return Array.from(digest, (b) => b.toString(16).padStart(2, "0")).join("");
+}
+
+async function tabState(tabId: number): Promise<WfTab> {
+  await ready;
+  let tab = tabs.get(tabId);
+  if (!tab) {
+    const info = await chrome.tabs.get(tabId);
+    tab = { tabId, sessionId: await sessionId(tabId, info.url), picking: false, chat: [], agents: [] };
+    // Another call may have made it while we hashed.
+    tab = tabs.get(tabId) ?? tab;
+    tabs.set(tabId, tab);
+    save(tab);
+    connect(tabId);
+  }
+  return tab;
+}
+
+function save(tab: WfTab) {
+  if (tab.chat.length > MAX_CHAT_ENTRIES) tab.chat.splice(0, tab.chat.length - MAX_CHAT_ENTRIES);
+  chrome.storage.session.set({ [`tab:${tab.tabId}`]: tab }).catch(() => {});
+  publish(tab.tabId);
+}
+
+function view(tabId: number): WfView {
+  const tab = tabs.get(tabId) ?? null;
+  const link = links.get(tabId);
+  if (!pairing) {
+    return {
+      kind: "view",
+      tab,
+      conn: "unpaired",
+      detail: "Not paired: run `webfold pair` in a terminal and paste what it prints below.",
+    };
+  }
+  return {
+    kind: "view",
+    tab,
+    conn: link?.conn ?? "connecting",
+    detail: link?.detail ?? "Connecting to the webfold daemon…",
+    daemon: pairing.wsUrl,
+  };
+}
+
+function publish(tabId: number) {
+  const v = view(tabId);
+  for (const [port, watched] of watchers) {
+    if (watched === tabId) port.postMessage(v satisfies WfToPanel);
+  }
+}
+
+function setBadge(tabId: number, on: boolean) {
+  chrome.action.setBadgeText({ tabId, text: on ? "on" : "" }).catch(() => {});
+  if (on) chrome.action.setBadgeBackgroundColor({ tabId, color: "#1a7f37" }).catch(() => {});
+}
+
+// ---- the daemon ----
+
+function daemonAddress(): string {
+  return pairing ? pairing.wsUrl.replace(/^ws:\/\//, "").replace(/\/ws$/, "") : "";
+}
+
+function connect(tabId: number) {
+  const tab = tabs.get(tabId);
+  if (!tab || !pairing) return;
+  const old = links.get(tabId);
+  if (old?.ws && (old.ws.readyState === WebSocket.OPEN || old.ws.readyState === WebSocket.CONNECTING)) return;
+  if (old?.retry) clearTimeout(old.retry);
+  const link: Link = old ?? { ws: null, conn: "connecting", detail: "", attempts: 0 };
+  link.retry = undefined;
+  link.refused = false;
+  link.closing = false;
+  link.conn = "connecting";
+  link.detail = `Connecting to the webfold daemon at ${daemonAddress()}…`;
+  links.set(tabId, link);
+  const { wsUrl, token } = pairing;
+  let ws: WebSocket;
+  try {
+    ws = new WebSocket(`${wsUrl}?sessionId=${tab.sessionId}`);
+  } catch (e) {
+    link.conn = "down";
+    link.detail = `Cannot open ${wsUrl}: ${String(e)}. Pair again with \`webfold pair\`.`;
+    publish(tabId);
+    return;
+  }
+  link.ws = ws;
+  let opened = false;
+  ws.onopen = () => {
+    opened = true;
+    // The token goes in the first frame, never in the URL.
+    ws.send(JSON.stringify({ type: "hello", token }));
+  };
+  ws.onmessage = (ev) => {
+    if (typeof ev.data === "string") onFrame(tabId, link, ev.data);
+  };
+  ws.onclose = (ev) => {
+    if (link.ws !== ws) return;
+    link.ws = null;
+    updateKeepalive();
+    setBadge(tabId, false);
+    if (link.closing || !tabs.has(tabId)) return;
+    if (link.refused) {
+      link.conn = "unauthorized";
+      link.detail =
+        "The daemon refused this extension's token: run `webfold pair` and paste its output again.";
+      publish(tabId);
+      return;
+    }
+    link.attempts += 1;
+    const wait = Math.min(MAX_RETRY_MS, FIRST_RETRY_MS * 2 ** Math.min(link.attempts - 1, 10));
+    link.conn = "down";
+    link.detail = opened
+      ? `Lost the webfold daemon at ${daemonAddress()} (${ev.code || "closed"}). Reconnecting in ${Math.round(wait / 1000)} s; if it stays down, run \`webfold doctor\`.`
+      : `Cannot reach the webfold daemon at ${daemonAddress()}. Start it (\`webfold daemon\`, or your agent's \`webfold mcp --tools ui\` starts it) and run \`webfold doctor\`. Retrying in ${Math.round(wait / 1000)} s.`;
+    publish(tabId);
+    link.retry = setTimeout(() => connect(tabId), wait);
+  };
+}
+
+function updateKeepalive() {
+  const anyOpen = [...links.values()].some((l) => l.ws?.readyState === WebSocket.OPEN);
+  if (anyOpen && keepalive === undefined) {
+    keepalive = setInterval(() => {
+      for (const l of links.values()) {
+        if (l.ws?.readyState === WebSocket.OPEN) l.ws.send('{"type":"ping"}');
+      }
+    }, KEEPALIVE_MS);
+  } else if (!anyOpen && keepalive !== undefined) {
+    clearInterval(keepalive);
+    keepalive = undefined;
+  }
+}
+
+function send(tabId: number, frame: unknown): boolean {
+  const ws = links.get(tabId)?.ws;
+  if (!ws || ws.readyState !== WebSocket.OPEN || links.get(tabId)?.conn !== "open") return false;
+  ws.send(JSON.stringify(frame));
+  return true;
+}
+
+function agentName(tab: WfTab, id: string | undefined): string {
+  const a = tab.agents.find((x) => x.agentId === id);
+  return a ? `${a.client} in ${a.project}` : (id ?? "an agent");
+}
+
+function onFrame(tabId: number, link: Link, text: string) {
+  const tab = tabs.get(tabId);
+  if (!tab) return;
+  let frame: { type?: string; payload?: Record<string, unknown> };
+  try {
+    frame = JSON.parse(text);
+  } catch {
+    return;
+  }
+  const p = (frame.payload ?? {}) as Record<string, any>;
+  switch (frame.type) {
+    case "agents": {
+      const first = link.conn !== "open";
+      link.conn = "open";
+      link.attempts = 0;
+      tab.agents = Array.isArray(p.agents) ? (p.agents as WfAgent[]) : [];
+      tab.selected = typeof p.selected === "string" ? p.selected : undefined;
+      link.detail =
+        tab.agents.length === 0
+          ? "Connected, but no coding agent is: start your agent with webfold's MCP server (`webfold mcp --tools ui`), or run `webfold doctor`."
+          : `Connected to the webfold daemon · ${tab.agents.length} agent${tab.agents.length > 1 ? "s" : ""}`;
+      if (first) {
+        setBadge(tabId, true);
+        updateKeepalive();
+        if (link.pending && link.ws) {
+          link.ws.send(link.pending);
+          link.pending = undefined;
+        }
+      }
+      break;
+    }
+    case "context_stored":
+      tab.contextId = String(p.contextId);
+      tab.problem = undefined;
+      break;
+    case "message_stored": {
+      const entry = [...tab.chat].reverse().find((e) => e.role === "user" && !e.deliveredTo && !e.error);
+      if (entry) entry.deliveredTo = agentName(tab, p.agentId);
+      tab.problem = undefined;
+      break;
+    }
+    case "status_update":
+      tab.status = { status: String(p.status), detail: typeof p.detail === "string" ? p.detail : undefined };
+      break;
+    case "agent_response_chunk": {
+      const open = tab.chat.find((e) => e.role === "assistant" && !e.complete && e.contextId === p.contextId);
+      if (open) open.text += String(p.chunk);
+      else tab.chat.push({ role: "assistant", text: String(p.chunk), contextId: String(p.contextId), complete: false, at: Date.now() });
+      break;
+    }
+    case "agent_response": {
+      const open = tab.chat.find((e) => e.role === "assistant" && !e.complete && e.contextId === p.contextId);
+      if (open) {
+        open.text = String(p.message);
+        open.complete = true;
+      } else {
+        tab.chat.push({ role: "assistant", text: String(p.message), contextId: String(p.contextId), complete: true, at: Date.now() });
+      }
+      break;
+    }
+    case "error": {
+      const code = String(p.code);
+      const message = String(p.message);
+      if (code === "unauthorized") {
+        link.refused = true;
+        return;
+      }
+      const entry = [...tab.chat].reverse().find((e) => e.role === "user" && !e.deliveredTo && !e.error);
+      if (entry && ["no_agent", "choose_agent", "unknown_agent", "unknown_context", "too_large"].includes(code)) {
+        entry.error = message;
+      }
+      tab.problem = message;
+      break;
+    }
+    default:
+      return;
+  }
+  save(tab);
+}
+
+// ---- picking ----
+
+async function injectPicker(tabId: number) {
+  const info = await chrome.tabs.get(tabId);
+  if (!/^(https?|file):/.test(info.url ?? "")) {
+    throw new Error("webfold picks on web pages only (http or https); switch to the page's tab and try again.");
+  }
+  await chrome.scripting.executeScript({ target: { tabId }, files: ["content.js"] });
+}
+
+async function startPick(tabId: number) {
+  const tab = await tabState(tabId);
+  await injectPicker(tabId);
+  await chrome.tabs.sendMessage(tabId, { kind: "start_pick" } satisfies WfToPage);
+  tab.picking = true;
+  tab.problem = undefined;
+  save(tab);
+}
+
+/** The visible part of `tabId`, when it is the tab its window shows. */
+async function screenshot(tabId: number, windowId: number): Promise<string | undefined> {
+  try {
+    const [shown] = await chrome.tabs.query({ active: true, windowId });
+    if (shown?.id !== tabId) return undefined;
+    const url = await chrome.tabs.captureVisibleTab(windowId, { format: "png" });
+    return url.slice(url.indexOf(",") + 1);
+  } catch {
+    return undefined;
+  }
+}
+
+async function sendSelection(tabId: number, windowId: number, selection: WfSelection, htmlOmitted?: string) {
+  const tab = await tabState(tabId);
+  selection.screenshot = await screenshot(tabId, windowId);
+  tab.selection = {
+    selector: selection.selector,
+    tagName: selection.element.tagName,
+    text: selection.element.textContent.slice(0, 200),
+    url: selection.page.url,
+    title: selection.page.title,
+  };
+  tab.contextId = undefined;
+  tab.problem = htmlOmitted;
+  const frame = JSON.stringify({ type: "set_context", payload: selection });
+  const link = links.get(tabId);
+  if (link?.ws?.readyState === WebSocket.OPEN && link.conn === "open") {
+    link.ws.send(frame);
+  } else if (link) {
+    link.pending = frame;
+    connect(tabId);
+  }
+  save(tab);
+}
+
+chrome.runtime.onMessage.addListener((msg: WfFromPage, sender) => {
+  const tabId = sender.tab?.id;
+  const windowId = sender.tab?.windowId;
+  // Only our own content script (never a page) can reach this listener.
+  if (sender.id !== chrome.runtime.id || tabId === undefined || windowId === undefined) return;
+  void (async () => {
+    const tab = await tabState(tabId);
+    if (!tab.picking) return;
+    tab.picking = false;
+    if (msg.kind === "picked") {
+      await sendSelection(tabId, windowId, msg.selection, msg.htmlOmitted);
+    } else {
+      save(tab);
+    }
+  })();
+});
+
+async function refresh(tabId: number) {
+  const tab = await tabState(tabId);
+  const selector = tab.selection?.selector;
+  if (!selector) throw new Error("Pick an element first; Refresh then captures the page again around it.");
+  await injectPicker(tabId);
+  const got = (await chrome.tabs.sendMessage(tabId, { kind: "recapture", selector } satisfies WfToPage)) as WfRecaptured;
+  if (!got?.selection) throw new Error(got?.error ?? "The page did not answer; reload it and pick again.");
+  const info = await chrome.tabs.get(tabId);
+  await sendSelection(tabId, info.windowId, got.selection, got.htmlOmitted);
+}
+
+// ---- the side panel ----
+
+chrome.runtime.onConnect.addListener((port) => {
+  if (port.name !== "panel" || port.sender?.id !== chrome.runtime.id) return;
+  port.onDisconnect.addListener(() => watchers.delete(port));
+  port.onMessage.addListener((msg: WfFromPanel) => {
+    void handlePanel(port, msg).catch((e: unknown) => {
+      const problem = e instanceof Error ? e.message : String(e);
+      const tabId = watchers.get(port);
+      const tab = tabId === undefined ? undefined : tabs.get(tabId);
+      if (tab) {
+        tab.problem = problem;
+        tab.picking = false;
+        save(tab);
+      } else if (tabId !== undefined) {
+        port.postMessage({ ...view(tabId), problem } satisfies WfToPanel);
+      }
+    });
+  });
+});
+
+async function handlePanel(port: chrome.runtime.Port, msg: WfFromPanel) {
+  await ready;
+  if (msg.kind === "watch") {
+    watchers.set(port, msg.tabId);
+    port.postMessage(view(msg.tabId) satisfies WfToPanel);
+    await tabState(msg.tabId).catch(() => {
+      throw new Error("This tab is gone or cannot be followed: switch to a web page's tab.");
+    });
+    connect(msg.tabId);
+    port.postMessage(view(msg.tabId) satisfies WfToPanel);
+    return;
+  }
+  if (msg.kind === "pair") {
+    const parsed = parsePairing(msg.text);
+    if ("error" in parsed) {
+      port.postMessage({ kind: "pair_result", error: parsed.error } satisfies WfToPanel);
+      return;
+    }
+    pairing = parsed;
+    await chrome.storage.local.set({ pairing });
+    port.postMessage({ kind: "pair_result" } satisfies WfToPanel);
+    for (const [tabId, link] of links) {
+      link.closing = true;
+      link.ws?.close(1000, "paired again");
+      link.ws = null;
+      link.attempts = 0;
+      connect(tabId);
+    }
+    for (const tabId of tabs.keys()) {
+      connect(tabId);
+      publish(tabId);
+    }
+    return;
+  }
+  const tabId = watchers.get(port);
+  if (tabId === undefined) return;
+  const tab = await tabState(tabId);
+  switch (msg.kind) {
+    case "pick":
+      await startPick(tabId);
+      break;
+    case "cancel_pick":
+      tab.picking = false;
+      save(tab);
+      await chrome.tabs.sendMessage(tabId, { kind: "stop_pick" } satisfies WfToPage).catch(() => {});
+      break;
+    case "refresh":
+      await refresh(tabId);
+      break;
+    case "send": {
+      const message = msg.message.trim();
+      if (!message) return;
+      if (!tab.contextId) throw new Error("Pick an element first: your message is about the element you pick.");
+      const entry: WfChatEntry = { role: "user", text: message, contextId: tab.contextId, at: Date.now() };
+      tab.chat.push(entry);
+      const frame: Record<string, unknown> = { contextId: tab.contextId, message };
+      if (tab.selected) frame.agentId = tab.selected;
+      if (!send(tabId, { type: "user_message", payload: frame })) {
+        entry.error = `Not sent: not connected to the webfold daemon. ${links.get(tabId)?.detail ?? ""}`;
+      }
+      save(tab);
+      break;
+    }
+    case "select_agent":
+      if (!send(tabId, { type: "select_agent", payload: { agentId: msg.agentId } })) {
+        tab.problem = "Not connected to the webfold daemon; the choice was not sent.";
+        save(tab);
+      }
+      break;
+  }
+}
+
+chrome.tabs.onRemoved.addListener((tabId) => {
+  const link = links.get(tabId);
+  if (link) {
+    link.closing = true;
+    if (link.retry) clearTimeout(link.retry);
+    link.ws?.close(1000, "tab closed");
+    links.delete(tabId);
+  }
+  tabs.delete(tabId);
+  chrome.storage.session.remove(`tab:${tabId}`).catch(() => {});
+  updateKeepalive();
+});

@@ -1,0 +1,230 @@
+// The side panel: pairing, the connection indicator, the agent choice, Pick
+// and Refresh, the selection, the chat and the agent's status. It follows
+// the active tab of its window (or `?tab=ID`, when opened as a page), and
+// talks to the service worker over one port, which it reopens if the worker
+// restarts.
+
+import { renderMarkdown } from "./markdown.js";
+
+const $ = <T extends HTMLElement>(id: string) => document.getElementById(id) as T;
+
+const conn = $("conn");
+const connText = $("conn-text");
+const pairBox = $("pairing");
+const pairText = $<HTMLTextAreaElement>("pair-text");
+const pairError = $("pair-error");
+const main = $("main");
+const agentSelect = $<HTMLSelectElement>("agent");
+const agentNote = $("agent-note");
+const pickButton = $<HTMLButtonElement>("pick");
+const refreshButton = $<HTMLButtonElement>("refresh");
+const selectionBox = $("selection");
+const statusBox = $("status");
+const problemBox = $("problem");
+const chat = $("chat");
+const composer = $<HTMLFormElement>("composer");
+const message = $<HTMLTextAreaElement>("message");
+const sendButton = $<HTMLButtonElement>("send");
+
+const fixedTab = Number(new URLSearchParams(location.search).get("tab")) || undefined;
+let tabId: number | undefined = fixedTab;
+let port: chrome.runtime.Port | undefined;
+let last: WfView | undefined;
+/** The user asked to pair again (a new port or token). */
+let wantPairing = false;
+const showPairing = $<HTMLButtonElement>("show-pairing");
+
+function post(msg: WfFromPanel) {
+  if (!port) open();
+  port?.postMessage(msg);
+}
+
+function open() {
+  port = chrome.runtime.connect({ name: "panel" });
+  port.onMessage.addListener((msg: WfToPanel) => {
+    if (msg.kind === "view") render(msg);
+    else if (msg.kind === "pair_result") {
+      pairError.replaceChildren(...withCode(msg.error ?? ""));
+      if (!msg.error) {
+        pairText.value = "";
+        wantPairing = false;
+        if (last) render(last);
+      }
+    }
+  });
+  // The worker stopped (Chromium stops idle workers, or it crashed):
+  // connecting again starts it, and it reconnects to the daemon.
+  port.onDisconnect.addListener(() => {
+    port = undefined;
+    setTimeout(() => {
+      open();
+      watch();
+    }, 100);
+  });
+}
+
+function watch() {
+  if (tabId !== undefined) post({ kind: "watch", tabId });
+}
+
+async function follow() {
+  if (fixedTab !== undefined) return;
+  const [active] = await chrome.tabs.query({ active: true, currentWindow: true });
+  if (active?.id !== undefined && active.id !== tabId) {
+    tabId = active.id;
+    watch();
+  }
+}
+
+/** Text with `commands` shown as code (as text nodes, never markup). */
+function withCode(text: string): Node[] {
+  return text.split("`").map((part, i) => {
+    if (i % 2 === 0) return document.createTextNode(part);
+    const c = document.createElement("code");
+    c.textContent = part;
+    return c;
+  });
+}
+
+function render(v: WfView) {
+  last = v;
+  conn.dataset.state = v.conn;
+  connText.replaceChildren(...withCode(v.detail));
+  const mustPair = v.conn === "unpaired" || v.conn === "unauthorized";
+  pairBox.hidden = !(mustPair || wantPairing);
+  showPairing.hidden = mustPair || wantPairing;
+  main.hidden = v.conn === "unpaired";
+  const tab = v.tab;
+  const open = v.conn === "open";
+
+  // Agents: the user chooses when several are connected.
+  const agents = tab?.agents ?? [];
+  agentSelect.replaceChildren();
+  if (agents.length !== 1 && !tab?.selected) {
+    const none = document.createElement("option");
+    none.value = "";
+    none.textContent = agents.length === 0 ? "no agent connected" : "choose an agent…";
+    agentSelect.append(none);
+  }
+  for (const a of agents) {
+    const o = document.createElement("option");
+    o.value = a.agentId;
+    o.textContent = `${a.client} · ${a.project}`;
+    o.title = a.agentId;
+    agentSelect.append(o);
+  }
+  agentSelect.value = tab?.selected ?? (agents.length === 1 ? agents[0].agentId : "");
+  agentSelect.disabled = !open || agents.length === 0;
+  agentNote.textContent =
+    agents.length > 1 && !tab?.selected ? `${agents.length} agents are connected: choose the one to ask.` : "";
+
+  pickButton.textContent = tab?.picking ? "Cancel pick (Esc)" : "Pick element";
+  pickButton.dataset.picking = String(!!tab?.picking);
+  refreshButton.disabled = !tab?.selection?.selector;
+
+  selectionBox.replaceChildren();
+  if (tab?.selection) {
+    const s = tab.selection;
+    const head = document.createElement("div");
+    head.className = "sel-head";
+    const code = document.createElement("code");
+    code.textContent = s.selector ?? s.tagName.toLowerCase();
+    head.append(code);
+    const state = document.createElement("span");
+    state.className = "sel-state";
+    state.textContent = tab.contextId ? " · sent" : open ? " · sending…" : " · waiting for the daemon";
+    head.append(state);
+    const text = document.createElement("div");
+    text.className = "sel-text";
+    text.textContent = s.text || "(no text)";
+    const page = document.createElement("div");
+    page.className = "sel-page";
+    page.textContent = s.title || s.url;
+    selectionBox.append(head, text, page);
+    selectionBox.dataset.contextId = tab.contextId ?? "";
+  } else {
+    selectionBox.textContent = "Pick an element on the page, then ask about it.";
+    selectionBox.dataset.contextId = "";
+  }
+
+  statusBox.replaceChildren();
+  if (tab?.status && tab.status.status !== "idle") {
+    statusBox.dataset.status = tab.status.status;
+    const dot = document.createElement("span");
+    dot.className = "pulse";
+    statusBox.append(dot, `${tab.status.status}${tab.status.detail ? ` — ${tab.status.detail}` : ""}`);
+  } else {
+    statusBox.dataset.status = tab?.status?.status ?? "";
+  }
+
+  const problem = v.problem ?? tab?.problem;
+  problemBox.replaceChildren(...withCode(problem ?? ""));
+  problemBox.hidden = !problem;
+
+  const stick = chat.scrollTop + chat.clientHeight >= chat.scrollHeight - 8;
+  chat.replaceChildren();
+  for (const e of tab?.chat ?? []) {
+    const li = document.createElement("li");
+    li.className = e.role;
+    if (e.role === "assistant") {
+      li.dataset.complete = String(!!e.complete);
+      const body = document.createElement("div");
+      body.className = "md";
+      body.append(renderMarkdown(e.text));
+      li.append(body);
+    } else {
+      const body = document.createElement("div");
+      body.className = "text";
+      body.textContent = e.text;
+      li.append(body);
+      const meta = document.createElement("div");
+      meta.className = e.error ? "meta error" : "meta";
+      meta.textContent = e.error ?? (e.deliveredTo ? `to ${e.deliveredTo}` : "sending…");
+      li.append(meta);
+    }
+    chat.append(li);
+  }
+  if (stick) chat.scrollTop = chat.scrollHeight;
+
+  const ready = open && !!tab?.contextId;
+  sendButton.disabled = !ready;
+  message.placeholder = ready
+    ? "Ask your coding agent about this element (Enter sends, Shift+Enter: new line)"
+    : open
+      ? "Pick an element first"
+      : "Not connected";
+}
+
+pickButton.addEventListener("click", () => {
+  post({ kind: last?.tab?.picking ? "cancel_pick" : "pick" });
+});
+refreshButton.addEventListener("click", () => post({ kind: "refresh" }));
+showPairing.addEventListener("click", () => {
+  wantPairing = true;
+  if (last) render(last);
+  pairText.focus();
+});
+agentSelect.addEventListener("change", () => {
+  if (agentSelect.value) post({ kind: "select_agent", agentId: agentSelect.value });
+});
+$("pair").addEventListener("click", () => post({ kind: "pair", text: pairText.value }));
+composer.addEventListener("submit", (e) => {
+  e.preventDefault();
+  if (sendButton.disabled || !message.value.trim()) return;
+  post({ kind: "send", message: message.value });
+  message.value = "";
+});
+message.addEventListener("keydown", (e) => {
+  if (e.key === "Enter" && !e.shiftKey && !e.isComposing) {
+    e.preventDefault();
+    composer.requestSubmit();
+  }
+});
+
+open();
+if (fixedTab === undefined) {
+  chrome.tabs.onActivated.addListener(() => void follow());
+  void follow();
+} else {
+  watch();
+}

@@ -1,0 +1,102 @@
+// Shapes shared by the extension's pieces. Ambient (no imports), so the
+// content script stays a classic script.
+
+/** A box in the viewport's CSS pixels. */
+interface WfBox {
+  x: number;
+  y: number;
+  width: number;
+  height: number;
+}
+
+/** The `set_context` payload, exactly as the daemon's schema has it. */
+interface WfSelection {
+  element: {
+    tagName: string;
+    id?: string;
+    classList: string[];
+    textContent: string;
+    attributes: Record<string, string>;
+    boundingBox: WfBox;
+  };
+  ancestors: Array<{ tagName: string; classList: string[]; id?: string }>;
+  children?: Array<{ tagName: string; classList: string[]; textContent?: string }>;
+  page: { url: string; title: string };
+  screenshot?: string;
+  selector?: string;
+  html?: string;
+}
+
+/** Content script → service worker. */
+type WfFromPage =
+  | { kind: "picked"; selection: WfSelection; htmlOmitted?: string }
+  | { kind: "pick_cancelled" };
+
+/** Service worker → content script. */
+type WfToPage =
+  | { kind: "start_pick" }
+  | { kind: "stop_pick" }
+  | { kind: "recapture"; selector: string };
+
+/** The answer to `recapture`. */
+type WfRecaptured = { selection?: WfSelection; htmlOmitted?: string; error?: string };
+
+interface WfAgent {
+  agentId: string;
+  project: string;
+  client: string;
+}
+
+interface WfChatEntry {
+  role: "user" | "assistant";
+  text: string;
+  contextId?: string;
+  /** An answer still streaming (false) or done. */
+  complete?: boolean;
+  /** For user messages: stored by the daemon for this agent. */
+  deliveredTo?: string;
+  error?: string;
+  at: number;
+}
+
+/** One controlled tab, as the service worker keeps it (chrome.storage.session). */
+interface WfTab {
+  tabId: number;
+  sessionId: string;
+  contextId?: string;
+  selection?: { selector?: string; tagName: string; text: string; url: string; title: string };
+  picking: boolean;
+  chat: WfChatEntry[];
+  status?: { status: string; detail?: string };
+  agents: WfAgent[];
+  selected?: string;
+  /** The last thing that went wrong for this tab, said for the user. */
+  problem?: string;
+}
+
+type WfConn = "unpaired" | "connecting" | "open" | "down" | "unauthorized";
+
+/** Service worker → side panel. */
+interface WfView {
+  kind: "view";
+  tab: WfTab | null;
+  conn: WfConn;
+  /** What the connection indicator says. */
+  detail: string;
+  daemon?: string;
+  /** A problem that has no tab to keep it. */
+  problem?: string;
+}
+
+/** Side panel → service worker. */
+type WfFromPanel =
+  | { kind: "watch"; tabId: number }
+  | { kind: "pair"; text: string }
+  | { kind: "pick" }
+  | { kind: "cancel_pick" }
+  | { kind: "refresh" }
+  | { kind: "send"; message: string }
+  | { kind: "select_agent"; agentId: string };
+
+/** Service worker → side panel, besides views. */
+type WfToPanel = WfView | { kind: "pair_result"; error?: string };
