@@ -20,6 +20,18 @@ use crate::ws::Gate;
 /// The extension's default port (the bridge's is 3456).
 pub const DEFAULT_PORT: u16 = 3457;
 
+/// Chooses the port of a daemon started without `--port`, including the one
+/// `webfold mcp` starts on demand.
+pub const PORT_ENV: &str = "WEBFOLD_DAEMON_PORT";
+
+/// The port a daemon started without `--port` listens on.
+pub fn configured_port() -> u16 {
+    std::env::var(PORT_ENV)
+        .ok()
+        .and_then(|p| p.trim().parse().ok())
+        .unwrap_or(DEFAULT_PORT)
+}
+
 /// Where a running daemon listens, as `daemon.json` records it.
 #[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "camelCase")]

@@ -1,6 +1,6 @@
 use anyhow::Context;
 use clap::Parser;
-use webfold_daemon::daemon::DEFAULT_PORT;
+use webfold_daemon::daemon::{DEFAULT_PORT, PORT_ENV};
 use webfold_daemon::home::Home;
 
 /// Run the UI chatter daemon in the foreground: the browser extension and
@@ -11,7 +11,7 @@ use webfold_daemon::home::Home;
 )]
 pub struct Args {
     /// Port for the extension's WebSocket (0 picks a free one)
-    #[arg(long, default_value_t = DEFAULT_PORT)]
+    #[arg(long, env = PORT_ENV, default_value_t = DEFAULT_PORT)]
     port: u16,
 }
 

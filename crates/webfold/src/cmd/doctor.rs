@@ -5,7 +5,7 @@ use clap::Parser;
 use serde::Serialize;
 use webfold_daemon::auth::allowed_extensions;
 use webfold_daemon::client::Connection;
-use webfold_daemon::daemon::{DEFAULT_PORT, Endpoint};
+use webfold_daemon::daemon::{Endpoint, configured_port};
 use webfold_daemon::home::Home;
 
 /// Check the UI chatter setup: daemon, port, token, pairing, registry and
@@ -139,14 +139,12 @@ async fn daemon_checks(home: &Home) -> Vec<Check> {
             let stale = Endpoint::read(home)
                 .map(|e| format!(" (a stale record names pid {})", e.pid))
                 .unwrap_or_default();
-            let port = match std::net::TcpListener::bind(("127.0.0.1", DEFAULT_PORT)) {
-                Ok(_) => pass(
-                    "port",
-                    format!("127.0.0.1:{DEFAULT_PORT} is free for the daemon"),
-                ),
+            let want = configured_port();
+            let port = match std::net::TcpListener::bind(("127.0.0.1", want)) {
+                Ok(_) => pass("port", format!("127.0.0.1:{want} is free for the daemon")),
                 Err(_) => fail(
                     "port",
-                    format!("127.0.0.1:{DEFAULT_PORT} is taken by another program"),
+                    format!("127.0.0.1:{want} is taken by another program"),
                     "webfold daemon --port 0 (then webfold pair prints the port for the extension)",
                 ),
             };

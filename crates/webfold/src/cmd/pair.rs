@@ -1,6 +1,6 @@
 use clap::Parser;
 use webfold_daemon::auth::{EXTENSION_ID, Token, allowed_extensions, is_extension_id};
-use webfold_daemon::daemon::{DEFAULT_PORT, Endpoint};
+use webfold_daemon::daemon::{Endpoint, configured_port};
 use webfold_daemon::home::{Home, write_private};
 
 /// Print what the browser extension needs to connect: the daemon's address,
@@ -38,7 +38,10 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         }
     }
     let running = Endpoint::read(&home);
-    let port = running.as_ref().map(|e| e.port).unwrap_or(DEFAULT_PORT);
+    let port = running
+        .as_ref()
+        .map(|e| e.port)
+        .unwrap_or_else(configured_port);
     let origins: Vec<String> = allowed_extensions(&home)
         .into_iter()
         .map(|id| format!("chrome-extension://{id}"))
