@@ -4,10 +4,10 @@
 //! - [`json_bodies`], a middleware: axum's bare `405`, rmcp's plain-text
 //!   errors on `/mcp`, and any other error status that arrives without a JSON
 //!   body.
-//! - [`Listener`]: hyper answers a request it cannot parse (malformed line or
+//! - [`JsonErrorIo`], each connection's I/O: hyper answers a request it cannot parse (malformed line or
 //!   header → 400, a request line over 64 KB → 414, headers over its buffer or
 //!   more than 100 of them → 431) by itself, with an empty body, before any
-//!   service runs. The listener's connections replace exactly that response
+//!   service runs. The connection replaces exactly that response
 //!   with a JSON one, and let the client finish sending before closing so it
 //!   reads the answer instead of a reset.
 
@@ -22,7 +22,6 @@ use axum::http::{HeaderValue, StatusCode, header};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
-use tokio::net::{TcpListener, TcpStream};
 
 use crate::error::ApiError;
 
@@ -112,23 +111,6 @@ fn generic_detail(status: StatusCode) -> String {
         431 => "the request headers are too large (over about 400 KB, or more than 100 headers); send fewer or smaller headers".into(),
         500..=599 => format!("the server failed ({status}); try again, and report it if it persists"),
         _ => format!("the server answered {status}"),
-    }
-}
-
-/// Accepts TCP connections whose automatic hyper error responses carry JSON.
-pub struct Listener(pub TcpListener);
-
-impl axum::serve::Listener for Listener {
-    type Io = JsonErrorIo<TcpStream>;
-    type Addr = std::net::SocketAddr;
-
-    async fn accept(&mut self) -> (Self::Io, Self::Addr) {
-        let (io, addr) = axum::serve::Listener::accept(&mut self.0).await;
-        (JsonErrorIo::new(io), addr)
-    }
-
-    fn local_addr(&self) -> io::Result<Self::Addr> {
-        self.0.local_addr()
     }
 }
 

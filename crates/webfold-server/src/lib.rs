@@ -17,6 +17,7 @@ pub mod cache;
 pub mod error;
 pub mod extract;
 pub mod fallback;
+pub mod listen;
 pub mod live;
 pub mod mcp;
 pub mod security;
@@ -87,9 +88,7 @@ pub async fn serve_until(
     app: Router,
     stop: impl std::future::Future<Output = ()> + Send + 'static,
 ) -> std::io::Result<()> {
-    axum::serve(fallback::Listener(listener), app.into_make_service())
-        .with_graceful_shutdown(stop)
-        .await
+    listen::serve_until(listener, app, stop).await
 }
 
 /// Resolves on Ctrl-C or SIGTERM.

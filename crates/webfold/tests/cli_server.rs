@@ -449,3 +449,98 @@ fn database_urls_are_refused_by_serve_and_mcp() {
     let left: Vec<_> = std::fs::read_dir(&dir).unwrap().collect();
     assert!(left.is_empty(), "nothing created: {left:?}");
 }
+
+/// Reads what the server sends until it closes (or `limit` passes); the
+/// time it took.
+fn read_until_closed(s: &mut TcpStream, limit: Duration) -> (String, Duration) {
+    let started = std::time::Instant::now();
+    s.set_read_timeout(Some(limit)).unwrap();
+    let mut got = Vec::new();
+    let mut buf = [0u8; 4096];
+    loop {
+        match s.read(&mut buf) {
+            Ok(0) => break,
+            Ok(n) => got.extend_from_slice(&buf[..n]),
+            Err(e) if e.kind() == std::io::ErrorKind::ConnectionReset => break,
+            Err(e) => panic!("the server kept the connection open past {limit:?}: {e}"),
+        }
+    }
+    (
+        String::from_utf8_lossy(&got).into_owned(),
+        started.elapsed(),
+    )
+}
+
+#[test]
+fn slow_clients_are_cut_off_by_timeouts() {
+    let server = Server::start(&scratch("slow").join("db"), &[]);
+    let limit = webfold_server::listen::HEADER_TIMEOUT + Duration::from_secs(5);
+    // A head that never ends (slowloris).
+    let mut head = TcpStream::connect(("127.0.0.1", server.port)).unwrap();
+    write!(
+        head,
+        "GET /health HTTP/1.1\r\nHost: 127.0.0.1:{}\r\nX-Slow: 1\r\n",
+        server.port
+    )
+    .unwrap();
+    // A body that stops halfway.
+    let mut body = TcpStream::connect(("127.0.0.1", server.port)).unwrap();
+    write!(
+        body,
+        "POST /conversations HTTP/1.1\r\nHost: 127.0.0.1:{}\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{{\"html\": \"<p>",
+        server.port
+    )
+    .unwrap();
+    let (_, took) = read_until_closed(&mut head, limit);
+    assert!(
+        took >= webfold_server::listen::HEADER_TIMEOUT - Duration::from_secs(1),
+        "{took:?}"
+    );
+    let (reply, _) = read_until_closed(&mut body, limit);
+    assert!(reply.starts_with("HTTP/1.1 408"), "{reply}");
+    let json: Value = serde_json::from_str(reply.split_once("\r\n\r\n").unwrap().1).unwrap();
+    assert!(
+        json["detail"].as_str().unwrap().contains("sent nothing"),
+        "{json}"
+    );
+    // Both cost the server nothing lasting: it still answers.
+    assert_eq!(http(server.port, "GET", "/health", &[], None).status, 200);
+}
+
+#[test]
+fn connections_past_the_limit_are_refused_with_a_503() {
+    let server = Server::start(&scratch("many").join("db"), &[]);
+    let max = webfold_server::listen::MAX_CONNECTIONS;
+    let mut open = Vec::new();
+    let mut refused = 0;
+    for _ in 0..10_000 {
+        let mut s = TcpStream::connect(("127.0.0.1", server.port)).unwrap();
+        if open.len() < max {
+            open.push(s);
+            continue;
+        }
+        let (reply, _) = read_until_closed(&mut s, Duration::from_secs(10));
+        assert!(reply.starts_with("HTTP/1.1 503"), "{reply}");
+        assert!(reply.contains("retry shortly"), "{reply}");
+        refused += 1;
+    }
+    assert_eq!(refused, 10_000 - max);
+    // The held connections are served, and once they close others are too.
+    let held = &mut open[0];
+    write!(
+        held,
+        "GET /health HTTP/1.1\r\nHost: 127.0.0.1:{}\r\nConnection: close\r\n\r\n",
+        server.port
+    )
+    .unwrap();
+    let (reply, _) = read_until_closed(held, Duration::from_secs(10));
+    assert!(reply.starts_with("HTTP/1.1 200"), "{reply}");
+    drop(open);
+    let deadline = std::time::Instant::now() + Duration::from_secs(10);
+    while http(server.port, "GET", "/health", &[], None).status != 200 {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "not served after the others closed"
+        );
+    }
+}
