@@ -37,12 +37,14 @@ pub enum ProviderError {
     },
 
     #[error(
-        "{kind} is still busy after {attempts} attempts (last HTTP {status}): {message}; try again later"
+        "{kind} is still failing after {attempts} attempts ({}): {message}; try again later",
+        last_failure(*.status)
     )]
     RetriesExhausted {
         kind: ProviderKind,
         attempts: u32,
-        status: u16,
+        /// The last HTTP status, or `None` when the reply broke off.
+        status: Option<u16>,
         message: String,
     },
 
@@ -75,6 +77,13 @@ pub enum ProviderError {
 
     #[error("cancelled")]
     Cancelled,
+}
+
+fn last_failure(status: Option<u16>) -> String {
+    match status {
+        Some(s) => format!("last HTTP {s}"),
+        None => "the last reply broke off".into(),
+    }
 }
 
 fn advice(status: u16) -> &'static str {

@@ -80,7 +80,7 @@ async fn retries_end() {
             err,
             AgentError::Provider(ProviderError::RetriesExhausted {
                 attempts: 2,
-                status: 500,
+                status: Some(500),
                 ..
             })
         ),

@@ -12,7 +12,11 @@
 //! snapshot times, rendered-page match rates and token counts.
 //! `webfold-bench cold` times whole CLI calls (what an agent pays per step)
 //! beside another `webfold` binary.
+//! `webfold-bench agent` measures the agent loop's input tokens with chunking
+//! against the full-HTML prompt on the large corpus pages (scripted
+//! transcripts), with iterations and the fallback rate.
 
+mod agent;
 mod aria;
 mod cold;
 mod extract;
@@ -29,6 +33,9 @@ fn main() -> anyhow::Result<()> {
     }
     if args.first().map(String::as_str) == Some("cold") {
         return cold::main(&args[1..]);
+    }
+    if args.first().map(String::as_str) == Some("agent") {
+        return agent::main(&args[1..]);
     }
     if args.first().map(String::as_str) == Some("rss") {
         return rss::main(&args[1..]);

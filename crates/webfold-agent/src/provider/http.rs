@@ -73,7 +73,7 @@ pub(super) async fn call(
             return Err(ProviderError::RetriesExhausted {
                 kind: cfg.kind,
                 attempts: attempt,
-                status: status.unwrap_or(0),
+                status,
                 message,
             });
         }
