@@ -9,6 +9,31 @@ use serde_json::Value;
 use webfold_agent::replay::Part;
 use webfold_agent::{AgentOptions, CancellationToken, ProviderKind, run};
 
+/// The full-HTML prompt alone, as `--no-chunking` and the fallback send it.
+async fn full_html(kind: ProviderKind) -> Vec<Value> {
+    let server = serve(vec![reply(
+        kind,
+        false,
+        &[final_call("call_1", good_answer())],
+        usage(1, 1),
+    )])
+    .await;
+    let opts = AgentOptions {
+        chunking: false,
+        ..Default::default()
+    };
+    run(
+        &provider(kind, &server.url(), false),
+        &page(),
+        "Change the hero headline to \"Anvils for everyone\".",
+        &opts,
+        &CancellationToken::new(),
+    )
+    .await
+    .unwrap();
+    server.requests().into_iter().map(|r| r.body).collect()
+}
+
 async fn transcript(kind: ProviderKind) -> Vec<Value> {
     let mut bad = good_answer();
     bad["action"] = "later".into();
@@ -76,4 +101,16 @@ async fn anthropic_requests() {
 #[tokio::test]
 async fn openai_requests() {
     check("openai.json", &transcript(ProviderKind::OpenAi).await);
+}
+
+#[tokio::test]
+async fn full_html_requests() {
+    check(
+        "anthropic_full_html.json",
+        &full_html(ProviderKind::Anthropic).await,
+    );
+    check(
+        "openai_full_html.json",
+        &full_html(ProviderKind::OpenAi).await,
+    );
 }

@@ -125,7 +125,10 @@ fn backoff(p: &super::RetryPolicy, attempt: u32) -> Duration {
 /// seconds. An HTTP date is left to the backoff.
 fn retry_after(headers: &HeaderMap) -> Option<Duration> {
     let num = |v: &HeaderValue| v.to_str().ok()?.trim().parse::<f64>().ok();
-    let secs = |x: f64| (x.is_finite() && x >= 0.0).then(|| Duration::from_secs_f64(x));
+    // A wait too large for a Duration is refused as too long, not a panic.
+    let secs = |x: f64| {
+        (x.is_finite() && x >= 0.0).then(|| Duration::try_from_secs_f64(x).unwrap_or(Duration::MAX))
+    };
     if let Some(ms) = headers.get("retry-after-ms").and_then(num) {
         return secs(ms / 1000.0);
     }
@@ -360,6 +363,10 @@ mod tests {
         assert_eq!(retry_after(&h), Some(Duration::from_secs(2)));
         h.insert("retry-after-ms", HeaderValue::from_static("15"));
         assert_eq!(retry_after(&h), Some(Duration::from_millis(15)));
+        h.insert("retry-after-ms", HeaderValue::from_static("1e300"));
+        assert_eq!(retry_after(&h), Some(Duration::MAX));
+        h.insert("retry-after-ms", HeaderValue::from_static("-3"));
+        assert_eq!(retry_after(&h), None);
         let mut h = HeaderMap::new();
         h.insert(
             "retry-after",
