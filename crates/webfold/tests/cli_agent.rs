@@ -175,3 +175,28 @@ fn errors_say_what_to_do() {
     let o = agent(&[p, "--task", "x", "--max-iterations", "0"]);
     assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn browser_pages_are_rendered_first() {
+    let page = r#"<!doctype html><html><body><h1>Static</h1>
+<script>document.querySelector('h1').textContent = 'Rendered'</script></body></html>"#;
+    let kind = ProviderKind::OpenAi;
+    let server = chunk_then_answer(kind, "h1", true, [(1, 1), (1, 1)]).await;
+    let path = page_file("cli_agent", "live.html", page);
+    let base = format!("{}/v1", server.url());
+    let o = agent(&[
+        path.to_str().unwrap(),
+        "--task",
+        "x",
+        "--provider",
+        "openai",
+        "--base-url",
+        &base,
+        "--browser",
+        "--json",
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let reqs = server.requests();
+    let chunk = reqs[1].body["messages"][3]["content"].as_str().unwrap();
+    assert_eq!(chunk, "<page-content>\n<h1>Rendered</h1>\n</page-content>");
+}
