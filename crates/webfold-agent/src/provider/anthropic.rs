@@ -41,6 +41,9 @@ fn message(m: &Message) -> Value {
     let content: Vec<Value> = m
         .content
         .iter()
+        // The API refuses empty text blocks, and a stream can open one
+        // that never gets a delta.
+        .filter(|b| !matches!(b, Block::Text { text } if text.is_empty()))
         .map(|b| match b {
             Block::Text { text } => json!({"type": "text", "text": text}),
             Block::ToolUse {
@@ -252,5 +255,33 @@ impl Stream {
             usage: self.usage,
             retries: Vec::new(),
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn empty_text_is_left_out_and_broken_input_sent_empty() {
+        let m = Message {
+            role: Role::Assistant,
+            content: vec![
+                Block::Text {
+                    text: String::new(),
+                },
+                Block::ToolUse {
+                    id: "t".into(),
+                    name: "get_html_chunk".into(),
+                    arguments: "{\"selector\": ".into(),
+                },
+            ],
+        };
+        assert_eq!(
+            message(&m),
+            json!({"role": "assistant", "content": [
+                {"type": "tool_use", "id": "t", "name": "get_html_chunk", "input": {}}
+            ]})
+        );
     }
 }
