@@ -13,7 +13,11 @@
 //! `webfold-bench cold` times whole CLI calls (what an agent pays per step)
 //! beside another `webfold` binary. `webfold-bench ui-latency` times the
 //! daemon's round trip from a tab's message to the waiting agent.
+//! `webfold-bench agent` measures the agent loop's input tokens with chunking
+//! against the full-HTML prompt on the large corpus pages (scripted
+//! transcripts), with iterations and the fallback rate.
 
+mod agent;
 mod aria;
 mod cold;
 mod extract;
@@ -31,6 +35,9 @@ fn main() -> anyhow::Result<()> {
     }
     if args.first().map(String::as_str) == Some("cold") {
         return cold::main(&args[1..]);
+    }
+    if args.first().map(String::as_str) == Some("agent") {
+        return agent::main(&args[1..]);
     }
     if args.first().map(String::as_str) == Some("rss") {
         return rss::main(&args[1..]);

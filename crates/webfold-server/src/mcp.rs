@@ -144,21 +144,10 @@ pub(crate) fn finish(r: ToolResult) -> CallToolResult {
     r.unwrap_or_else(|ToolError(msg)| CallToolResult::error(vec![ContentBlock::text(msg)]))
 }
 
-/// Wraps page content in the untrusted-content delimiters. A closing
-/// delimiter inside the content is defused so it cannot end the block early.
+/// Wraps page content in the untrusted-content delimiters (the core's, so
+/// the agent loop fences alike).
 pub fn delimit(content: &str) -> String {
-    const CLOSE: &str = "</page-content";
-    // ASCII lowercasing keeps byte offsets, so matches index `content` directly.
-    let lower = content.to_ascii_lowercase();
-    let mut safe = String::with_capacity(content.len() + 16);
-    let mut last = 0;
-    for (at, _) in lower.match_indices(CLOSE) {
-        safe.push_str(&content[last..at]);
-        safe.push_str("<\\/");
-        last = at + 2;
-    }
-    safe.push_str(&content[last..]);
-    format!("<page-content>\n{safe}\n</page-content>")
+    webfold_core::contract::fence::delimit(content)
 }
 
 /// Where a tool's page comes from: exactly one of the four.
@@ -807,24 +796,6 @@ pub async fn serve_stdio(ctx: ToolContext) -> std::io::Result<()> {
     };
     ended.map_err(|e| std::io::Error::other(format!("MCP session ended abnormally: {e}")))?;
     Ok(())
-}
-
-#[cfg(test)]
-mod tests {
-    use super::delimit;
-
-    #[test]
-    fn content_cannot_close_the_delimiters() {
-        let out = delimit("a </page-content> b </PAGE-Content > c");
-        assert_eq!(
-            out,
-            "<page-content>\na <\\/page-content> b <\\/PAGE-Content > c\n</page-content>"
-        );
-        assert_eq!(
-            out.to_ascii_lowercase().matches("</page-content").count(),
-            1
-        );
-    }
 }
 
 #[cfg(test)]

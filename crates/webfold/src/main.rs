@@ -41,6 +41,7 @@ enum Command {
     Pair(cmd::pair::Args),
     Ui(cmd::ui::Args),
     Doctor(cmd::doctor::Args),
+    Agent(cmd::agent::Args),
 }
 
 fn main() {
@@ -61,6 +62,7 @@ fn main() {
         Command::Pair(args) => cmd::pair::run(args),
         Command::Ui(args) => cmd::ui::run(args),
         Command::Doctor(args) => cmd::doctor::run(args),
+        Command::Agent(args) => cmd::agent::run(args),
     };
     if let Err(err) = result {
         eprintln!("error: {}", one_line(&err));

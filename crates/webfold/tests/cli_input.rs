@@ -17,7 +17,10 @@ fn webfold(args: &[&str], stdin: Option<&[u8]>) -> (i32, String, String) {
         .expect("binary runs");
     if let Some(bytes) = stdin {
         let mut pipe = child.stdin.take().expect("stdin");
-        pipe.write_all(bytes).expect("write stdin");
+        // A usage error exits before reading stdin: the pipe may be closed.
+        if let Err(e) = pipe.write_all(bytes) {
+            assert_eq!(e.kind(), std::io::ErrorKind::BrokenPipe, "write stdin: {e}");
+        }
     }
     let out = child.wait_with_output().expect("wait");
     (

@@ -15,6 +15,7 @@
 //! - [`Ctx`] is what a surface knows that is not an option: its vocabulary and
 //!   the tokenizer its model counts with.
 
+pub mod fence;
 mod hint;
 pub mod parse;
 pub mod schema;

@@ -1,5 +1,6 @@
 //! One module per subcommand: `Args` (clap) and `run`.
 
+pub mod agent;
 pub mod chunk;
 pub mod cnt;
 pub mod daemon;

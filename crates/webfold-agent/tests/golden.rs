@@ -1,0 +1,116 @@
+//! The exact requests the loop sends, per provider, against files in
+//! `tests/golden/`: a prompt or format change shows up as a diff to review.
+//! `WEBFOLD_BLESS=1 cargo test -p webfold-agent --test golden` rewrites them.
+
+mod common;
+
+use common::*;
+use serde_json::Value;
+use webfold_agent::replay::Part;
+use webfold_agent::{AgentOptions, CancellationToken, ProviderKind, run};
+
+/// The full-HTML prompt alone, as `--no-chunking` and the fallback send it.
+async fn full_html(kind: ProviderKind) -> Vec<Value> {
+    let server = serve(vec![reply(
+        kind,
+        false,
+        &[final_call("call_1", good_answer())],
+        usage(1, 1),
+    )])
+    .await;
+    let opts = AgentOptions {
+        chunking: false,
+        ..Default::default()
+    };
+    run(
+        &provider(kind, &server.url(), false),
+        &page(),
+        "Change the hero headline to \"Anvils for everyone\".",
+        &opts,
+        &CancellationToken::new(),
+    )
+    .await
+    .unwrap();
+    server.requests().into_iter().map(|r| r.body).collect()
+}
+
+async fn transcript(kind: ProviderKind) -> Vec<Value> {
+    let mut bad = good_answer();
+    bad["action"] = "later".into();
+    let server = serve(vec![
+        reply(
+            kind,
+            false,
+            &[
+                Part::text("I will read the hero."),
+                chunk_call("call_1", "section.hero"),
+            ],
+            usage(1, 1),
+        ),
+        reply(kind, false, &[final_call("call_2", bad)], usage(1, 1)),
+        reply(
+            kind,
+            false,
+            &[final_call("call_3", good_answer())],
+            usage(1, 1),
+        ),
+    ])
+    .await;
+    run(
+        &provider(kind, &server.url(), false),
+        &page(),
+        "Change the hero headline to \"Anvils for everyone\".",
+        &AgentOptions::default(),
+        &CancellationToken::new(),
+    )
+    .await
+    .unwrap();
+    server.requests().into_iter().map(|r| r.body).collect()
+}
+
+fn check(name: &str, got: &[Value]) {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/golden")
+        .join(name);
+    let text = serde_json::to_string_pretty(got).unwrap() + "\n";
+    if std::env::var_os("WEBFOLD_BLESS").is_some() {
+        std::fs::write(&path, &text).unwrap();
+        return;
+    }
+    let want = std::fs::read_to_string(&path).unwrap_or_default();
+    if want != text {
+        let first = want
+            .lines()
+            .zip(text.lines())
+            .position(|(a, b)| a != b)
+            .unwrap_or(want.lines().count().min(text.lines().count()));
+        panic!(
+            "{name} differs from the requests sent, first at line {}:\n  want: {}\n  got:  {}\n(review, then rewrite with WEBFOLD_BLESS=1)",
+            first + 1,
+            want.lines().nth(first).unwrap_or("<end>"),
+            text.lines().nth(first).unwrap_or("<end>")
+        );
+    }
+}
+
+#[tokio::test]
+async fn anthropic_requests() {
+    check("anthropic.json", &transcript(ProviderKind::Anthropic).await);
+}
+
+#[tokio::test]
+async fn openai_requests() {
+    check("openai.json", &transcript(ProviderKind::OpenAi).await);
+}
+
+#[tokio::test]
+async fn full_html_requests() {
+    check(
+        "anthropic_full_html.json",
+        &full_html(ProviderKind::Anthropic).await,
+    );
+    check(
+        "openai_full_html.json",
+        &full_html(ProviderKind::OpenAi).await,
+    );
+}

@@ -1,0 +1,187 @@
+//! `webfold agent`: a model acts on a page through the agent loop.
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use anyhow::{Context, bail};
+use clap::{Parser, ValueEnum};
+use webfold_agent::{
+    AgentOptions, CancellationToken, FinalTool, Outcome, PageContext, Provider, ProviderConfig,
+    ProviderKind, ViewKind,
+};
+
+use crate::input::ViewInput;
+
+/// Ask a model to do something on a page: it reads a small view of the page,
+/// fetches the HTML of the parts it needs with get_html_chunk, and answers
+/// through one structured tool (by default {domChanges, response, action}).
+///
+/// When that loop ends without a valid answer (no tool call, the iteration
+/// cap, an answer that still breaks the schema after one correction), one
+/// call with the full HTML takes over; --json reports why. The API key comes
+/// from ANTHROPIC_API_KEY or OPENAI_API_KEY; a server on 127.0.0.1 or
+/// localhost needs none. Ctrl-C cancels the call in flight.
+#[derive(Parser)]
+#[command(after_help = "Examples:
+  webfold agent page.html --task 'Make the hero headline shorter'
+  webfold agent https://example.com --task 'What does this page sell?' --provider openai --json
+  webfold agent page.html --task '…' --provider openai --base-url http://127.0.0.1:8080/v1 --model local
+  webfold agent page.html --task '…' --schema answer.schema.json --view cnt --max-iterations 3")]
+pub struct Args {
+    #[command(flatten)]
+    input: ViewInput,
+    /// What to do on the page, in your words
+    #[arg(long)]
+    task: String,
+    /// Which API to call
+    #[arg(long, value_enum, default_value = "anthropic")]
+    provider: ProviderArg,
+    /// The server: Anthropic's base (https://api.anthropic.com) or an
+    /// OpenAI-compatible base ending in /v1 (https://api.openai.com/v1,
+    /// http://127.0.0.1:8080/v1)
+    #[arg(long, value_name = "URL")]
+    base_url: Option<String>,
+    /// The model name [default: claude-sonnet-4-5 or gpt-4.1]
+    #[arg(long, value_name = "NAME")]
+    model: Option<String>,
+    /// JSON Schema (an object schema) of the final answer; its title names the tool
+    #[arg(long, value_name = "FILE")]
+    schema: Option<PathBuf>,
+    /// The view of the page the model is given first
+    #[arg(long, value_enum, default_value = "outline")]
+    view: ViewArg,
+    /// Token budget of that view
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(100..=200_000))]
+    view_max_tokens: Option<u32>,
+    /// Model calls before falling back to the full HTML
+    #[arg(long, value_name = "N", default_value_t = 5, value_parser = clap::value_parser!(u32).range(1..=50))]
+    max_iterations: u32,
+    /// Send the full HTML at once instead of a view and chunks
+    #[arg(long)]
+    no_chunking: bool,
+    /// Wait for whole replies instead of streaming them
+    #[arg(long)]
+    no_stream: bool,
+    /// Seconds to wait for one reply
+    #[arg(long, value_name = "SECS", default_value_t = 300, value_parser = clap::value_parser!(u64).range(1..=3600))]
+    timeout: u64,
+    /// Print {output, mode, iterations, fallback, corrected, usage, calls, …} as JSON
+    #[arg(long)]
+    json: bool,
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+enum ProviderArg {
+    Anthropic,
+    Openai,
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+enum ViewArg {
+    Outline,
+    Snapshot,
+    Cnt,
+}
+
+pub fn run(args: Args) -> anyhow::Result<()> {
+    let kind = match args.provider {
+        ProviderArg::Anthropic => ProviderKind::Anthropic,
+        ProviderArg::Openai => ProviderKind::OpenAi,
+    };
+    let mut cfg = ProviderConfig::from_env(kind, args.base_url.as_deref(), args.model.as_deref())?;
+    cfg.stream = !args.no_stream;
+    cfg.timeout = Duration::from_secs(args.timeout);
+    let final_tool = match &args.schema {
+        Some(path) => FinalTool::from_schema(read_schema(path)?)?,
+        None => FinalTool::default(),
+    };
+    let opts = AgentOptions {
+        view: match args.view {
+            ViewArg::Outline => ViewKind::Outline,
+            ViewArg::Snapshot => ViewKind::Snapshot,
+            ViewArg::Cnt => ViewKind::Cnt,
+        },
+        view_max_tokens: args.view_max_tokens.map(|n| n as usize),
+        max_iterations: args.max_iterations,
+        chunking: !args.no_chunking,
+        final_tool,
+    };
+    let input = args.input.load()?;
+    let page = input.page();
+    // The fallback sends the page as the model would see it live: the
+    // rendered DOM with --browser, else the HTML as given.
+    let html = match (&input.live, page.document_element()) {
+        (Some(_), Some(root)) => page.outer_html(root),
+        _ => input.text(),
+    };
+    let url = super::snapshot::page_url(None, &input, &args.input.input);
+    let context = PageContext::new(page, html, url, args.input.encoding);
+    let provider = Provider::new(cfg.clone())?;
+
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .context("cannot start the async runtime")?;
+    let outcome = runtime.block_on(async {
+        let cancel = CancellationToken::new();
+        let on_ctrl_c = cancel.clone();
+        tokio::spawn(async move {
+            if tokio::signal::ctrl_c().await.is_ok() {
+                on_ctrl_c.cancel();
+            }
+        });
+        webfold_agent::run(&provider, &context, &args.task, &opts, &cancel).await
+    })?;
+    print(&outcome, &cfg, args.json)
+}
+
+fn read_schema(path: &std::path::Path) -> anyhow::Result<serde_json::Value> {
+    let text = std::fs::read_to_string(path).with_context(|| {
+        format!(
+            "cannot read the schema file '{}' (--schema takes a JSON Schema file)",
+            path.display()
+        )
+    })?;
+    match serde_json::from_str(&text) {
+        Ok(v) => Ok(v),
+        Err(e) => bail!("--schema '{}' is not JSON: {e}", path.display()),
+    }
+}
+
+#[derive(serde::Serialize)]
+struct Report<'a> {
+    #[serde(flatten)]
+    outcome: &'a Outcome,
+    provider: ProviderKind,
+    model: &'a str,
+}
+
+fn print(outcome: &Outcome, cfg: &ProviderConfig, json: bool) -> anyhow::Result<()> {
+    if json {
+        let report = Report {
+            outcome,
+            provider: cfg.kind,
+            model: &cfg.model,
+        };
+        return crate::out::line(&serde_json::to_string(&report)?);
+    }
+    crate::out::line(&serde_json::to_string_pretty(&outcome.output)?)?;
+    let u = outcome.usage;
+    let calls = outcome.iterations;
+    eprintln!(
+        "{calls} model call{} ({}), {} input + {} output tokens{}",
+        if calls == 1 { "" } else { "s" },
+        match outcome.mode {
+            webfold_agent::Mode::Chunked => "page view and chunks",
+            webfold_agent::Mode::FullHtml => "full HTML",
+        },
+        u.input_tokens,
+        u.output_tokens,
+        match &outcome.fallback {
+            Some(reason) => format!("; fell back to the full HTML: {reason}"),
+            None => String::new(),
+        }
+    );
+    Ok(())
+}

@@ -1,0 +1,202 @@
+//! `webfold agent` end to end: the real binary against a scripted provider
+//! server on 127.0.0.1, with no API key and no network.
+
+mod support;
+
+use std::process::{Command, Output};
+
+use serde_json::{Value, json};
+use support::{page_file, stderr, stdout};
+use webfold_agent::replay::{Part, ReplayServer, Scripted};
+use webfold_agent::{ProviderKind, Usage};
+
+const PAGE: &str = r#"<!DOCTYPE html><html><head><title>Acme</title></head><body>
+<header id="top"><a href="/">Acme</a></header>
+<main><section class="hero"><h1>Welcome</h1><p>The best anvils.</p></section></main>
+<footer>© Acme</footer></body></html>"#;
+
+/// Runs the binary with no provider keys in its environment.
+fn agent(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_webfold"))
+        .arg("agent")
+        .args(args)
+        .env_remove("ANTHROPIC_API_KEY")
+        .env_remove("OPENAI_API_KEY")
+        .output()
+        .expect("run webfold")
+}
+
+fn answer() -> Value {
+    json!({"domChanges": [{"selector": "section.hero > h1", "type": "text", "value": "Hello"}],
+        "response": "Done.", "action": "append"})
+}
+
+fn usage(i: u64, o: u64) -> Usage {
+    Usage {
+        input_tokens: i,
+        output_tokens: o,
+    }
+}
+
+/// A server that answers one `get_html_chunk` of `selector`, then the final
+/// tool, with these token counts.
+async fn chunk_then_answer(
+    kind: ProviderKind,
+    selector: &str,
+    stream: bool,
+    counts: [(u64, u64); 2],
+) -> ReplayServer {
+    let chunk = Part::tool("c1", "get_html_chunk", json!({ "selector": selector }));
+    let done = Part::tool("c2", "dom_changes_generator", answer());
+    ReplayServer::start(vec![
+        Scripted::reply(kind, &[chunk], usage(counts[0].0, counts[0].1), stream),
+        Scripted::reply(kind, &[done], usage(counts[1].0, counts[1].1), stream),
+    ])
+    .await
+    .unwrap()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn openai_chunks_then_answers_as_json() {
+    let kind = ProviderKind::OpenAi;
+    let server = chunk_then_answer(kind, "section.hero", true, [(300, 12), (410, 30)]).await;
+    let path = page_file("cli_agent", "page.html", PAGE);
+    let base = format!("{}/v1", server.url());
+    let args = [
+        path.to_str().unwrap(),
+        "--task",
+        "Say hello",
+        "--provider",
+        "openai",
+        "--base-url",
+        &base,
+        "--model",
+        "local",
+        "--json",
+    ];
+    // Blocking is fine: the server runs on the worker threads.
+    let o = agent(&args);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let v: Value = serde_json::from_str(&stdout(&o)).unwrap();
+    assert_eq!(v["output"], answer());
+    assert_eq!(v["mode"], "chunked");
+    assert_eq!(v["iterations"], 2);
+    assert_eq!(v["fallback"], Value::Null);
+    assert_eq!(
+        v["usage"],
+        json!({"input_tokens": 710, "output_tokens": 42})
+    );
+    assert_eq!(v["provider"], "openai");
+    assert_eq!(v["model"], "local");
+    assert_eq!(v["calls"][0]["tool_calls"][0]["name"], "get_html_chunk");
+    let reqs = server.requests();
+    assert_eq!(reqs[0].path, "/v1/chat/completions");
+    assert_eq!(reqs[0].body["model"], "local");
+    assert!(
+        reqs[0].body["messages"][0]["content"]
+            .as_str()
+            .unwrap()
+            .contains("section.hero")
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn fallback_is_reported_and_the_answer_printed() {
+    let kind = ProviderKind::Anthropic;
+    let server = chunk_then_answer(kind, "header", false, [(100, 5), (900, 30)]).await;
+    let path = page_file("cli_agent", "fallback.html", PAGE);
+    let base = server.url();
+    let o = agent(&[
+        path.to_str().unwrap(),
+        "--task",
+        "Say hello",
+        "--base-url",
+        &base,
+        "--max-iterations",
+        "1",
+        "--no-stream",
+        "--view",
+        "cnt",
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let printed: Value = serde_json::from_str(&stdout(&o)).unwrap();
+    assert_eq!(printed, answer());
+    assert_eq!(
+        stderr(&o).trim(),
+        "2 model calls (full HTML), 1000 input + 35 output tokens; fell back to the full HTML: no final answer within 1 iteration"
+    );
+    let reqs = server.requests();
+    assert!(
+        reqs[1].body["system"]
+            .as_str()
+            .unwrap()
+            .contains("<p>The best anvils.</p>")
+    );
+    assert_eq!(reqs[1].body.get("stream"), None);
+}
+
+#[test]
+fn errors_say_what_to_do() {
+    let path = page_file("cli_agent", "errors.html", PAGE);
+    let p = path.to_str().unwrap();
+    let o = agent(&[p, "--task", "x"]);
+    assert_eq!(o.status.code(), Some(1));
+    assert_eq!(
+        stderr(&o).trim(),
+        "error: no API key for Anthropic: set ANTHROPIC_API_KEY, or pass a local server's address with --base-url (no key needed on 127.0.0.1 or localhost)"
+    );
+    let bad = page_file("cli_agent", "bad.schema.json", r#"{"type": "array"}"#);
+    let o = agent(&[
+        p,
+        "--task",
+        "x",
+        "--base-url",
+        "http://127.0.0.1:9",
+        "--schema",
+        bad.to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(1));
+    assert_eq!(
+        stderr(&o).trim(),
+        "error: invalid final-answer schema: the schema must describe an object: its top level needs \"type\": \"object\""
+    );
+    let o = agent(&[
+        p,
+        "--task",
+        "x",
+        "--base-url",
+        "http://127.0.0.1:9",
+        "--provider",
+        "openai",
+    ]);
+    assert_eq!(o.status.code(), Some(1));
+    let err = stderr(&o);
+    assert!(err.starts_with("error: cannot reach the OpenAI-compatible server at http://127.0.0.1:9/chat/completions"), "{err}");
+    let o = agent(&[p, "--task", "x", "--max-iterations", "0"]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn browser_pages_are_rendered_first() {
+    let page = r#"<!doctype html><html><body><h1>Static</h1>
+<script>document.querySelector('h1').textContent = 'Rendered'</script></body></html>"#;
+    let kind = ProviderKind::OpenAi;
+    let server = chunk_then_answer(kind, "h1", true, [(1, 1), (1, 1)]).await;
+    let path = page_file("cli_agent", "live.html", page);
+    let base = format!("{}/v1", server.url());
+    let o = agent(&[
+        path.to_str().unwrap(),
+        "--task",
+        "x",
+        "--provider",
+        "openai",
+        "--base-url",
+        &base,
+        "--browser",
+        "--json",
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let reqs = server.requests();
+    let chunk = reqs[1].body["messages"][3]["content"].as_str().unwrap();
+    assert_eq!(chunk, "<page-content>\n<h1>Rendered</h1>\n</page-content>");
+}
