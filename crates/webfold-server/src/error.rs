@@ -94,6 +94,10 @@ impl From<crate::service::ServiceError> for ApiError {
                         .join(", ")
                 ))
             }
+            E::Store(e @ webfold_store::StoreError::Full) => {
+                ApiError::new(StatusCode::INSUFFICIENT_STORAGE, "Insufficient Storage")
+                    .detail(e.to_string())
+            }
             E::Store(e) => ApiError::internal(e.to_string()),
             E::Task(e) => ApiError::internal(e),
         }

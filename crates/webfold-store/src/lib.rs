@@ -46,6 +46,12 @@ pub enum StoreError {
 
     #[error("storage error: {0}")]
     Backend(String),
+
+    /// The database's disk (or its quota) is full; the write did not happen.
+    #[error(
+        "the database's disk is full: nothing was stored; free space there or delete conversations"
+    )]
+    Full,
 }
 
 pub type Result<T, E = StoreError> = std::result::Result<T, E>;

@@ -209,7 +209,10 @@ impl SqliteStore {
 }
 
 pub(crate) fn backend(e: rusqlite::Error) -> StoreError {
-    StoreError::Backend(e.to_string())
+    match e.sqlite_error_code() {
+        Some(rusqlite::ErrorCode::DiskFull) => StoreError::Full,
+        _ => StoreError::Backend(e.to_string()),
+    }
 }
 
 #[cfg(unix)]

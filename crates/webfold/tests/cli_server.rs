@@ -31,10 +31,18 @@ struct Server {
 
 impl Server {
     fn start(db: &Path, extra: &[&str]) -> Server {
-        let mut child = Command::new(BIN)
+        let mut serve = Command::new(BIN);
+        serve
             .args(["serve", "--port", "0", "--json", "--db"])
             .arg(db)
-            .args(extra)
+            .args(extra);
+        Server::spawn(serve)
+    }
+
+    /// Runs a command that starts `webfold serve --json` and waits for its
+    /// address line.
+    fn spawn(mut serve: Command) -> Server {
+        let mut child = serve
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
             .spawn()
@@ -224,14 +232,7 @@ fn get_chunk_prints_html_or_error_and_exit_code() {
     let dir = scratch("getchunk");
     let server = Server::start(&dir.join("webfold.db"), &[]);
     let html = r#"<main><section class="hero"><h1>Welcome</h1><button class="cta-btn">Go</button></section></main>"#;
-    let r = http(
-        server.port,
-        "POST",
-        "/conversations",
-        &[],
-        Some(&json!({"html": html})),
-    );
-    let id = r.body["conversationId"].as_str().unwrap().to_string();
+    let id = create(server.port, html);
     let url = server.url();
 
     let (code, out, err) = get_chunk(&[
@@ -543,4 +544,117 @@ fn connections_past_the_limit_are_refused_with_a_503() {
             "not served after the others closed"
         );
     }
+}
+
+/// Creates a conversation of `html`; its id.
+fn create(port: u16, html: &str) -> String {
+    let r = http(
+        port,
+        "POST",
+        "/conversations",
+        &[],
+        Some(&json!({"html": html})),
+    );
+    assert_eq!(r.status, 200, "{}", r.body);
+    r.body["conversationId"].as_str().unwrap().to_string()
+}
+
+/// A conversation's chunk for `selector` (URL-encoded) holds `text`.
+fn assert_chunk_has(port: u16, id: &str, selector: &str, text: &str) {
+    let path = format!("/conversations/{id}/chunk?selector={selector}");
+    let r = http(port, "GET", &path, &[], None);
+    assert_eq!(r.status, 200, "{}", r.body);
+    let html = r.body["html"].as_str().unwrap_or_default();
+    assert!(html.contains(text), "{text} not in {}", r.body);
+}
+
+/// The server's open file descriptors.
+fn open_fds(server: &Server) -> usize {
+    std::fs::read_dir(format!("/proc/{}/fd", server.child.id()))
+        .map(|d| d.count())
+        .unwrap_or(0)
+}
+
+#[test]
+fn clients_hanging_up_mid_answer_leave_nothing_behind() {
+    let server = Server::start(&scratch("hangup").join("db"), &[]);
+    let paragraphs: String = (0..20_000)
+        .map(|i| format!("<p id=p{i}>paragraph {i} with a few more words</p>"))
+        .collect();
+    let html = format!("<html><body><main>{paragraphs}</main></body></html>");
+    let id = create(server.port, &html);
+    let baseline = open_fds(&server);
+    for _ in 0..50 {
+        let mut s = TcpStream::connect(("127.0.0.1", server.port)).unwrap();
+        write!(
+            s,
+            "GET /conversations/{id}/markdown?main=false&max_lines=0&max_tokens=200000 HTTP/1.1\r\nHost: 127.0.0.1:{}\r\n\r\n",
+            server.port
+        )
+        .unwrap();
+        let mut first = [0u8; 64];
+        assert!(s.read(&mut first).unwrap() > 0);
+        // Hang up with most of the answer unread.
+    }
+    // Every abandoned connection is let go.
+    let deadline = std::time::Instant::now() + Duration::from_secs(20);
+    while open_fds(&server) > baseline {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "{} descriptors open, {baseline} before",
+            open_fds(&server)
+        );
+        std::thread::yield_now();
+    }
+    // And the whole answer still arrives for a client that reads it.
+    assert_chunk_has(server.port, &id, "%23p19999", "paragraph 19999");
+}
+
+#[test]
+fn a_full_disk_is_named_and_what_was_stored_stays() {
+    let dir = scratch("full");
+    let mnt = dir.join("mnt");
+    std::fs::create_dir_all(&mnt).unwrap();
+    // A 3 MB filesystem of the server's own, in a private mount namespace.
+    let mut serve = Command::new("unshare");
+    serve
+        .args(["--user", "--map-root-user", "--mount", "sh", "-c"])
+        .arg(r#"mount -t tmpfs -o size=3m tmpfs "$1" && exec "$2" serve --port 0 --json --db "$1/webfold.db""#)
+        .args(["sh"])
+        .arg(&mnt)
+        .arg(BIN);
+    let server = Server::spawn(serve);
+    let filler = "<p>filler text to fill the disk</p>".repeat(1000);
+    let mut stored = Vec::new();
+    let full = loop {
+        let n = stored.len();
+        let html = format!("{}{filler}", page(n, 1));
+        let r = http(
+            server.port,
+            "POST",
+            "/conversations",
+            &[],
+            Some(&json!({"html": html})),
+        );
+        if r.status != 200 {
+            break r;
+        }
+        stored.push((r.body["conversationId"].as_str().unwrap().to_string(), n));
+        assert!(n < 500, "3 MB never filled");
+    };
+    assert_eq!(full.status, 507, "{}", full.body);
+    assert!(
+        full.body["detail"]
+            .as_str()
+            .unwrap()
+            .contains("disk is full"),
+        "{}",
+        full.body
+    );
+    assert!(!stored.is_empty());
+    // Everything acknowledged before is still there, and the server serves.
+    for (id, n) in &stored {
+        assert_chunk_has(server.port, id, "h1", &format!("page {n} version 1"));
+    }
+    assert_eq!(http(server.port, "GET", "/health", &[], None).status, 200);
 }
