@@ -287,6 +287,15 @@ impl<T: JsonSchema, R: Request> JsonSchema for WithRequest<T, R> {
 /// A view's request on a page.
 pub type PageArgs<R> = WithRequest<PageSource, R>;
 
+/// `get_html_chunk`'s page: any page source, or the user's browser tab now.
+#[derive(Debug, Default, Deserialize, JsonSchema)]
+pub struct ChunkSource {
+    #[serde(flatten)]
+    pub source: PageSource,
+    /// true: from the user's browser tab now, not the copy of conversation_id (selector only)
+    pub live: Option<bool>,
+}
+
 impl WebfoldTools {
     pub(crate) fn ctx(&self) -> &ToolContext {
         &self.ctx
@@ -536,7 +545,7 @@ impl WebfoldTools {
     )]
     async fn get_html_chunk(
         &self,
-        Parameters(a): Parameters<PageArgs<ChunkOptions>>,
+        Parameters(a): Parameters<WithRequest<ChunkSource, ChunkOptions>>,
     ) -> CallToolResult {
         finish(self.chunk(a).await)
     }
@@ -605,24 +614,37 @@ fn on_page<R: Request>(request: R, page: &PageHandle) -> R {
 }
 
 impl WebfoldTools {
-    async fn chunk(&self, a: PageArgs<ChunkOptions>) -> ToolResult {
+    async fn chunk(&self, a: WithRequest<ChunkSource, ChunkOptions>) -> ToolResult {
         let a = a.checked()?;
         a.request.named()?;
-        let page = self.page(&a.args).await?;
-        let session = self.session_for(&a.args, &page);
+        let live = a.args.live == Some(true);
+        let (page, session) = if live {
+            let page = self.live_tab_page(&a.args.source, &a.request).await?;
+            (page, Arc::default())
+        } else {
+            let page = self.page(&a.args.source).await?;
+            let session = self.session_for(&a.args.source, &page);
+            (page, session)
+        };
         let opts = on_page(a.request, &page);
+        let live_url = page.url().to_string();
         let chunk = tokio::task::spawn_blocking(move || {
             let session = session.lock().unwrap_or_else(|p| p.into_inner());
             views::chunk(&page, &opts, page.url(), Some(&session))
         })
         .await??;
-        let note = match chunk.matches {
+        let mut note = match chunk.matches {
             1 => format!(
                 "{} (node {}, {} tokens)",
                 chunk.selector, chunk.id, chunk.tokens
             ),
             n => format!("{n} matches, {} tokens", chunk.tokens),
         };
+        if live {
+            note.push_str(&format!(
+                "; live from the browser tab ({live_url}), node ids of this live read only"
+            ));
+        }
         fenced(note, &chunk.html, &chunk)
     }
 
