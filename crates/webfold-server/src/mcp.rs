@@ -512,6 +512,16 @@ impl WebfoldTools {
             {
                 route.attr.input_schema = Arc::new(o);
             }
+            // `live` reads the user's browser tab through the daemon: only
+            // servers with the UI tools list it (others refuse it anyway).
+            if !ctx.groups.ui
+                && route.attr.name == "get_html_chunk"
+                && let Some(props) = Arc::make_mut(&mut route.attr.input_schema)
+                    .get_mut("properties")
+                    .and_then(serde_json::Value::as_object_mut)
+            {
+                props.remove("live");
+            }
             route.attr.output_schema = None;
             route.attr.title = None;
             if let Some(a) = route.attr.annotations.as_mut() {
@@ -937,6 +947,18 @@ mod contract_tests {
                 "--tools {groups}: tools/list costs {total} tokens, over 3,000"
             );
         }
+        let chunk_props = |groups: &str| -> Vec<String> {
+            let t = tools_of(groups)
+                .into_iter()
+                .find(|t| t.name == "get_html_chunk")
+                .unwrap();
+            t.input_schema["properties"]
+                .as_object()
+                .map(|p| p.keys().cloned().collect())
+                .unwrap_or_default()
+        };
+        assert!(chunk_props("page,ui").contains(&"live".to_string()));
+        assert!(!chunk_props("page,browser").contains(&"live".to_string()));
         let tools = tools();
         assert_eq!(
             tools.len(),

@@ -275,7 +275,7 @@ impl WebfoldTools {
                 text.insert_str(
                     0,
                     &format!(
-                        "conversation_id: {id} (the page as the user saw it, for the page tools)\n"
+                        "conversation_id: {id} (the page as the user saw it, for the page tools; get_html_chunk with live: true reads the tab as it is now)\n"
                     ),
                 );
             }
