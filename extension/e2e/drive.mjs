@@ -58,8 +58,10 @@ async function until(what, probe, ms = 15_000) {
 // ---- the agent: webfold's MCP server over stdio ----
 
 class Agent {
-  constructor(project) {
-    this.proc = spawn(BIN, ["mcp", "--tools", "ui", "--no-db"], {
+  /** With `db`, the page tools too, on conversations kept there. */
+  constructor(project, db) {
+    const args = db ? ["mcp", "--tools", "page,ui", "--db", db] : ["mcp", "--tools", "ui", "--no-db"];
+    this.proc = spawn(BIN, args, {
       cwd: project,
       env: { ...process.env, WEBFOLD_HOME: HOME },
       stdio: ["pipe", "pipe", "inherit"],
@@ -102,6 +104,12 @@ class Agent {
     const r = await this.request("tools/call", { name, arguments: args });
     if (r.isError) throw new Error(`${name} failed: ${JSON.stringify(r.content)}`);
     return r;
+  }
+  /** A tool call that must fail: its error text. */
+  async refused(name, args) {
+    const r = await this.request("tools/call", { name, arguments: args });
+    if (!r.isError) throw new Error(`${name} should have failed: ${JSON.stringify(r.content)}`);
+    return r.content.map((c) => c.text).join("\n");
   }
   close() {
     this.proc.stdin.end();
@@ -185,6 +193,7 @@ await new Promise((r) => server.listen(0, "127.0.0.1", r));
 const pageUrl = `http://127.0.0.1:${server.address().port}/shop.html`;
 
 const profile = mkdtempSync(join(tmpdir(), "webfold-ext-profile-"));
+const dbDir = mkdtempSync(join(tmpdir(), "webfold-ext-db-"));
 let agent;
 let agent2;
 let ctx;
@@ -274,7 +283,7 @@ try {
   summary.connectMs = Date.now() - paired;
   // Connected, but no agent yet: the indicator says how to start one.
   await until("the no-agent indicator", () => panel.$eval("#conn", (e) => e.textContent.includes("webfold mcp --tools ui")));
-  agent = new Agent(PROJECT);
+  agent = new Agent(PROJECT, join(dbDir, "webfold.db"));
   await agent.init();
   const tools = await agent.request("tools/list", {});
   const names = tools.tools.map((t) => t.name);
@@ -427,6 +436,86 @@ try {
     panel.$eval("#selection", (e, id) => e.dataset.contextId === id, r.contextId),
   );
 
+  // ---- live chunk: the page changes after the capture; live reads it now ----
+  const conv = r.conversationId;
+  check(conv, `get_ui_context gave the page tools a conversation: ${JSON.stringify(r).slice(0, 200)}`);
+  await page.evaluate(() => {
+    document.querySelector(".price").textContent = "7 € (flash sale)";
+  });
+  const text = (res) => res.content.map((c) => c.text).join("\n");
+  const cached = text(await agent.tool("get_html_chunk", { conversation_id: conv, selector: ".price" }));
+  check(cached.includes("9 € (sale)") && !cached.includes("flash sale"), `the cached chunk is the capture: ${cached}`);
+  const liveAsked = performance.now();
+  const live = text(await agent.tool("get_html_chunk", { conversation_id: conv, selector: ".price", live: true }));
+  summary.liveChunkMs = Math.round(performance.now() - liveAsked);
+  check(live.includes("7 € (flash sale)") && live.includes("live from the browser tab"), `the live chunk: ${live}`);
+  check(live.includes("<page-content>"), "the live page comes back fenced");
+  check(!live.includes("webfold-mark"), "without the extension's marks");
+  const cachedAgain = text(await agent.tool("get_html_chunk", { conversation_id: conv, selector: ".price" }));
+  check(!cachedAgain.includes("flash sale"), "a live read leaves the captured copy as it was");
+  // The live page folds to the budget like any other.
+  const folded = await agent.tool("get_html_chunk", { conversation_id: conv, selector: "body", live: true, max_tokens: 60 });
+  check(folded.structuredContent.tokens <= 60 && folded.structuredContent.folded.length > 0, `a folded live chunk: ${text(folded)}`);
+  const missing = await agent.refused("get_html_chunk", { conversation_id: conv, selector: "#sold-out", live: true });
+  check(missing.includes("no element matches #sold-out"), `a selector with no match says so: ${missing}`);
+  log(`live chunk: ${summary.liveChunkMs} ms`);
+
+  // ---- the page as the model sees it: CNT and outline, hover marks the element ----
+  await panel.bringToFront();
+  await panel.click("#view-cnt");
+  const cntLines = await until("the CNT in the panel", async () => {
+    const ls = await panel.$$eval("#view > li", (es) => es.map((e) => e.textContent));
+    return ls.some((l) => l.includes("Buy now")) && ls;
+  });
+  const cntTool = text(await agent.tool("cnt_view", { conversation_id: conv }));
+  for (const l of cntLines) check(cntTool.includes(l), `the panel's CNT line is the model's: ${l}`);
+  check(cntLines.some((l) => l.includes("9 € (sale)")), "the CNT of the latest capture");
+  check(
+    (await panel.textContent("#view-meta")).includes("tokens"),
+    `the view says what it costs: ${await panel.textContent("#view-meta")}`,
+  );
+  const marks = () =>
+    sw.evaluate(
+      async (t) =>
+        (await chrome.scripting.executeScript({ target: { tabId: t }, func: () => window.__webfoldPicker?.marks?.() }))[0]
+          ?.result,
+      tabId,
+    );
+  await panel.hover('#view > li[data-selector="#buy"]');
+  const hinted = await until("the hovered line to mark its element", async () => {
+    const m = await marks();
+    return m?.className === "box hint" && m.display === "block" && m;
+  });
+  const buyNow = await page.locator("#buy").boundingBox();
+  check(
+    Math.abs(hinted.box.x - buyNow.x) < 1 && Math.abs(hinted.box.width - buyNow.width) < 1 && hinted.label === "button#buy.cta.primary",
+    `the mark covers the button: ${JSON.stringify(hinted)} vs ${JSON.stringify(buyNow)}`,
+  );
+  await page.screenshot({ path: join(SHOTS, "page-view-hover.png") });
+  summary.screenshots.push("page-view-hover.png");
+  await panel.screenshot({ path: join(SHOTS, "panel-cnt.png") });
+  summary.screenshots.push("panel-cnt.png");
+  await panel.click("#view-outline");
+  const outline = await until("the outline with token counts", async () => {
+    const ls = await panel.$$eval("#view > li", (es) =>
+      es.map((e) => ({ text: e.querySelector(".t")?.textContent ?? "", n: e.querySelector(".n")?.textContent ?? "" })),
+    );
+    return ls.some((l) => l.text.includes("form.checkout")) && ls;
+  });
+  const toks = outline.map((l) => Number(l.n.replace(/[^0-9]/g, "")));
+  check(toks.every((n) => n > 0) && toks[0] >= Math.max(...toks), `token counts, the root the largest: ${JSON.stringify(outline.slice(0, 4))}`);
+  // The outline has a line per element: the mark follows the pointer.
+  const priceLine = await panel.$$eval("#view > li[data-selector]", (es) =>
+    es.find((e) => e.textContent.includes("p.price"))?.dataset.selector,
+  );
+  await panel.hover(`#view > li[data-selector="${priceLine}"]`);
+  await until("the mark to follow the pointer", async () => (await marks())?.label === "p.price");
+  await panel.screenshot({ path: join(SHOTS, "panel-outline.png") });
+  summary.screenshots.push("panel-outline.png");
+  await panel.mouse.move(5, 5);
+  await until("the mark to leave with the pointer", async () => (await marks())?.className === "box selected");
+  await panel.click("#view-close");
+
   // ---- the worker is stopped (as Chromium does when idle) and comes back ----
   const cdp = await ctx.newCDPSession(panel);
   const states = [];
@@ -540,5 +629,6 @@ try {
   agent2?.close();
   server.close();
   rmSync(profile, { recursive: true, force: true });
+  rmSync(dbDir, { recursive: true, force: true });
 }
 console.log(JSON.stringify(summary));

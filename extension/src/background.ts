@@ -272,6 +272,16 @@ function onFrame(tabId: number, link: Link, text: string) {
       }
       break;
     }
+    case "get_html":
+      void answerGetHtml(tabId, link, String(p.requestId), String(p.selector));
+      return;
+    case "view": {
+      const v = { ...(p as Omit<WfPageView, "kind">), kind: "page_view" } as WfPageView;
+      for (const [port, watched] of watchers) {
+        if (watched === tabId) port.postMessage(v satisfies WfToPanel);
+      }
+      return;
+    }
     case "error": {
       const code = String(p.code);
       const message = String(p.message);
@@ -290,6 +300,21 @@ function onFrame(tabId: number, link: Link, text: string) {
       return;
   }
   save(tab);
+}
+
+/** The daemon asks for the tab's current HTML (an agent's live read). */
+async function answerGetHtml(tabId: number, link: Link, requestId: string, selector: string) {
+  let answer: WfLiveHtml;
+  try {
+    await injectPicker(tabId);
+    answer = (await chrome.tabs.sendMessage(tabId, { kind: "get_html", selector } satisfies WfToPage)) as WfLiveHtml;
+    if (!answer) answer = { error: "the page did not answer; it may still be loading" };
+  } catch (e) {
+    answer = { error: e instanceof Error ? e.message : String(e) };
+  }
+  if (link.ws?.readyState === WebSocket.OPEN) {
+    link.ws.send(JSON.stringify({ type: "html", payload: { requestId, ...answer } }));
+  }
 }
 
 // ---- picking ----
@@ -463,6 +488,26 @@ async function handlePanel(port: chrome.runtime.Port, msg: WfFromPanel) {
         tab.problem = "Not connected to the webfold daemon; the choice was not sent.";
         save(tab);
       }
+      break;
+    case "get_view": {
+      const requestId = `view-${Date.now()}-${Math.floor(Math.random() * 1e6)}`;
+      if (!send(tabId, { type: "get_view", payload: { requestId, view: msg.view } })) {
+        port.postMessage({
+          kind: "page_view",
+          requestId,
+          view: msg.view,
+          tokens: 0,
+          lines: [],
+          error: "Not connected to the webfold daemon: the view comes from it.",
+        } satisfies WfToPanel);
+      }
+      break;
+    }
+    case "highlight":
+      // Marks only: nothing is injected for a hover on a page never picked.
+      await chrome.tabs
+        .sendMessage(tabId, { kind: "highlight", selector: msg.selector } satisfies WfToPage)
+        .catch(() => {});
       break;
   }
 }

@@ -7,7 +7,6 @@
   const flag = "__webfoldPicker";
   const w = window as unknown as Record<string, unknown>;
   if (w[flag]) return;
-  w[flag] = true;
 
   /** The daemon's limit on a page's HTML (its MAX_HTML_BYTES). */
   const MAX_HTML_BYTES = 16 * 1024 * 1024;
@@ -17,6 +16,8 @@
   let picking = false;
   let hovered: Element | null = null;
   let selected: Element | null = null;
+  /** The element under the pointer in the side panel's view of the page. */
+  let hinted: Element | null = null;
 
   // Our marks live in a closed shadow root on a host outside the page's
   // own markup; the host is taken out while the page's HTML is read.
@@ -31,6 +32,8 @@
     .tag { position: absolute; left: -2px; top: -22px; font: 12px/18px system-ui, sans-serif; color: #fff;
            background: #d9480f; padding: 0 6px; border-radius: 3px; white-space: nowrap; }
     .box.selected .tag { background: #1971c2; }
+    .box.hint { border-color: #2f9e44; background: rgba(47, 158, 68, 0.14); }
+    .box.hint .tag { background: #2f9e44; }
     .pill { position: fixed; right: 12px; bottom: 12px; font: 12px/20px system-ui, sans-serif; color: #fff;
             background: #1f2328; padding: 2px 10px; border-radius: 10px; opacity: 0.9; }
   `;
@@ -53,13 +56,13 @@
   }
 
   function draw() {
-    const el = picking ? hovered : selected;
+    const el = picking ? hovered : (hinted ?? selected);
     if (!el || !el.isConnected) {
       box.style.display = "none";
       return;
     }
     const r = el.getBoundingClientRect();
-    box.className = picking ? "box" : "box selected";
+    box.className = picking ? "box" : hinted ? "box hint" : "box selected";
     box.style.display = "block";
     box.style.left = `${r.left}px`;
     box.style.top = `${r.top}px`;
@@ -221,6 +224,17 @@
   const start = () => setPicking(true);
   const stop = () => setPicking(false);
 
+  // What the marks show, for the extension's own scripts (this is the
+  // content script's isolated world: the page cannot read it).
+  w[flag] = {
+    marks: () => ({
+      className: box.className,
+      display: box.style.display,
+      box: { x: parseFloat(box.style.left), y: parseFloat(box.style.top), width: parseFloat(box.style.width), height: parseFloat(box.style.height) },
+      label: tag.textContent,
+    }),
+  };
+
   window.addEventListener("scroll", draw, { capture: true, passive: true });
   window.addEventListener("resize", draw, { passive: true });
 
@@ -228,7 +242,36 @@
     if (sender.id !== chrome.runtime.id) return undefined;
     if (msg.kind === "start_pick") start();
     else if (msg.kind === "stop_pick") stop();
-    else if (msg.kind === "recapture") {
+    else if (msg.kind === "highlight") {
+      let el: Element | null = null;
+      try {
+        el = msg.selector ? document.querySelector(msg.selector) : null;
+      } catch {
+        el = null;
+      }
+      hinted = el;
+      if (el) {
+        const r = el.getBoundingClientRect();
+        if (r.bottom < 0 || r.top > innerHeight) el.scrollIntoView({ block: "center" });
+      }
+      draw();
+    } else if (msg.kind === "get_html") {
+      let matches = 0;
+      try {
+        matches = document.querySelectorAll(msg.selector).length;
+      } catch {
+        reply({ error: `${msg.selector} is not a valid CSS selector in the browser` } satisfies WfLiveHtml);
+        return undefined;
+      }
+      if (matches === 0) {
+        reply({
+          error: `no element matches ${msg.selector} in the page now (it changed since the pick, or the tab moved on); read the outline for a selector that exists`,
+        } satisfies WfLiveHtml);
+      } else {
+        const { html, omitted } = pageHtml();
+        reply((html !== undefined ? { html, matches, url: location.href } : { error: omitted }) satisfies WfLiveHtml);
+      }
+    } else if (msg.kind === "recapture") {
       let el: Element | null = null;
       try {
         el = document.querySelector(msg.selector);

@@ -25,11 +25,19 @@ const chat = $("chat");
 const composer = $<HTMLFormElement>("composer");
 const message = $<HTMLTextAreaElement>("message");
 const sendButton = $<HTMLButtonElement>("send");
+const viewBox = $("view-box");
+const viewMeta = $("view-meta");
+const viewList = $("view");
+const viewClose = $<HTMLButtonElement>("view-close");
+const viewButtons = [$<HTMLButtonElement>("view-cnt"), $<HTMLButtonElement>("view-outline")];
 
 const fixedTab = Number(new URLSearchParams(location.search).get("tab")) || undefined;
 let tabId: number | undefined = fixedTab;
 let port: chrome.runtime.Port | undefined;
 let last: WfView | undefined;
+/** The view of the page shown (none: hidden), and the selection it shows. */
+let shownView: WfViewKind | undefined;
+let viewOfContext: string | undefined;
 /** The user asked to pair again (a new port or token). */
 let wantPairing = false;
 const showPairing = $<HTMLButtonElement>("show-pairing");
@@ -43,6 +51,7 @@ function open() {
   port = chrome.runtime.connect({ name: "panel" });
   port.onMessage.addListener((msg: WfToPanel) => {
     if (msg.kind === "view") render(msg);
+    else if (msg.kind === "page_view") renderView(msg);
     else if (msg.kind === "pair_result") {
       pairError.replaceChildren(...withCode(msg.error ?? ""));
       if (!msg.error) {
@@ -186,6 +195,9 @@ function render(v: WfView) {
   }
   if (stick) chat.scrollTop = chat.scrollHeight;
 
+  // A new capture: the view shown follows it.
+  if (shownView && tab?.contextId && tab.contextId !== viewOfContext) requestView(shownView);
+
   const ready = open && !!tab?.contextId;
   sendButton.disabled = !ready;
   message.placeholder = ready
@@ -194,6 +206,71 @@ function render(v: WfView) {
       ? "Pick an element first"
       : "Not connected";
 }
+
+function requestView(view: WfViewKind) {
+  shownView = view;
+  viewOfContext = last?.tab?.contextId;
+  for (const b of viewButtons) b.dataset.active = String(b.dataset.view === view);
+  viewBox.hidden = false;
+  viewClose.hidden = false;
+  viewMeta.textContent = "Loading…";
+  post({ kind: "get_view", view });
+}
+
+/** The daemon's view: each line as text, hovering one marks its element. */
+function renderView(v: WfPageView) {
+  if (v.view !== shownView) return;
+  viewList.replaceChildren();
+  if (v.error) {
+    viewMeta.replaceChildren(...withCode(v.error));
+    return;
+  }
+  const what = v.view === "cnt" ? "CNT" : "Outline";
+  viewMeta.textContent = `${what} of ${v.url ?? "the captured page"}: ${v.tokens.toLocaleString("en")} tokens for the model. Hover a line to see its element.`;
+  for (const line of v.lines) {
+    const li = document.createElement("li");
+    const t = document.createElement("span");
+    t.className = "t";
+    t.textContent = line.text;
+    li.append(t);
+    if (line.tokens !== undefined) {
+      const n = document.createElement("span");
+      n.className = "n";
+      n.textContent = `${line.tokens.toLocaleString("en")} tok`;
+      li.append(n);
+    }
+    if (line.selector) {
+      li.dataset.selector = line.selector;
+      li.title = line.selector;
+    }
+    viewList.append(li);
+  }
+}
+
+for (const b of viewButtons) {
+  b.addEventListener("click", () => requestView(b.dataset.view as WfViewKind));
+}
+viewClose.addEventListener("click", () => {
+  shownView = undefined;
+  viewBox.hidden = true;
+  viewClose.hidden = true;
+  for (const b of viewButtons) b.dataset.active = "false";
+  post({ kind: "highlight", selector: null });
+});
+let hoveredLine: HTMLElement | null = null;
+viewList.addEventListener("mouseover", (e) => {
+  const li = (e.target as HTMLElement).closest("li");
+  if (li === hoveredLine) return;
+  hoveredLine?.classList.remove("hover");
+  hoveredLine = li;
+  li?.classList.add("hover");
+  post({ kind: "highlight", selector: li?.dataset.selector ?? null });
+});
+viewList.addEventListener("mouseleave", () => {
+  hoveredLine?.classList.remove("hover");
+  hoveredLine = null;
+  post({ kind: "highlight", selector: null });
+});
 
 pickButton.addEventListener("click", () => {
   post({ kind: last?.tab?.picking ? "cancel_pick" : "pick" });

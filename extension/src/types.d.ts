@@ -36,7 +36,12 @@ type WfFromPage =
 type WfToPage =
   | { kind: "start_pick" }
   | { kind: "stop_pick" }
-  | { kind: "recapture"; selector: string };
+  | { kind: "recapture"; selector: string }
+  | { kind: "get_html"; selector: string }
+  | { kind: "highlight"; selector: string | null };
+
+/** The answer to `get_html`: the page's current HTML, or why not. */
+type WfLiveHtml = { html?: string; matches?: number; url?: string; error?: string };
 
 /** The answer to `recapture`. */
 type WfRecaptured = { selection?: WfSelection; htmlOmitted?: string; error?: string };
@@ -96,7 +101,22 @@ type WfFromPanel =
   | { kind: "cancel_pick" }
   | { kind: "refresh" }
   | { kind: "send"; message: string }
-  | { kind: "select_agent"; agentId: string };
+  | { kind: "select_agent"; agentId: string }
+  | { kind: "get_view"; view: WfViewKind }
+  | { kind: "highlight"; selector: string | null };
+
+type WfViewKind = "cnt" | "outline";
+
+/** A view of the tab's captured page, as the daemon made it (`view` frame). */
+interface WfPageView {
+  kind: "page_view";
+  requestId: string;
+  view: WfViewKind;
+  tokens: number;
+  url?: string;
+  lines: Array<{ text: string; selector?: string; tokens?: number }>;
+  error?: string;
+}
 
 /** Service worker → side panel, besides views. */
-type WfToPanel = WfView | { kind: "pair_result"; error?: string };
+type WfToPanel = WfView | WfPageView | { kind: "pair_result"; error?: string };

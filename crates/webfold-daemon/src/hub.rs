@@ -15,20 +15,24 @@ use std::collections::{BTreeMap, HashMap, VecDeque};
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, MutexGuard};
 
-use tokio::sync::{Notify, mpsc};
+use tokio::sync::{Notify, mpsc, oneshot};
 use webfold_store::{HistoryStore, Message, Role};
 
 use crate::DaemonError;
 use crate::home::Home;
 use crate::project::{ProjectFiles, StoredContext};
 use crate::protocol::{
-    AgentInfo, AgentResponse, AgentResponseChunk, Agents, ContextStored, ErrorFrame, MessageStored,
-    PROTOCOL_VERSION, ServerFrame, SetContext, Status, StatusUpdate, UserMessage,
+    AgentInfo, AgentResponse, AgentResponseChunk, Agents, ContextStored, ErrorFrame, GetHtml,
+    GetView, HtmlReply, MessageStored, PROTOCOL_VERSION, ServerFrame, SetContext, Status,
+    StatusUpdate, UserMessage, ViewFrame,
 };
 use crate::registry::Registry;
 
 /// Frames waiting for a tab that is offline (its service worker restarting).
 const MAX_OUTBOX: usize = 256;
+
+/// How long a tab has to answer `get_html`.
+pub const LIVE_HTML_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(10);
 
 /// A connected extension socket.
 pub type Outbound = mpsc::Sender<ServerFrame>;
@@ -67,6 +71,26 @@ struct State {
     /// Bumped on every new selection or message, per project (waiters watch it).
     activity: HashMap<PathBuf, u64>,
     next_conn: u64,
+    /// `get_html` requests waiting for their tab's `html` answer, by request id.
+    waiting: HashMap<String, Waiting>,
+    next_request: u64,
+}
+
+struct Waiting {
+    session_id: String,
+    reply: oneshot::Sender<HtmlReply>,
+}
+
+/// A tab's current HTML, as `get_live_html` answers.
+#[derive(Debug, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct LiveHtml {
+    pub html: String,
+    /// Elements the selector matched in the live page.
+    pub matches: u32,
+    /// The tab's address now (it may have moved on since the pick).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub url: Option<String>,
 }
 
 /// Everything the daemon knows, shared by the WebSocket and agent sockets.
@@ -229,8 +253,155 @@ impl Hub {
     }
 
     pub fn disconnect_tab(&self, session_id: &str, conn: u64) {
-        if let Some(s) = self.state().sessions.get_mut(session_id) {
-            s.conns.retain(|(c, _)| *c != conn);
+        let mut st = self.state();
+        let gone = match st.sessions.get_mut(session_id) {
+            Some(s) => {
+                s.conns.retain(|(c, _)| *c != conn);
+                s.conns.iter().all(|(_, tx)| tx.is_closed())
+            }
+            None => true,
+        };
+        // Nobody is left to answer this tab's requests: they fail now
+        // rather than at their timeout.
+        if gone {
+            st.waiting.retain(|_, w| w.session_id != session_id);
+        }
+    }
+
+    /// Asks a connected tab for its current HTML (checked against
+    /// `selector` there), waiting up to `timeout` for the answer.
+    pub async fn live_html(
+        &self,
+        agent_id: &str,
+        session_id: &str,
+        selector: &str,
+        timeout: std::time::Duration,
+    ) -> Result<LiveHtml, String> {
+        self.project_of_agent(agent_id)?;
+        let (tx, rx) = oneshot::channel();
+        let request_id = {
+            let mut st = self.state();
+            let open = st.sessions.get_mut(session_id).is_some_and(|s| {
+                s.conns.retain(|(_, t)| !t.is_closed());
+                !s.conns.is_empty()
+            });
+            if !open {
+                return Err(format!(
+                    "the browser tab {session_id} is not connected (closed, navigated away, or its browser is not running): \
+                     ask the user to open the page and pick again, or read the captured copy without live"
+                ));
+            }
+            st.next_request += 1;
+            let request_id = format!("html-{}-{:04x}", st.next_request, rand_u16());
+            st.waiting.insert(
+                request_id.clone(),
+                Waiting {
+                    session_id: session_id.to_string(),
+                    reply: tx,
+                },
+            );
+            let frame = ServerFrame::GetHtml(GetHtml {
+                request_id: request_id.clone(),
+                selector: selector.to_string(),
+            });
+            Self::send(&mut st, session_id, frame, false);
+            request_id
+        };
+        let got = tokio::time::timeout(timeout, rx).await;
+        self.state().waiting.remove(&request_id);
+        let reply = match got {
+            Err(_) => {
+                return Err(format!(
+                    "the browser tab did not answer within {} s (a busy page, or the extension was reloaded): try again, or ask the user to press Refresh page",
+                    timeout.as_secs()
+                ));
+            }
+            Ok(Err(_)) => {
+                return Err(
+                    "the browser tab disconnected before it answered (closed or navigated away): ask the user to open the page and pick again"
+                        .into(),
+                );
+            }
+            Ok(Ok(r)) => r,
+        };
+        match (reply.html, reply.error) {
+            (Some(html), _) => Ok(LiveHtml {
+                html,
+                matches: reply.matches.unwrap_or(1),
+                url: reply.url,
+            }),
+            (None, Some(why)) => Err(format!("the live page says: {why}")),
+            (None, None) => Err("the browser tab answered without HTML; try again".into()),
+        }
+    }
+
+    /// A tab's answer to `get_html`: handed to the waiting request (`None`:
+    /// nothing to send back), or an error frame when none waits for it.
+    pub fn html_reply(&self, session_id: &str, reply: HtmlReply) -> Option<ServerFrame> {
+        let mut st = self.state();
+        let mine = st
+            .waiting
+            .get(&reply.request_id)
+            .is_some_and(|w| w.session_id == session_id);
+        if let Some(w) = st.waiting.remove(&reply.request_id).filter(|_| mine) {
+            let _ = w.reply.send(reply);
+            return None;
+        }
+        Some(error(
+            "unknown_request",
+            format!(
+                "no request {} is waiting for this tab: it timed out or was answered already",
+                reply.request_id
+            ),
+        ))
+    }
+
+    /// The side panel's view of the page this tab captured last.
+    pub async fn page_view(&self, session_id: &str, req: GetView) -> ServerFrame {
+        let latest = {
+            let st = self.state();
+            st.sessions.get(session_id).and_then(|s| {
+                s.contexts
+                    .iter()
+                    .rev()
+                    .find(|c| c.html_path.is_some())
+                    .cloned()
+            })
+        }
+        .or_else(|| self.files_of(session_id).latest_context(session_id));
+        let answer = |tokens, lines, url, error| {
+            ServerFrame::View(ViewFrame {
+                request_id: req.request_id.clone(),
+                view: req.view,
+                tokens,
+                url,
+                lines,
+                error,
+            })
+        };
+        let Some((path, url)) = latest.and_then(|c| c.html_path.map(|p| (p, c.page.url))) else {
+            return answer(
+                0,
+                Vec::new(),
+                None,
+                Some("Nothing captured in this tab yet: pick an element, and the view shows the page as it was then.".into()),
+            );
+        };
+        let kind = req.view;
+        let made = tokio::task::spawn_blocking(move || {
+            let html = std::fs::read(&path).map_err(|e| {
+                format!(
+                    "the captured page {} cannot be read ({e}): pick again",
+                    path.display()
+                )
+            })?;
+            crate::page_view::render(&String::from_utf8_lossy(&html), kind)
+        })
+        .await
+        .unwrap_or_else(|e| Err(format!("the view failed: {e}")));
+        match made {
+            Ok((tokens, lines)) => answer(tokens, lines, Some(url), None),
+            Err(why) => answer(0, Vec::new(), Some(url), Some(why)),
         }
     }
 

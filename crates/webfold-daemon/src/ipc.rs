@@ -97,6 +97,16 @@ pub struct GetConversationHistory {
     pub limit: Option<usize>,
 }
 
+/// A tab's current HTML, read from the live page (`get_html_chunk` with
+/// `live: true` asks for it).
+#[derive(Debug, Default, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct GetLiveHtml {
+    pub session_id: String,
+    /// Must match an element in the live page.
+    pub selector: String,
+}
+
 fn twenty() -> Option<usize> {
     Some(20)
 }
@@ -305,6 +315,21 @@ async fn call(
                 .history_of(me()?, session(&a.session_id)?, limit)
                 .await?;
             Ok(json!({ "messages": messages }))
+        }
+        "get_live_html" => {
+            let a: GetLiveHtml = params(p)?;
+            if a.selector.trim().is_empty() {
+                return Err("give the selector of an element to read from the live page".into());
+            }
+            let live = hub
+                .live_html(
+                    me()?,
+                    session(&a.session_id)?,
+                    &a.selector,
+                    crate::hub::LIVE_HTML_TIMEOUT,
+                )
+                .await?;
+            Ok(serde_json::to_value(live).unwrap_or(Value::Null))
         }
         "ui_list" => {
             let a: UiList = params(p)?;

@@ -13,6 +13,8 @@
 //! - [`ws`] and [`ipc`]: the two listeners; [`client`]: how `webfold mcp` and
 //!   the CLI reach the daemon (starting it when absent).
 //! - [`registry`], [`project`], [`home`]: what is kept on disk, private to the user.
+//! - [`page_view`]: the side panel's views (CNT, outline with tokens) of a
+//!   tab's captured page, made by the core as an agent's tools make them.
 //! - [`daemon`]: one daemon per user, run in the foreground.
 
 pub mod auth;
@@ -21,6 +23,7 @@ pub mod daemon;
 pub mod home;
 pub mod hub;
 pub mod ipc;
+pub mod page_view;
 pub mod project;
 pub mod protocol;
 pub mod registry;

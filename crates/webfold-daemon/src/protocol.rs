@@ -41,6 +41,49 @@ pub enum ClientFrame {
     SelectAgent(SelectAgent),
     /// Keepalive (the extension's service worker sends one every 20 s).
     Ping,
+    /// The answer to a `get_html` the daemon sent this tab.
+    Html(HtmlReply),
+    /// The side panel asks how the model sees this tab's page.
+    GetView(GetView),
+}
+
+/// The tab's current HTML, read when the daemon asked (`get_html`).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct HtmlReply {
+    /// The `requestId` of the `get_html` this answers.
+    pub request_id: String,
+    /// The page's whole current HTML (the extension's own marks left out),
+    /// when the selector matched.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub html: Option<String>,
+    /// How many elements the selector matched in the live page.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub matches: Option<u32>,
+    /// The tab's address when it answered.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub url: Option<String>,
+    /// Why there is no HTML (the selector matched nothing, or is invalid).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+}
+
+/// Which view of the page the side panel shows.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum ViewKind {
+    /// The compressed node tree, as the `cnt_view` tool gives it.
+    Cnt,
+    /// The element outline, each element with the tokens of its HTML.
+    Outline,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct GetView {
+    /// Echoed in the `view` answer.
+    pub request_id: String,
+    pub view: ViewKind,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
@@ -158,6 +201,50 @@ pub enum ServerFrame {
     Agents(Agents),
     Error(ErrorFrame),
     Pong,
+    /// Asks the tab for its current HTML, checked against `selector`;
+    /// answered by an `html` frame with the same `requestId`.
+    GetHtml(GetHtml),
+    /// A view of the tab's latest captured page, answering `get_view`.
+    View(ViewFrame),
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct GetHtml {
+    pub request_id: String,
+    /// A CSS selector that must match in the live page.
+    pub selector: String,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct ViewFrame {
+    pub request_id: String,
+    pub view: ViewKind,
+    /// Tokens (o200k) of the view's text, as an agent reads it.
+    #[serde(default)]
+    pub tokens: usize,
+    /// The page the view was made from.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub url: Option<String>,
+    /// One line per node, in order.
+    #[serde(default)]
+    pub lines: Vec<ViewLine>,
+    /// Why there is no view (nothing captured yet, an unreadable capture).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+}
+
+/// A line of a view: its text (page content: show it as text only), the
+/// element it stands for, and for the outline the tokens of its HTML.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct ViewLine {
+    pub text: String,
+    /// A CSS selector matching the line's element alone, in the captured page.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub selector: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tokens: Option<usize>,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
@@ -228,7 +315,7 @@ pub struct AgentInfo {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct ErrorFrame {
     /// A stable code: `bad_frame`, `unauthorized`, `too_large`, `unknown_context`,
-    /// `no_agent`, `choose_agent`, `unknown_agent`, `storage`.
+    /// `no_agent`, `choose_agent`, `unknown_agent`, `storage`, `unknown_request`.
     pub code: String,
     pub message: String,
 }

@@ -213,7 +213,7 @@ async fn connection(stream: TcpStream, hub: Arc<Hub>, gate: Arc<Gate>) {
     while let Some(msg) = stream.next().await {
         let reply = match msg {
             Ok(Message::Text(t)) => match answer(&hub, &session_id, &t).await {
-                Ok(frame) => Some(frame),
+                Ok(frame) => frame,
                 Err(refusal) => {
                     bad += 1;
                     Some(refusal)
@@ -269,10 +269,15 @@ fn error(code: &str, message: &str) -> ServerFrame {
 }
 
 /// The daemon's answer to one text frame from an admitted tab: `Err` is the
-/// error frame for a malformed one (those count towards closing the socket).
-pub async fn answer(hub: &Hub, session_id: &str, text: &str) -> Result<ServerFrame, ServerFrame> {
+/// error frame for a malformed one (those count towards closing the socket);
+/// `Ok(None)` for an `html` answer a waiting request took (nothing to say).
+pub async fn answer(
+    hub: &Hub,
+    session_id: &str,
+    text: &str,
+) -> Result<Option<ServerFrame>, ServerFrame> {
     let frame = parse_client_frame(text).map_err(|e| error("bad_frame", &e))?;
-    Ok(match frame {
+    Ok(Some(match frame {
         ClientFrame::SetContext(c) => hub.set_context(session_id, *c).await,
         ClientFrame::UserMessage(m) if m.message.len() > MAX_USER_MESSAGE_BYTES => error(
             "too_large",
@@ -287,5 +292,7 @@ pub async fn answer(hub: &Hub, session_id: &str, text: &str) -> Result<ServerFra
         ClientFrame::UserMessage(m) => hub.user_message(session_id, m).await,
         ClientFrame::SelectAgent(a) => hub.select_agent(session_id, &a.agent_id),
         ClientFrame::Ping => ServerFrame::Pong,
-    })
+        ClientFrame::Html(reply) => return Ok(hub.html_reply(session_id, reply)),
+        ClientFrame::GetView(v) => hub.page_view(session_id, v).await,
+    }))
 }

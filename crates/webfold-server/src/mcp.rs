@@ -276,6 +276,15 @@ impl<T: JsonSchema, R: Request> JsonSchema for WithRequest<T, R> {
 /// A view's request on a page.
 pub type PageArgs<R> = WithRequest<PageSource, R>;
 
+/// `get_html_chunk`'s page: any page source, or the user's browser tab now.
+#[derive(Debug, Default, Deserialize, JsonSchema)]
+pub struct ChunkSource {
+    #[serde(flatten)]
+    pub source: PageSource,
+    /// true: from the user's browser tab now, not the copy of conversation_id (selector only)
+    pub live: Option<bool>,
+}
+
 impl WebfoldTools {
     pub(crate) fn ctx(&self) -> &ToolContext {
         &self.ctx
@@ -492,6 +501,16 @@ impl WebfoldTools {
             {
                 route.attr.input_schema = Arc::new(o);
             }
+            // `live` reads the user's browser tab through the daemon: only
+            // servers with the UI tools list it (others refuse it anyway).
+            if !ctx.groups.ui
+                && route.attr.name == "get_html_chunk"
+                && let Some(props) = Arc::make_mut(&mut route.attr.input_schema)
+                    .get_mut("properties")
+                    .and_then(serde_json::Value::as_object_mut)
+            {
+                props.remove("live");
+            }
             route.attr.output_schema = None;
             route.attr.title = None;
             if let Some(a) = route.attr.annotations.as_mut() {
@@ -525,7 +544,7 @@ impl WebfoldTools {
     )]
     async fn get_html_chunk(
         &self,
-        Parameters(a): Parameters<PageArgs<ChunkOptions>>,
+        Parameters(a): Parameters<WithRequest<ChunkSource, ChunkOptions>>,
     ) -> CallToolResult {
         finish(self.chunk(a).await)
     }
@@ -594,24 +613,37 @@ fn on_page<R: Request>(request: R, page: &PageHandle) -> R {
 }
 
 impl WebfoldTools {
-    async fn chunk(&self, a: PageArgs<ChunkOptions>) -> ToolResult {
+    async fn chunk(&self, a: WithRequest<ChunkSource, ChunkOptions>) -> ToolResult {
         let a = a.checked()?;
         a.request.named()?;
-        let page = self.page(&a.args).await?;
-        let session = self.session_for(&a.args, &page);
+        let live = a.args.live == Some(true);
+        let (page, session) = if live {
+            let page = self.live_tab_page(&a.args.source, &a.request).await?;
+            (page, Arc::default())
+        } else {
+            let page = self.page(&a.args.source).await?;
+            let session = self.session_for(&a.args.source, &page);
+            (page, session)
+        };
         let opts = on_page(a.request, &page);
+        let live_url = page.url().to_string();
         let chunk = tokio::task::spawn_blocking(move || {
             let session = session.lock().unwrap_or_else(|p| p.into_inner());
             views::chunk(&page, &opts, page.url(), Some(&session))
         })
         .await??;
-        let note = match chunk.matches {
+        let mut note = match chunk.matches {
             1 => format!(
                 "{} (node {}, {} tokens)",
                 chunk.selector, chunk.id, chunk.tokens
             ),
             n => format!("{n} matches, {} tokens", chunk.tokens),
         };
+        if live {
+            note.push_str(&format!(
+                "; live from the browser tab ({live_url}), node ids of this live read only"
+            ));
+        }
         fenced(note, &chunk.html, &chunk)
     }
 
@@ -886,6 +918,18 @@ mod contract_tests {
                 "--tools {groups}: tools/list costs {total} tokens, over 3,000"
             );
         }
+        let chunk_props = |groups: &str| -> Vec<String> {
+            let t = tools_of(groups)
+                .into_iter()
+                .find(|t| t.name == "get_html_chunk")
+                .unwrap();
+            t.input_schema["properties"]
+                .as_object()
+                .map(|p| p.keys().cloned().collect())
+                .unwrap_or_default()
+        };
+        assert!(chunk_props("page,ui").contains(&"live".to_string()));
+        assert!(!chunk_props("page,browser").contains(&"live".to_string()));
         let tools = tools();
         assert_eq!(
             tools.len(),

@@ -15,13 +15,15 @@ use rmcp::handler::server::wrapper::Parameters;
 use rmcp::model::{CallToolResult, ContentBlock};
 use rmcp::{tool, tool_router};
 use serde_json::{Value, json};
+use webfold_core::chunk::ChunkOptions;
 use webfold_daemon::client::AgentLink;
+use webfold_daemon::hub::LiveHtml;
 use webfold_daemon::ipc::{
-    GetConversationHistory, GetUiContext, ListSessions, RespondToBrowser, UpdateStatus,
+    GetConversationHistory, GetLiveHtml, GetUiContext, ListSessions, RespondToBrowser, UpdateStatus,
 };
 use webfold_store::{ConversationId, NewConversation, NewPage};
 
-use crate::mcp::{ToolError, ToolResult, WebfoldTools, delimit, finish};
+use crate::mcp::{PageHandle, PageSource, ToolError, ToolResult, WebfoldTools, delimit, finish};
 
 /// Longest side of the inline screenshot.
 const INLINE_SIDE: u32 = 768;
@@ -273,7 +275,7 @@ impl WebfoldTools {
                 text.insert_str(
                     0,
                     &format!(
-                        "conversation_id: {id} (the page as the user saw it, for the page tools)\n"
+                        "conversation_id: {id} (the page as the user saw it, for the page tools; get_html_chunk with live: true reads the tab as it is now)\n"
                     ),
                 );
             }
@@ -344,5 +346,64 @@ impl WebfoldTools {
 
     fn known_ui_page(&self, tab: &str) -> Option<(ConversationId, String)> {
         self.ui_pages.lock().ok()?.get(tab).cloned()
+    }
+
+    /// `get_html_chunk` with `live: true`: the page of the browser tab that
+    /// `conversation_id` came from, as the tab has it now (asked through the
+    /// daemon), for the chunk view to fold like any other page.
+    pub(crate) async fn live_tab_page(
+        &self,
+        src: &PageSource,
+        request: &ChunkOptions,
+    ) -> Result<PageHandle, ToolError> {
+        let Some(id) = src.conversation_id.as_deref() else {
+            return Err(ToolError(
+                "live: true reads the user's browser tab: give the conversation_id that get_ui_context returned".into(),
+            ));
+        };
+        if src.url.is_some() || src.html.is_some() || src.page_name.is_some() {
+            return Err(ToolError(
+                "live: true takes conversation_id only (the tab it came from)".into(),
+            ));
+        }
+        let Some(selector) = request.selector.clone() else {
+            return Err(ToolError(
+                "live: true reads by selector: node ids and refs name elements of the captured copy, not of the live page".into(),
+            ));
+        };
+        let id: ConversationId = id.parse()?;
+        let tab = self
+            .ui_pages
+            .lock()
+            .ok()
+            .and_then(|pages| {
+                pages
+                    .iter()
+                    .find(|(_, (conv, _))| *conv == id)
+                    .map(|(tab, _)| tab.clone())
+            })
+            .ok_or_else(|| {
+                ToolError(format!(
+                    "conversation {id} did not come from a browser tab in this session: live needs the conversation_id get_ui_context gave (call it first)"
+                ))
+            })?;
+        let v = self
+            .daemon(
+                "get_live_html",
+                GetLiveHtml {
+                    session_id: tab,
+                    selector,
+                },
+            )
+            .await?;
+        let live: LiveHtml = serde_json::from_value(v)
+            .map_err(|e| ToolError(format!("the daemon's answer is unreadable: {e}")))?;
+        let url = live.url.unwrap_or_default();
+        tokio::task::spawn_blocking(move || PageHandle::Fresh {
+            page: webfold_core::Page::parse(&live.html),
+            url,
+        })
+        .await
+        .map_err(|e| ToolError(format!("parsing failed: {e}")))
     }
 }

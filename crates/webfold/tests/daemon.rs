@@ -608,6 +608,149 @@ async fn an_acknowledged_message_survives_kill_9() {
     assert_eq!(tab.next().await["type"], "pong");
 }
 
+/// An agent's `get_live_html` call, running while the test plays the tab.
+fn ask_live(
+    a: &Arc<Connection>,
+    session: &str,
+    selector: &str,
+) -> tokio::task::JoinHandle<Result<Value, String>> {
+    let (a, params) = (
+        a.clone(),
+        json!({"sessionId": session, "selector": selector}),
+    );
+    tokio::spawn(async move {
+        a.call("get_live_html", params)
+            .await
+            .map_err(|e| e.to_string())
+    })
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn live_html_comes_from_the_tab_and_a_gone_tab_says_so() {
+    let home = scratch("live");
+    let project = scratch("live-p");
+    let d = daemon(&home, 0);
+    let a = Arc::new(agent(&d, "reader", &project).await);
+    let mut tab = Tab::open(&d, 40).await;
+    tab.pick("Buy").await;
+
+    // The agent asks; the daemon asks the tab, which answers with its page now.
+    let asking = ask_live(&a, &tab.session, "#buy");
+    let req = tab.next().await;
+    assert_eq!(req["type"], "get_html", "{req}");
+    assert_eq!(req["payload"]["selector"], "#buy");
+    let id = req["payload"]["requestId"].as_str().unwrap().to_string();
+    let answer = json!({"type": "html", "payload": {"requestId": id, "matches": 1,
+        "url": "http://shop.test/now", "html": "<html><body><button id=buy>Sold out</button></body></html>"}});
+    tab.send(answer.clone()).await;
+    let live = asking.await.unwrap().unwrap();
+    assert!(
+        live["html"].as_str().unwrap().contains("Sold out"),
+        "{live}"
+    );
+    assert_eq!(live["matches"], 1);
+    assert_eq!(live["url"], "http://shop.test/now");
+    // The same answer again: nothing waits for it any more.
+    tab.send(answer).await;
+    let late = tab.next().await;
+    assert_eq!(late["payload"]["code"], "unknown_request", "{late}");
+
+    // The selector matches nothing in the live page: the tab's reason comes back.
+    let asking = ask_live(&a, &tab.session, "#gone");
+    let req = tab.next().await;
+    let id = req["payload"]["requestId"].as_str().unwrap().to_string();
+    tab.send(json!({"type": "html", "payload": {"requestId": id,
+        "error": "no element matches #gone in the page now"}}))
+        .await;
+    let e = asking.await.unwrap().unwrap_err();
+    assert!(e.contains("no element matches #gone"), "{e}");
+
+    // The tab closes while a request waits: the call fails then, not at its timeout.
+    let asking = ask_live(&a, &tab.session, "#buy");
+    assert_eq!(tab.next().await["type"], "get_html");
+    let closed = Instant::now();
+    tab.ws.close(None).await.unwrap();
+    let e = asking.await.unwrap().unwrap_err();
+    assert!(e.contains("disconnected before it answered"), "{e}");
+    assert!(
+        closed.elapsed() < Duration::from_secs(5),
+        "{:?}",
+        closed.elapsed()
+    );
+
+    // The tab is gone: a clear error at once, saying what to do.
+    let asked = Instant::now();
+    let e = ask_live(&a, &session(40), "#buy")
+        .await
+        .unwrap()
+        .unwrap_err();
+    assert!(
+        e.contains("not connected") && e.contains("pick again"),
+        "{e}"
+    );
+    assert!(asked.elapsed() < Duration::from_secs(2));
+    let e = ask_live(&a, &session(41), "#buy")
+        .await
+        .unwrap()
+        .unwrap_err();
+    assert!(e.contains("not connected"), "{e}");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn the_panel_gets_the_cnt_and_outline_of_the_captured_page() {
+    let home = scratch("view");
+    let project = scratch("view-p");
+    let d = daemon(&home, 0);
+    let _a = agent(&d, "viewer", &project).await;
+    let mut tab = Tab::open(&d, 50).await;
+    tab.send(json!({"type": "get_view", "payload": {"requestId": "v0", "view": "cnt"}}))
+        .await;
+    let none = tab.next().await;
+    assert_eq!(none["type"], "view");
+    assert!(
+        none["payload"]["error"]
+            .as_str()
+            .unwrap()
+            .contains("pick an element"),
+        "{none}"
+    );
+    tab.pick("Buy now").await;
+    tab.send(json!({"type": "get_view", "payload": {"requestId": "v1", "view": "cnt"}}))
+        .await;
+    let v = tab.next().await;
+    let p = &v["payload"];
+    assert_eq!(
+        (p["requestId"].as_str(), p["view"].as_str()),
+        (Some("v1"), Some("cnt")),
+        "{v}"
+    );
+    assert!(p["tokens"].as_u64().unwrap() > 0);
+    let lines = p["lines"].as_array().unwrap();
+    let buy = lines
+        .iter()
+        .find(|l| l["text"].as_str().unwrap().contains("Buy now"))
+        .unwrap_or_else(|| panic!("{v}"));
+    assert_eq!(buy["selector"], "#buy");
+    tab.send(json!({"type": "get_view", "payload": {"requestId": "v2", "view": "outline"}}))
+        .await;
+    let o = tab.next().await;
+    let lines = o["payload"]["lines"].as_array().unwrap();
+    let tokens: Vec<u64> = lines
+        .iter()
+        .map(|l| l["tokens"].as_u64().unwrap())
+        .collect();
+    assert!(
+        tokens.len() > 2 && tokens[0] > tokens[tokens.len() - 1],
+        "{o}"
+    );
+    assert!(
+        lines
+            .iter()
+            .any(|l| l["text"].as_str().unwrap().contains("form.checkout")),
+        "{o}"
+    );
+}
+
 /// Who spoke, in order, in a `get_conversation_history` answer.
 fn roles(history: &Value) -> Vec<&str> {
     history["messages"]

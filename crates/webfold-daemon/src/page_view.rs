@@ -1,0 +1,141 @@
+//! What the side panel shows of a tab's page: the views an agent reads,
+//! made by the core from the page the tab last captured, a line per node
+//! with the selector of its element (so the panel can mark it on the page).
+
+use webfold_core::cnt::{Cnt, ViewOptions};
+use webfold_core::outline::{DomNode, OutlineOptions, outline};
+use webfold_core::select::UniqueSelectors;
+use webfold_core::tokens::{self, Encoding};
+use webfold_core::{NodeId, Page};
+
+use crate::protocol::{ViewKind, ViewLine};
+
+/// The view's lines and the tokens of its text; `Err` says why there is none.
+pub fn render(html: &str, kind: ViewKind) -> Result<(usize, Vec<ViewLine>), String> {
+    let page = Page::parse(html);
+    let mut selectors = UniqueSelectors::new(&page);
+    match kind {
+        ViewKind::Cnt => {
+            let cnt = Cnt::build(&page);
+            let view = cnt
+                .view(&ViewOptions::default())
+                .map_err(|e| format!("the CNT of this page failed: {e}"))?;
+            let lines = view
+                .text
+                .lines()
+                .map(|line| ViewLine {
+                    text: line.to_string(),
+                    selector: leading_id(line)
+                        .map(|id| innermost(&page, &cnt, id))
+                        .and_then(|id| selectors.selector(id)),
+                    tokens: None,
+                })
+                .collect();
+            Ok((view.tokens, lines))
+        }
+        ViewKind::Outline => {
+            let o = outline(&page, &OutlineOptions::default())
+                .map_err(|e| format!("the outline of this page failed: {e}"))?;
+            let mut lines = Vec::new();
+            // Iterative: pages nest arbitrarily deep.
+            let mut stack: Vec<(&DomNode, usize)> = vec![(&o.root, 0)];
+            while let Some((node, depth)) = stack.pop() {
+                lines.push(ViewLine {
+                    text: format!("{}{}", "  ".repeat(depth), label(node)),
+                    selector: Some(node.selector.clone()),
+                    tokens: Some(tokens::count(
+                        &page.outer_html(node.node_id),
+                        Encoding::O200kBase,
+                    )),
+                });
+                for child in node.children.iter().rev() {
+                    stack.push((child, depth + 1));
+                }
+            }
+            Ok((o.tokens, lines))
+        }
+    }
+}
+
+/// The element a CNT line is mostly about: a node merged from a chain
+/// (`header,h2,a`) shows the innermost one's attributes and text, so it is
+/// the one to mark (ids are in document order: the deepest is the largest).
+fn innermost(page: &Page, cnt: &Cnt, head: NodeId) -> NodeId {
+    let Some(node) = cnt.node_of(head) else {
+        return head;
+    };
+    let last = node.tag.rsplit(',').next().unwrap_or("");
+    node.members()
+        .filter(|&m| page.is_element(m) && page.tag(m) == Some(last))
+        .max_by_key(|m| m.0)
+        .unwrap_or(head)
+}
+
+/// A CNT line starts with its node's id (after the indent); markers and the
+/// title do not.
+fn leading_id(line: &str) -> Option<NodeId> {
+    let digits: String = line
+        .trim_start()
+        .chars()
+        .take_while(char::is_ascii_digit)
+        .collect();
+    digits.parse().ok().map(NodeId)
+}
+
+fn label(n: &DomNode) -> String {
+    let mut s = n.tag.clone();
+    if let Some(id) = &n.id {
+        s.push('#');
+        s.push_str(id);
+    }
+    for c in n.classes.iter().take(3) {
+        s.push('.');
+        s.push_str(c);
+    }
+    if let Some(r) = n.repeat {
+        s.push_str(&format!(" ×{r}"));
+    }
+    if let Some(t) = &n.text_preview {
+        s.push_str(&format!(" \"{t}\""));
+    }
+    s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const PAGE: &str = r#"<html><head><title>Shop</title></head><body><main>
+        <h1>Fixture shop</h1><section class="card"><p class="price">12 €</p>
+        <form><button id="buy" type="submit">Buy now</button></form></section></main></body></html>"#;
+
+    #[test]
+    fn cnt_lines_carry_the_selector_of_their_element() {
+        let (tokens, lines) = render(PAGE, ViewKind::Cnt).unwrap();
+        assert!(tokens > 0);
+        let buy = lines
+            .iter()
+            .find(|l| l.text.contains("Buy now"))
+            .expect("the button's line");
+        assert_eq!(buy.selector.as_deref(), Some("#buy"), "{lines:?}");
+        assert!(lines[0].text.starts_with("# Shop") && lines[0].selector.is_none());
+    }
+
+    #[test]
+    fn outline_lines_count_the_tokens_of_their_html() {
+        let (_, lines) = render(PAGE, ViewKind::Outline).unwrap();
+        let root = &lines[0];
+        let price = lines
+            .iter()
+            .find(|l| l.text.contains("p.price"))
+            .expect("the price's line");
+        assert!(price.text.starts_with("  "), "indented: {lines:?}");
+        let (r, p) = (root.tokens.unwrap(), price.tokens.unwrap());
+        assert!(p > 0 && p < r, "{r} {p}");
+        assert_eq!(
+            p,
+            tokens::count(r#"<p class="price">12 €</p>"#, Encoding::O200kBase)
+        );
+        assert!(lines.iter().all(|l| l.selector.is_some()));
+    }
+}
