@@ -61,6 +61,10 @@ pub enum LiveError {
     )]
     TooManySteps(usize),
     #[error(
+        "the browser went away (it crashed or was closed); its pages are gone: call again and a new one starts"
+    )]
+    BrowserGone,
+    #[error(
         "the browser did not finish within {0} s (a dialog, or a page that never loads?); try again or navigate elsewhere"
     )]
     Timeout(u64),
@@ -414,6 +418,7 @@ impl LiveBrowser {
         };
         if let Err(LiveError::Browser(BrowserError::Cdp(CdpError::Closed))) = &result {
             self.forget().await;
+            return Err(LiveError::BrowserGone);
         }
         result
     }

@@ -232,3 +232,40 @@ fn page_text(r: &serde_json::Value) -> String {
     let end = text.rfind("\n</page-content>").unwrap_or(text.len());
     text[start..end].to_string()
 }
+
+#[test]
+fn a_crashed_chromium_is_reported_and_the_next_call_starts_a_new_one() {
+    let url = serve();
+    let (mut child, mut client) = start(&["--no-db"]);
+    client.call("browser_navigate", json!({"url": url}));
+    let first = descendants(child.id());
+    assert!(!first.is_empty(), "Chromium runs under the server");
+    for (pid, _) in &first {
+        let _ = Command::new("kill")
+            .args(["-KILL", &pid.to_string()])
+            .status();
+    }
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    while !alive(&first).is_empty() {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "Chromium outlived kill -9"
+        );
+        std::thread::yield_now();
+    }
+    let r = client.request(
+        "tools/call",
+        json!({"name": "browser_snapshot", "arguments": {}}),
+    )["result"]
+        .clone();
+    assert_eq!(r["isError"], true, "{r}");
+    let text = r["content"][0]["text"].as_str().unwrap_or_default();
+    assert!(text.contains("the browser went away"), "{text}");
+    // The next call launches a new browser and works.
+    let r = client.call("browser_navigate", json!({"url": url}));
+    assert!(page_text(&r).contains("button \"Press me\""), "{r}");
+    let second = descendants(child.id());
+    assert!(!second.is_empty() && second.is_disjoint(&first));
+    drop(client.stdin.take());
+    assert!(wait_for_exit(&mut child).success());
+}
