@@ -38,11 +38,10 @@ pub enum StoreError {
         supported: i64,
     },
 
-    /// A database URL where a file path belongs: only SQLite files are
-    /// supported today, and opening a URL as a path would quietly create a
-    /// directory named after its scheme (`postgres:`).
+    /// A URL where a SQLite file path belongs: opening it as a path would
+    /// quietly create a directory named after its scheme (`postgres:`).
     #[error(
-        "the database must be a file path such as ./webfold.db, not the URL '{value}': webfold keeps conversations in a SQLite file{hint}"
+        "the database must be a file path such as ./webfold.db or a postgres:// URL, not '{value}'{hint}"
     )]
     NotAFilePath { value: String, hint: String },
 

@@ -104,7 +104,9 @@ fn reject_url(path: &Path) -> Result<()> {
         return Ok(());
     }
     let hint = match scheme.as_str() {
-        "postgres" | "postgresql" => "; PostgreSQL support is not there yet".to_string(),
+        "postgres" | "postgresql" => {
+            "; a PostgreSQL URL looks like postgres://user:password@host:5432/database".to_string()
+        }
         "sqlite" | "sqlite3" | "file" => {
             format!("; pass the file's path without the '{scheme}:' prefix")
         }

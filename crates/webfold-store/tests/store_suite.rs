@@ -378,13 +378,16 @@ fn database_urls_are_refused_as_sqlite_paths() {
     for (url, says) in [
         (
             "postgres://user:pw@localhost:5432/webfold",
-            "PostgreSQL support is not there yet",
+            "a PostgreSQL URL looks like postgres://",
         ),
         (
             "postgresql://localhost/webfold",
-            "PostgreSQL support is not there yet",
+            "a PostgreSQL URL looks like postgres://",
         ),
-        ("postgres:webfold", "PostgreSQL support is not there yet"),
+        (
+            "postgres:webfold",
+            "a PostgreSQL URL looks like postgres://",
+        ),
         ("sqlite:webfold.db", "without the 'sqlite:' prefix"),
         ("file:///tmp/webfold.db", "without the 'file:' prefix"),
         ("mysql://localhost/db", "mysql databases are not supported"),
