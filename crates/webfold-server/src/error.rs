@@ -98,6 +98,11 @@ impl From<crate::service::ServiceError> for ApiError {
                 ApiError::new(StatusCode::INSUFFICIENT_STORAGE, "Insufficient Storage")
                     .detail(e.to_string())
             }
+            // The database is down or restarting: the client may retry.
+            E::Store(e @ webfold_store::StoreError::Unavailable { .. }) => {
+                ApiError::new(StatusCode::SERVICE_UNAVAILABLE, "Database unavailable")
+                    .detail(e.to_string())
+            }
             E::Store(e) => ApiError::internal(e.to_string()),
             E::Task(e) => ApiError::internal(e),
         }

@@ -4,14 +4,15 @@
 //! the browser posts the HTML once, the agent asks for chunks and views by id,
 //! and a refresh adds a new version while keeping the previous one for diffs.
 //!
-//! The trait is asynchronous and object-safe (`Arc<dyn Store>`) because the
-//! second implementation we expect, PostgreSQL for several server instances,
-//! has only asynchronous drivers. [`SqliteStore`] is the embedded default: it
-//! runs rusqlite calls on tokio's blocking pool so a slow disk never stalls
-//! the request threads.
+//! The trait is asynchronous and object-safe (`Arc<dyn Store>`). [`SqliteStore`]
+//! is the embedded default: it runs rusqlite calls on tokio's blocking pool so
+//! a slow disk never stalls the request threads. [`PostgresStore`] lets several
+//! server instances share one database. [`open`] picks one from `--db`: a
+//! `postgres://` URL or a file path.
 
 mod history;
 mod id;
+mod postgres;
 mod sqlite;
 
 use std::future::Future;
@@ -19,6 +20,7 @@ use std::pin::Pin;
 
 pub use history::{HistoryStore, Message, Role};
 pub use id::{ConversationId, InvalidId};
+pub use postgres::{PostgresOptions, PostgresStore};
 pub use sqlite::{SqliteOptions, SqliteStore, default_db_path};
 
 /// Errors from a store. Messages say what to do next.
@@ -36,13 +38,18 @@ pub enum StoreError {
         supported: i64,
     },
 
-    /// A database URL where a file path belongs: only SQLite files are
-    /// supported today, and opening a URL as a path would quietly create a
-    /// directory named after its scheme (`postgres:`).
+    /// A URL where a SQLite file path belongs: opening it as a path would
+    /// quietly create a directory named after its scheme (`postgres:`).
     #[error(
-        "the database must be a file path such as ./webfold.db, not the URL '{value}': webfold keeps conversations in a SQLite file{hint}"
+        "the database must be a file path such as ./webfold.db or a postgres:// URL, not '{value}'{hint}"
     )]
     NotAFilePath { value: String, hint: String },
+
+    /// The database server cannot be reached now; a later call may succeed.
+    #[error(
+        "cannot reach PostgreSQL at {target}: {reason} — is it running? webfold retries on the next request"
+    )]
+    Unavailable { target: String, reason: String },
 
     #[error("storage error: {0}")]
     Backend(String),
@@ -156,6 +163,63 @@ pub trait Store: Send + Sync + 'static {
     /// The version numbers kept for a conversation, oldest first.
     fn versions(&self, id: ConversationId) -> StoreFuture<'_, Vec<u32>>;
 }
+
+/// Where conversations live, as given to `--db`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Database {
+    /// A SQLite file.
+    Sqlite(std::path::PathBuf),
+    /// A `postgres://` or `postgresql://` URL.
+    Postgres(String),
+}
+
+impl Database {
+    /// Reads a `--db` value: a PostgreSQL URL, else a file path (other URLs
+    /// are refused when the file is opened, before anything touches the disk).
+    pub fn from_arg(value: &std::path::Path) -> Self {
+        match value.to_str() {
+            Some(s) if is_postgres_url(s) => Database::Postgres(s.to_string()),
+            _ => Database::Sqlite(value.to_owned()),
+        }
+    }
+}
+
+impl std::fmt::Display for Database {
+    /// The path, or the URL without its password.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Database::Sqlite(p) => write!(f, "{}", p.display()),
+            Database::Postgres(url) => f.write_str(&postgres::redact(url)),
+        }
+    }
+}
+
+fn is_postgres_url(s: &str) -> bool {
+    let lower = s.get(..13).unwrap_or(s).to_ascii_lowercase();
+    lower.starts_with("postgres://") || lower.starts_with("postgresql://")
+}
+
+/// Opens the store `db` names with default options: the one place that
+/// decides between SQLite and PostgreSQL. Needs a tokio runtime.
+pub async fn open(db: &Database) -> Result<std::sync::Arc<dyn Store>> {
+    Ok(match db {
+        Database::Sqlite(path) => {
+            let path = path.clone();
+            let store = tokio::task::spawn_blocking(move || {
+                SqliteStore::open(&path, SqliteOptions::default())
+            })
+            .await
+            .map_err(|e| StoreError::Backend(format!("storage task failed: {e}")))??;
+            std::sync::Arc::new(store)
+        }
+        Database::Postgres(url) => {
+            std::sync::Arc::new(PostgresStore::open(url, PostgresOptions::default()).await?)
+        }
+    })
+}
+
+/// The `conversations` columns both backends read and write, in this order.
+pub(crate) const CONVERSATION_COLUMNS: &str = "id, session_id, cwd, permission_mode, json_schema, created_at, updated_at, version, url, html_bytes";
 
 /// Milliseconds since the Unix epoch.
 pub(crate) fn now_ms() -> i64 {

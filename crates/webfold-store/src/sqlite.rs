@@ -12,8 +12,8 @@ use std::sync::{Arc, Mutex};
 use rusqlite::{Connection, OpenFlags, OptionalExtension, params};
 
 use crate::{
-    Conversation, ConversationId, ListQuery, NewConversation, NewPage, Result, Store, StoreError,
-    StoreFuture, StoredPage, now_ms,
+    CONVERSATION_COLUMNS, Conversation, ConversationId, ListQuery, NewConversation, NewPage,
+    Result, Store, StoreError, StoreFuture, StoredPage, now_ms,
 };
 
 /// Schema migrations, applied in order; the schema version is their count.
@@ -104,7 +104,9 @@ fn reject_url(path: &Path) -> Result<()> {
         return Ok(());
     }
     let hint = match scheme.as_str() {
-        "postgres" | "postgresql" => "; PostgreSQL support is not there yet".to_string(),
+        "postgres" | "postgresql" => {
+            "; a PostgreSQL URL looks like postgres://user:password@host:5432/database".to_string()
+        }
         "sqlite" | "sqlite3" | "file" => {
             format!("; pass the file's path without the '{scheme}:' prefix")
         }
@@ -313,8 +315,6 @@ pub(crate) fn migrate_with(conn: &Connection, path: &Path, migrations: &[&str]) 
     Ok(())
 }
 
-const CONVERSATION_COLUMNS: &str = "id, session_id, cwd, permission_mode, json_schema, created_at, updated_at, version, url, html_bytes";
-
 fn conversation_row(row: &rusqlite::Row<'_>) -> rusqlite::Result<Conversation> {
     let id: String = row.get(0)?;
     let id = id.parse::<ConversationId>().map_err(|e| {
@@ -354,7 +354,10 @@ impl Store for SqliteStore {
             let now = now_ms();
             let key = id.to_string();
             let schema = new.json_schema.as_ref().map(|v| v.to_string());
-            let tx = conn.transaction()?;
+            // IMMEDIATE takes the write lock first: a deferred transaction that reads
+            // and then writes fails at once ("database is locked") when another
+            // process (or store) wrote meanwhile, whatever the busy timeout.
+            let tx = conn.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
             tx.execute(
                 &format!("INSERT INTO conversations ({CONVERSATION_COLUMNS}) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?6, 1, ?7, ?8)"),
                 params![
@@ -407,7 +410,8 @@ impl Store for SqliteStore {
         self.write(move |conn, opts| {
             let key = id.to_string();
             let now = now_ms();
-            let tx = conn.transaction()?;
+            // IMMEDIATE, as in `create`.
+            let tx = conn.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
             let Some(latest) = tx
                 .query_row("SELECT version, created_at FROM conversations WHERE id = ?1", [&key], |r| {
                     Ok((r.get::<_, u32>(0)?, r.get::<_, i64>(1)?))

@@ -11,6 +11,10 @@ use serde_json::{Value, json};
 
 const BIN: &str = env!("CARGO_BIN_EXE_webfold");
 
+/// The store's throwaway PostgreSQL cluster (initdb + pg_ctl), shared, not copied.
+#[path = "../../webfold-store/tests/support/pg.rs"]
+mod pg;
+
 fn scratch(name: &str) -> PathBuf {
     let mut bytes = [0u8; 8];
     std::fs::File::open("/dev/urandom")
@@ -417,15 +421,34 @@ fn default_bind_is_loopback_only() {
     );
 }
 
-/// A database URL is refused with exit 1 before anything is created: not a
-/// `postgres:` directory in the working directory, as a path would make.
+/// `--db postgres://…` opens PostgreSQL, never a path: with no server there,
+/// exit 1 with advice, and nothing is created (not a `postgres:` directory in
+/// the working directory, as a path would make). Other URLs are refused.
 #[test]
-fn database_urls_are_refused_by_serve_and_mcp() {
+fn database_urls_are_never_paths_for_serve_and_mcp() {
     let dir = scratch("db-url");
+    // A port nothing listens on.
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let pg_secret = format!("postgres://webfold:secret@127.0.0.1:{port}/webfold");
+    let pg_plain = format!("postgresql://127.0.0.1:{port}/webfold");
     for args in [&["serve", "--port", "0", "--db"][..], &["mcp", "--db"][..]] {
-        for url in [
-            "postgres://webfold:secret@localhost:5432/webfold",
-            "postgresql://localhost/webfold",
+        for (url, says) in [
+            (
+                pg_secret.as_str(),
+                format!("error: cannot reach PostgreSQL at postgres://webfold:***@127.0.0.1:{port}/webfold: "),
+            ),
+            (
+                pg_plain.as_str(),
+                format!("error: cannot reach PostgreSQL at {pg_plain}: "),
+            ),
+            (
+                "sqlite:webfold.db",
+                "error: the database must be a file path such as ./webfold.db or a postgres:// URL, not 'sqlite:webfold.db'".to_string(),
+            ),
         ] {
             let out = Command::new(BIN)
                 .args(args)
@@ -437,13 +460,11 @@ fn database_urls_are_refused_by_serve_and_mcp() {
             let err = String::from_utf8(out.stderr).unwrap();
             assert_eq!(out.status.code(), Some(1), "{args:?} {url}: {err}");
             assert!(out.stdout.is_empty(), "{args:?}");
-            assert!(
-                err.starts_with(
-                    "error: the database must be a file path such as ./webfold.db, not the URL '"
-                ),
-                "{err}"
-            );
-            assert!(err.contains("PostgreSQL support is not there yet"), "{err}");
+            assert!(err.starts_with(&says), "{err}");
+            if url.starts_with("postgres") {
+                assert!(err.contains("is it running?"), "{err}");
+                assert!(!err.contains("secret"), "{err}");
+            }
             assert_eq!(err.lines().count(), 1, "{err}");
         }
     }
@@ -657,4 +678,91 @@ fn a_full_disk_is_named_and_what_was_stored_stays() {
         assert_chunk_has(server.port, id, "h1", &format!("page {n} version 1"));
     }
     assert_eq!(http(server.port, "GET", "/health", &[], None).status, 200);
+}
+
+/// Two `webfold serve` instances on one PostgreSQL database: a conversation
+/// created on A is read and chunked on B, a refresh on B is what A serves
+/// next (no stale cached page), and a delete on A is seen by B. While
+/// PostgreSQL is down, requests answer 503 with advice; after it restarts
+/// they succeed again without restarting webfold.
+#[test]
+fn two_instances_share_conversations_on_postgres() {
+    let cluster = pg::PgCluster::start();
+    let url = cluster.new_database();
+    let a = Server::start(Path::new(&url), &[]);
+    let b = Server::start(Path::new(&url), &[]);
+
+    let r = http(
+        a.port,
+        "POST",
+        "/conversations",
+        &[],
+        Some(&json!({"html": page(1, 1), "url": "https://example.com/"})),
+    );
+    assert_eq!(r.status, 200, "{}", r.body);
+    let id = r.body["conversationId"].as_str().unwrap().to_string();
+    let chunk = |server: &Server| {
+        http(
+            server.port,
+            "GET",
+            &format!("/conversations/{id}/chunk?selector=h1"),
+            &[],
+            None,
+        )
+    };
+    // A reads it first, so A holds a parsed copy in its cache.
+    assert_eq!(chunk(&a).body["html"], "<h1>page 1 version 1</h1>");
+    let r = chunk(&b);
+    assert_eq!(r.status, 200, "{}", r.body);
+    assert_eq!(r.body["html"], "<h1>page 1 version 1</h1>");
+
+    let r = http(
+        b.port,
+        "POST",
+        &format!("/conversations/{id}/refresh"),
+        &[],
+        Some(&json!({"html": page(1, 2)})),
+    );
+    assert_eq!(r.status, 200, "{}", r.body);
+    assert_eq!(r.body["version"], 2);
+    assert_eq!(chunk(&a).body["html"], "<h1>page 1 version 2</h1>");
+    let r = http(
+        a.port,
+        "GET",
+        &format!("/conversations/{id}/chunk?selector=h1&version=1"),
+        &[],
+        None,
+    );
+    assert_eq!(r.body["html"], "<h1>page 1 version 1</h1>", "{}", r.body);
+
+    cluster.kill();
+    let r = http(b.port, "GET", "/conversations", &[], None);
+    assert_eq!(r.status, 503, "{}", r.body);
+    assert_eq!(r.body["error"], "Database unavailable");
+    let detail = r.body["detail"].as_str().unwrap();
+    assert!(
+        detail.starts_with("cannot reach PostgreSQL at postgres://webfold@127.0.0.1:"),
+        "{detail}"
+    );
+    assert!(detail.contains("is it running?"), "{detail}");
+
+    cluster.start_server();
+    let deadline = std::time::Instant::now() + Duration::from_secs(30);
+    loop {
+        let r = http(b.port, "GET", "/conversations", &[], None);
+        if r.status == 200 {
+            assert_eq!(r.body["conversations"].as_array().unwrap().len(), 1);
+            break;
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "still {}: {}",
+            r.status,
+            r.body
+        );
+    }
+
+    let r = http(a.port, "DELETE", &format!("/conversations/{id}"), &[], None);
+    assert_eq!(r.status, 200, "{}", r.body);
+    assert_eq!(chunk(&b).status, 404);
 }

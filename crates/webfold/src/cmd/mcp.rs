@@ -6,7 +6,7 @@ use clap::Parser;
 use webfold_server::live::LiveBrowser;
 use webfold_server::mcp::{ToolContext, ToolGroups};
 use webfold_server::service::{Conversations, Freshness};
-use webfold_store::{SqliteOptions, SqliteStore};
+use webfold_store::Database;
 
 /// Serve webfold's MCP tools over standard input/output (for Claude Code, Cursor, …).
 #[derive(Parser)]
@@ -14,7 +14,7 @@ use webfold_store::{SqliteOptions, SqliteStore};
     after_help = "Example (Claude Code):\n  claude mcp add webfold -- webfold mcp\n\nConversations created through `webfold serve` are readable here when both use the same --db.\nThe browser_* tools start headless Chromium on their first call (or attach with --cdp-url) and stop it when the server exits."
 )]
 pub struct Args {
-    /// SQLite database shared with `webfold serve` [default: $XDG_DATA_HOME/webfold/webfold.db]
+    /// SQLite database file or postgres:// URL shared with `webfold serve` [default: $XDG_DATA_HOME/webfold/webfold.db]
     #[arg(long)]
     db: Option<PathBuf>,
     /// Do not open a database: tools take url or html only
@@ -33,13 +33,20 @@ pub struct Args {
 }
 
 pub fn run(args: Args) -> anyhow::Result<()> {
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .context("cannot start the async runtime")?;
     let conversations = if args.no_db {
         None
     } else {
-        let path = args.db.clone().or_else(webfold_store::default_db_path);
-        match path.map(|p| (SqliteStore::open(&p, SqliteOptions::default()), p)) {
+        let db = match &args.db {
+            Some(p) => Some(Database::from_arg(p)),
+            None => webfold_store::default_db_path().map(Database::Sqlite),
+        };
+        match db.map(|db| (runtime.block_on(webfold_store::open(&db)), db)) {
             Some((Ok(store), _)) => Some(Arc::new(Conversations::new(
-                Arc::new(store),
+                store,
                 args.cache_mb.max(1) * 1024 * 1024,
                 Freshness::Shared,
             ))),
@@ -71,10 +78,6 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         ui: ui.clone(),
         groups: args.tools,
     };
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .build()
-        .context("cannot start the async runtime")?;
     let served = runtime.block_on(async move {
         if let Some(link) = &ui {
             // Shown in the browser's agents list from the start; a daemon

@@ -8,7 +8,7 @@ use webfold_server::live::LiveBrowser;
 use webfold_server::mcp::ToolContext;
 use webfold_server::security::{Policy, Token, loopback_hosts};
 use webfold_server::service::{Conversations, Freshness};
-use webfold_store::{SqliteOptions, SqliteStore};
+use webfold_store::Database;
 
 /// Run the bridge HTTP API and MCP over streamable HTTP at /mcp.
 #[derive(Parser)]
@@ -22,7 +22,7 @@ pub struct Args {
     /// Address to bind. Anything but loopback requires --token-file
     #[arg(long, default_value = "127.0.0.1")]
     host: IpAddr,
-    /// SQLite database file [default: $XDG_DATA_HOME/webfold/webfold.db]
+    /// SQLite database file, or a postgres://user@host:5432/db URL that several instances share [default: $XDG_DATA_HOME/webfold/webfold.db]
     #[arg(long)]
     db: Option<PathBuf>,
     /// Require `Authorization: Bearer <token>`; the file (mode 0600) is created with a random token if missing
@@ -67,18 +67,25 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         None => None,
     };
     let db = match &args.db {
-        Some(p) => p.clone(),
-        None => webfold_store::default_db_path().context(
+        Some(p) => Database::from_arg(p),
+        None => Database::Sqlite(webfold_store::default_db_path().context(
             "cannot find a data directory (set HOME or XDG_DATA_HOME, or pass --db PATH)",
-        )?,
+        )?),
     };
-    let store = SqliteStore::open(&db, SqliteOptions::default())?;
 
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
         .context("cannot start the async runtime")?;
     runtime.block_on(async move {
+        let store = webfold_store::open(&db).await?;
+        // On PostgreSQL other instances write too: each lookup asks the store
+        // for the latest version, so no instance serves a page older than a
+        // refresh another one acknowledged.
+        let freshness = match db {
+            Database::Sqlite(_) => Freshness::Exclusive,
+            Database::Postgres(_) => Freshness::Shared,
+        };
         let addr = SocketAddr::new(args.host, args.port);
         let listener = tokio::net::TcpListener::bind(addr).await.with_context(|| {
             format!("cannot listen on {addr}: is another server using the port? pass --port to choose another")
@@ -101,9 +108,9 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         };
 
         let conversations = Arc::new(Conversations::new(
-            Arc::new(store),
+            store,
             args.cache_mb.max(1) * 1024 * 1024,
-            Freshness::Exclusive,
+            freshness,
         ));
         let fetcher = webfold_fetch::Fetcher::new(webfold_fetch::FetchOptions::default()).ok();
         let browser = Arc::new(LiveBrowser::new(args.chromium.options()));
@@ -119,9 +126,9 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             );
         }
         if args.json {
-            println!("{}", serde_json::json!({ "url": url, "port": port, "db": db.display().to_string(), "mcp": format!("{url}/mcp") }));
+            println!("{}", serde_json::json!({ "url": url, "port": port, "db": db.to_string(), "mcp": format!("{url}/mcp") }));
         } else {
-            println!("webfold serving on {url} (bridge API; MCP at {url}/mcp); database {}", db.display());
+            println!("webfold serving on {url} (bridge API; MCP at {url}/mcp); database {db}");
         }
         let served = webfold_server::serve(listener, app).await;
         browser.shutdown().await;
