@@ -13,6 +13,7 @@
 use std::future::Future;
 use std::pin::Pin;
 use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::task::{Context, Poll};
 use std::time::Duration;
 
@@ -20,7 +21,6 @@ use axum::Router;
 use axum::body::{Body, Bytes};
 use axum::extract::Request;
 use axum::http::StatusCode;
-use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 use http_body::{Frame, SizeHint};
 use hyper::body::Incoming;
@@ -49,7 +49,6 @@ pub async fn serve_until(
     app: Router,
     stop: impl Future<Output = ()> + Send + 'static,
 ) -> std::io::Result<()> {
-    let app = app.layer(axum::middleware::from_fn(stalled_body_is_408));
     let slots = Arc::new(Semaphore::new(MAX_CONNECTIONS));
     let graceful = GracefulShutdown::new();
     let mut http = hyper::server::conn::http1::Builder::new();
@@ -76,8 +75,17 @@ pub async fn serve_until(
         let _ = stream.set_nodelay(true);
         let app = app.clone();
         let service = hyper::service::service_fn(move |req: Request<Incoming>| {
-            let req = req.map(|body| Body::new(StallLimit::new(body, BODY_STALL)));
-            app.clone().oneshot(req)
+            let stalled = Arc::new(AtomicBool::new(false));
+            let req = req.map(|body| Body::new(StallLimit::new(body, BODY_STALL, stalled.clone())));
+            let app = app.clone();
+            async move {
+                let resp = app.oneshot(req).await;
+                // Whatever the extractor made of the failed read, say what happened.
+                if stalled.load(Ordering::Relaxed) {
+                    return Ok(stalled_answer());
+                }
+                resp
+            }
         });
         let conn = http.serve_connection(TokioIo::new(JsonErrorIo::new(stream)), service);
         let conn = graceful.watch(conn);
@@ -110,21 +118,21 @@ async fn refuse_busy(mut stream: TcpStream) {
     .await;
 }
 
-/// The message a stalled body fails with, recognised on the way out.
-const STALLED: &str = "the request body stalled";
-
-/// A request body that fails when it sends nothing for `limit`.
+/// A request body that fails when it sends nothing for `limit`, and says so
+/// in `stalled`.
 struct StallLimit<B> {
     inner: B,
     limit: Duration,
+    stalled: Arc<AtomicBool>,
     timer: Option<Pin<Box<tokio::time::Sleep>>>,
 }
 
 impl<B> StallLimit<B> {
-    fn new(inner: B, limit: Duration) -> Self {
+    fn new(inner: B, limit: Duration, stalled: Arc<AtomicBool>) -> Self {
         StallLimit {
             inner,
             limit,
+            stalled,
             timer: None,
         }
     }
@@ -154,7 +162,10 @@ where
                     .timer
                     .get_or_insert_with(|| Box::pin(tokio::time::sleep(limit)));
                 match timer.as_mut().poll(cx) {
-                    Poll::Ready(()) => Poll::Ready(Some(Err(STALLED.into()))),
+                    Poll::Ready(()) => {
+                        this.stalled.store(true, Ordering::Relaxed);
+                        Poll::Ready(Some(Err("the request body stalled".into())))
+                    }
                     Poll::Pending => Poll::Pending,
                 }
             }
@@ -170,26 +181,12 @@ where
     }
 }
 
-/// A request whose body stalled answers 408, whatever the extractor that
-/// was reading it made of the failure.
-async fn stalled_body_is_408(req: Request, next: Next) -> Response {
-    let (parts, body) = req.into_parts();
-    let stalled = Arc::new(std::sync::atomic::AtomicBool::new(false));
-    let seen = stalled.clone();
-    let body = Body::new(http_body_util::BodyExt::map_err(body, move |e| {
-        if e.to_string().contains(STALLED) {
-            seen.store(true, std::sync::atomic::Ordering::Relaxed);
-        }
-        e
-    }));
-    let resp = next.run(Request::from_parts(parts, body)).await;
-    if stalled.load(std::sync::atomic::Ordering::Relaxed) {
-        return ApiError::new(StatusCode::REQUEST_TIMEOUT, "Request Timeout")
-            .detail(format!(
-                "the request body sent nothing for {} s; send it whole",
-                BODY_STALL.as_secs()
-            ))
-            .into_response();
-    }
-    resp
+/// The answer to a request whose body stalled.
+fn stalled_answer() -> Response {
+    ApiError::new(StatusCode::REQUEST_TIMEOUT, "Request Timeout")
+        .detail(format!(
+            "the request body sent nothing for {} s; send it whole",
+            BODY_STALL.as_secs()
+        ))
+        .into_response()
 }
