@@ -22,7 +22,7 @@ pub const DEFAULT_PORT: u16 = 3457;
 
 /// Chooses the port of a daemon started without `--port`, including the one
 /// `webfold mcp` starts on demand.
-pub const PORT_ENV: &str = "WEBFOLD_DAEMON_PORT";
+const PORT_ENV: &str = "WEBFOLD_DAEMON_PORT";
 
 /// The port a daemon started without `--port` listens on.
 pub fn configured_port() -> u16 {

@@ -1,6 +1,6 @@
 use anyhow::Context;
 use clap::Parser;
-use webfold_daemon::daemon::{DEFAULT_PORT, PORT_ENV};
+use webfold_daemon::daemon::configured_port;
 use webfold_daemon::home::Home;
 
 /// Run the UI chatter daemon in the foreground: the browser extension and
@@ -10,9 +10,10 @@ use webfold_daemon::home::Home;
     after_help = "One daemon runs per user; `webfold mcp --tools page,ui` starts it when it is not running.\nIt listens on 127.0.0.1 only. `webfold pair` prints what the extension needs; `webfold doctor` checks the setup."
 )]
 pub struct Args {
-    /// Port for the extension's WebSocket (0 picks a free one)
-    #[arg(long, env = PORT_ENV, default_value_t = DEFAULT_PORT)]
-    port: u16,
+    /// Port for the extension's WebSocket [default: $WEBFOLD_DAEMON_PORT, else 3457]
+    /// (0 picks a free one)
+    #[arg(long)]
+    port: Option<u16>,
 }
 
 pub fn run(args: Args) -> anyhow::Result<()> {
@@ -23,7 +24,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         .context("cannot start the async runtime")?;
     runtime.block_on(webfold_daemon::daemon::run(
         home.clone(),
-        args.port,
+        args.port.unwrap_or_else(configured_port),
         webfold_server::shutdown_signal(),
         |e| {
             eprintln!(
