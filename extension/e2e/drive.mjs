@@ -320,6 +320,9 @@ try {
   await page.mouse.click(cx, cy);
   await until("the page to get its click after Esc", async () => (await count()) === "1");
 
+  // What the user typed is part of what they see.
+  await page.fill("#qty", "3");
+
   // ---- pick: hover outline, click, the agent sees it ----
   await panel.bringToFront();
   await panel.click("#pick");
@@ -353,6 +356,11 @@ try {
   check(got.content.some((b) => b.type === "image"), "an inline image for the agent");
   const html = readFileSync(c.htmlPath, "utf8");
   check(html.includes("fixture-marker-7f3a") && !html.includes("webfold-mark"), "the page HTML, without our marks");
+  check(html.includes("fixture-hidden-9c1d"), "the HTML keeps what a stylesheet hides (chunks show markup)");
+  const dom = JSON.parse(readFileSync(c.domPath, "utf8"));
+  const qty = dom.nodes.find((n) => n.k === 1 && n.a?.includes("qty"));
+  check(qty?.a.join(" ").includes("value 3") && qty.l?.b?.[2] > 0, `the capture carries the typed value and the box: ${JSON.stringify(qty)}`);
+  check(dom.viewport.width === 1280 && dom.viewport.height === 800, `the viewport: ${JSON.stringify(dom.viewport)}`);
   summary.sessionId = c.sessionId;
   summary.contextId = c.contextId;
   await page.screenshot({ path: join(SHOTS, "picker-selected.png") });
@@ -468,6 +476,15 @@ try {
     return ls.some((l) => l.includes("Buy now")) && ls;
   });
   const cntTool = text(await agent.tool("cnt_view", { conversation_id: conv }));
+  // The views read the page with its real layout: what a stylesheet hides is
+  // not there, what the user typed is.
+  check(cntTool.includes("Buy now") && !cntTool.includes("fixture-hidden-9c1d"), `the CNT leaves out the hidden promo: ${cntTool}`);
+  check(!cntLines.some((l) => l.includes("fixture-hidden-9c1d")), "so does the panel's CNT");
+  const snap = text(await agent.tool("page_snapshot", { conversation_id: conv, interactive_only: false }));
+  check(
+    /textbox "Quantity" \[ref=e\d+\]: "3"/.test(snap) && snap.includes("fixture-marker-7f3a") && !snap.includes("fixture-hidden-9c1d"),
+    `the snapshot as the user sees the page: ${snap}`,
+  );
   for (const l of cntLines) check(cntTool.includes(l), `the panel's CNT line is the model's: ${l}`);
   check(cntLines.some((l) => l.includes("9 € (sale)")), "the CNT of the latest capture");
   check(

@@ -324,7 +324,7 @@ async function injectPicker(tabId: number) {
   if (!/^(https?|file):/.test(info.url ?? "")) {
     throw new Error("webfold picks on web pages only (http or https); switch to the page's tab and try again.");
   }
-  await chrome.scripting.executeScript({ target: { tabId }, files: ["content.js"] });
+  await chrome.scripting.executeScript({ target: { tabId }, files: ["capture.js", "content.js"] });
 }
 
 async function startPick(tabId: number) {

@@ -130,6 +130,16 @@
     }
   }
 
+  /**
+   * The page for the agent's views: as facts (DOM with layout) when they fit
+   * the daemon's limit, else as HTML, else why neither is sent.
+   */
+  function pageFacts(): { dom?: WfDomCapture; html?: string; omitted?: string } {
+    const dom = webfoldCaptureDom(host);
+    const bytes = new TextEncoder().encode(JSON.stringify(dom)).length;
+    return bytes <= MAX_HTML_BYTES ? { dom } : pageHtml();
+  }
+
   function describe(el: Element): { selection: WfSelection; htmlOmitted?: string } {
     const r = el.getBoundingClientRect();
     const attributes: Record<string, string> = {};
@@ -141,7 +151,7 @@
     const children = Array.from(el.children)
       .slice(0, MAX_CHILDREN)
       .map((c) => ({ tagName: c.tagName, classList: Array.from(c.classList), textContent: clip(c.textContent, 200) }));
-    const { html, omitted } = pageHtml();
+    const { dom, html, omitted } = pageFacts();
     const selection: WfSelection = {
       element: {
         tagName: el.tagName,
@@ -155,7 +165,7 @@
       children,
       page: { url: location.href, title: document.title },
       selector: uniqueSelector(el),
-      ...(html !== undefined ? { html } : {}),
+      ...(dom !== undefined ? { dom } : html !== undefined ? { html } : {}),
     };
     return omitted ? { selection, htmlOmitted: omitted } : { selection };
   }

@@ -25,6 +25,35 @@ interface WfSelection {
   screenshot?: string;
   selector?: string;
   html?: string;
+  dom?: WfDomCapture;
+}
+
+/** The page as facts (the daemon's `DomCapture`): nodes parents first; `p` 0 is the document, i + 1 is nodes[i]. */
+interface WfDomCapture {
+  viewport: { width: number; height: number; scrollX: number; scrollY: number };
+  nodes: WfDomNode[];
+}
+
+interface WfDomNode {
+  p: number;
+  /** Node type: 1 element, 3 text, 8 comment, 10 doctype. */
+  k: 1 | 3 | 8 | 10;
+  n?: string;
+  ns?: string;
+  a?: string[];
+  t?: string;
+  l?: WfDomLayout;
+}
+
+/** Box (page coordinates), visibility, display, cursor, pointer-events none, ::before / ::after. */
+interface WfDomLayout {
+  b?: [number, number, number, number];
+  r: boolean;
+  d?: string;
+  c?: string;
+  x?: boolean;
+  bf?: [string, string];
+  af?: [string, string];
 }
 
 /** Content script → service worker. */

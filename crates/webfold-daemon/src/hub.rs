@@ -379,7 +379,7 @@ impl Hub {
                 error,
             })
         };
-        let Some((path, url)) = latest.and_then(|c| c.html_path.map(|p| (p, c.page.url))) else {
+        let Some(latest) = latest else {
             return answer(
                 0,
                 Vec::new(),
@@ -387,15 +387,12 @@ impl Hub {
                 Some("Nothing captured in this tab yet: pick an element, and the view shows the page as it was then.".into()),
             );
         };
+        let url = latest.page.url.clone();
         let kind = req.view;
         let made = tokio::task::spawn_blocking(move || {
-            let html = std::fs::read(&path).map_err(|e| {
-                format!(
-                    "the captured page {} cannot be read ({e}): pick again",
-                    path.display()
-                )
-            })?;
-            crate::page_view::render(&String::from_utf8_lossy(&html), kind)
+            let page =
+                crate::page_view::load(latest.html_path.as_deref(), latest.dom_path.as_deref())?;
+            crate::page_view::render(&page, kind)
         })
         .await
         .unwrap_or_else(|e| Err(format!("the view failed: {e}")));

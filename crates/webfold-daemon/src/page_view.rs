@@ -2,21 +2,45 @@
 //! made by the core from the page the tab last captured, a line per node
 //! with the selector of its element (so the panel can mark it on the page).
 
+use std::path::Path;
+
 use webfold_core::cnt::{Cnt, ViewOptions};
 use webfold_core::outline::{DomNode, OutlineOptions, outline};
+use webfold_core::page::capture::DomCapture;
 use webfold_core::select::UniqueSelectors;
 use webfold_core::tokens::{self, Encoding};
 use webfold_core::{NodeId, Page};
 
 use crate::protocol::{ViewKind, ViewLine};
 
+/// The page a tab captured: from the extension's capture (with the layout
+/// the user saw) when there is one, else from its HTML.
+pub fn load(html: Option<&Path>, dom: Option<&Path>) -> Result<Page, String> {
+    let read = |path: &Path| {
+        std::fs::read(path).map_err(|e| {
+            format!(
+                "the captured page {} cannot be read ({e}): pick again",
+                path.display()
+            )
+        })
+    };
+    if let Some(path) = dom {
+        let json = read(path)?;
+        let capture = DomCapture::from_json(&String::from_utf8_lossy(&json));
+        if let Ok(page) = capture.and_then(|c| c.to_page()) {
+            return Ok(page);
+        }
+    }
+    let path = html.ok_or("Nothing captured in this tab yet: pick an element.")?;
+    Ok(Page::parse(&String::from_utf8_lossy(&read(path)?)))
+}
+
 /// The view's lines and the tokens of its text; `Err` says why there is none.
-pub fn render(html: &str, kind: ViewKind) -> Result<(usize, Vec<ViewLine>), String> {
-    let page = Page::parse(html);
-    let mut selectors = UniqueSelectors::new(&page);
+pub fn render(page: &Page, kind: ViewKind) -> Result<(usize, Vec<ViewLine>), String> {
+    let mut selectors = UniqueSelectors::new(page);
     match kind {
         ViewKind::Cnt => {
-            let cnt = Cnt::build(&page);
+            let cnt = Cnt::build(page);
             let view = cnt
                 .view(&ViewOptions::default())
                 .map_err(|e| format!("the CNT of this page failed: {e}"))?;
@@ -26,7 +50,7 @@ pub fn render(html: &str, kind: ViewKind) -> Result<(usize, Vec<ViewLine>), Stri
                 .map(|line| ViewLine {
                     text: line.to_string(),
                     selector: leading_id(line)
-                        .map(|id| innermost(&page, &cnt, id))
+                        .map(|id| innermost(page, &cnt, id))
                         .and_then(|id| selectors.selector(id)),
                     tokens: None,
                 })
@@ -34,7 +58,7 @@ pub fn render(html: &str, kind: ViewKind) -> Result<(usize, Vec<ViewLine>), Stri
             Ok((view.tokens, lines))
         }
         ViewKind::Outline => {
-            let o = outline(&page, &OutlineOptions::default())
+            let o = outline(page, &OutlineOptions::default())
                 .map_err(|e| format!("the outline of this page failed: {e}"))?;
             let mut lines = Vec::new();
             // Iterative: pages nest arbitrarily deep.
@@ -111,7 +135,7 @@ mod tests {
 
     #[test]
     fn cnt_lines_carry_the_selector_of_their_element() {
-        let (tokens, lines) = render(PAGE, ViewKind::Cnt).unwrap();
+        let (tokens, lines) = render(&Page::parse(PAGE), ViewKind::Cnt).unwrap();
         assert!(tokens > 0);
         let buy = lines
             .iter()
@@ -123,7 +147,7 @@ mod tests {
 
     #[test]
     fn outline_lines_count_the_tokens_of_their_html() {
-        let (_, lines) = render(PAGE, ViewKind::Outline).unwrap();
+        let (_, lines) = render(&Page::parse(PAGE), ViewKind::Outline).unwrap();
         let root = &lines[0];
         let price = lines
             .iter()

@@ -39,6 +39,9 @@ pub struct StoredContext {
     /// The page's HTML as the user saw it, as a file.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub html_path: Option<PathBuf>,
+    /// The extension's capture of the page (DOM with layout), as a JSON file.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub dom_path: Option<PathBuf>,
     pub timestamp: i64,
 }
 
@@ -78,6 +81,10 @@ impl ProjectFiles {
         self.dir.join("pages")
     }
 
+    fn captures(&self) -> PathBuf {
+        self.dir.join("captures")
+    }
+
     pub fn ensure(&self) -> Result<(), DaemonError> {
         private_dir(&self.dir)?;
         let ignore = self.dir.join(".gitignore");
@@ -105,6 +112,7 @@ impl ProjectFiles {
             screenshot,
             selector,
             html,
+            dom,
         } = ctx;
         let dir = self.dir.clone();
         let (ignore_self, session, context) = (
@@ -121,6 +129,22 @@ impl ProjectFiles {
                     Some(files.write_kept(&files.screenshots(), &name, "png", &png(&b64)?)?)
                 }
                 None => None,
+            };
+            // A capture is checked by building its page; the HTML file is
+            // that page serialized, so readers without layout see the same DOM.
+            let (html, dom_path) = match dom {
+                Some(dom) => {
+                    let page = dom
+                        .to_page()
+                        .map_err(|e| DaemonError::Input(e.to_string()))?;
+                    let json = serde_json::to_vec(&dom).unwrap_or_default();
+                    let path = files.write_kept(&files.captures(), &name, "json", &json)?;
+                    (
+                        Some(page.outer_html(webfold_core::page::NodeId::DOCUMENT)),
+                        Some(path),
+                    )
+                }
+                None => (html, None),
             };
             let html_path = match html {
                 Some(h) if h.len() > MAX_HTML_BYTES => {
@@ -142,6 +166,7 @@ impl ProjectFiles {
                 selector,
                 screenshot_path,
                 html_path,
+                dom_path,
                 timestamp: now_ms(),
             };
             let mut all = files.contexts(&session);

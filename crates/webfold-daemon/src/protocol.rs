@@ -10,16 +10,18 @@ use std::collections::BTreeMap;
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
+use webfold_core::page::capture::DomCapture;
 
 /// The protocol's version: the daemon announces it in `agents`; a client
 /// that needs more can tell.
 pub const PROTOCOL_VERSION: u32 = 1;
 
-/// Largest WebSocket message the daemon reads (a page's HTML rides along).
-pub const MAX_MESSAGE_BYTES: usize = 24 * 1024 * 1024;
+/// Largest WebSocket message the daemon reads (a page's capture and a
+/// screenshot ride along).
+pub const MAX_MESSAGE_BYTES: usize = 28 * 1024 * 1024;
 /// Largest screenshot, decoded.
 pub const MAX_SCREENSHOT_BYTES: usize = 8 * 1024 * 1024;
-/// Largest page HTML a selection may carry.
+/// Largest page HTML a selection may carry (and largest page capture).
 pub const MAX_HTML_BYTES: usize = 16 * 1024 * 1024;
 /// Largest user message.
 pub const MAX_USER_MESSAGE_BYTES: usize = 64 * 1024;
@@ -103,6 +105,10 @@ pub struct SetContext {
     /// The page's HTML as the user sees it, so page views can read it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub html: Option<String>,
+    /// The page as the user sees it, with its layout (what is hidden, where
+    /// each element is): read instead of `html` when present.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub dom: Option<Box<DomCapture>>,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]

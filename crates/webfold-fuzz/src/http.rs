@@ -171,6 +171,7 @@ impl Fixture {
                 page: NewPage {
                     html: PAGE.into(),
                     url: Some("https://fuzz.example/shop".into()),
+                    capture: None,
                 },
                 ..Default::default()
             };

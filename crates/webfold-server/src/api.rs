@@ -124,6 +124,7 @@ async fn create(
         page: NewPage {
             html: body.html,
             url: body.url,
+            capture: None,
         },
     };
     let (conv, loaded) = svc.create(new).await?;
@@ -190,6 +191,7 @@ async fn refresh(
             NewPage {
                 html: body.html,
                 url: body.url,
+                capture: None,
             },
         )
         .await?;

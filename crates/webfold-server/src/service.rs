@@ -6,6 +6,7 @@ use std::sync::{Arc, Mutex};
 
 use tokio::sync::OnceCell;
 use webfold_core::Page;
+use webfold_core::page::capture::DomCapture;
 use webfold_core::snapshot::SnapshotSession;
 use webfold_store::{
     Conversation, ConversationId, ListQuery, NewConversation, NewPage, Store, StoreError,
@@ -70,9 +71,9 @@ impl Conversations {
 
     /// Stores a new conversation, then parses and caches its page.
     pub async fn create(&self, new: NewConversation) -> Result<(Conversation, Arc<LoadedPage>)> {
-        let html = new.page.html.clone();
+        let (html, capture) = (new.page.html.clone(), new.page.capture.clone());
         let conv = self.store.create(new).await?;
-        let loaded = parse(conv.id, conv.version, conv.url.clone(), html).await?;
+        let loaded = parse(conv.id, conv.version, conv.url.clone(), html, capture).await?;
         self.cache.insert(loaded.clone());
         Ok((conv, loaded))
     }
@@ -83,13 +84,13 @@ impl Conversations {
         id: ConversationId,
         page: NewPage,
     ) -> Result<(Conversation, Arc<LoadedPage>)> {
-        let html = page.html.clone();
+        let (html, capture) = (page.html.clone(), page.capture.clone());
         let conv = self
             .store
             .add_version(id, page)
             .await?
             .ok_or(ServiceError::ConversationNotFound)?;
-        let loaded = parse(conv.id, conv.version, conv.url.clone(), html).await?;
+        let loaded = parse(conv.id, conv.version, conv.url.clone(), html, capture).await?;
         self.cache.insert(loaded.clone());
         Ok((conv, loaded))
     }
@@ -178,7 +179,8 @@ impl Conversations {
                         },
                     });
                 };
-                let loaded = parse(id, stored.version, stored.url, stored.html).await?;
+                let loaded =
+                    parse(id, stored.version, stored.url, stored.html, stored.capture).await?;
                 self.cache.insert(loaded.clone());
                 Ok(loaded)
             })
@@ -193,21 +195,22 @@ impl Conversations {
 }
 
 /// Parses on the blocking pool: a 30 MB page takes a few hundred
-/// milliseconds, which must not stall the request threads.
+/// milliseconds, which must not stall the request threads. A page the
+/// extension captured is rebuilt from its capture, with the layout the user
+/// saw; the HTML stored beside it is the same page serialized, read only if
+/// the capture cannot be.
 async fn parse(
     id: ConversationId,
     version: u32,
     url: Option<String>,
     html: String,
+    capture: Option<String>,
 ) -> Result<Arc<LoadedPage>> {
     tokio::task::spawn_blocking(move || {
-        Arc::new(LoadedPage::new(
-            id,
-            version,
-            url,
-            html.len(),
-            Page::parse(&html),
-        ))
+        let page = capture
+            .and_then(|c| DomCapture::from_json(&c).and_then(|c| c.to_page()).ok())
+            .unwrap_or_else(|| Page::parse(&html));
+        Arc::new(LoadedPage::new(id, version, url, html.len(), page))
     })
     .await
     .map_err(|e| ServiceError::Task(format!("parsing the page failed: {e}")))

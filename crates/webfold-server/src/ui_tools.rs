@@ -312,14 +312,14 @@ impl WebfoldTools {
         {
             return Ok(Some(*id));
         }
-        let file = path.to_owned();
-        let html = tokio::task::spawn_blocking(move || std::fs::read(file))
-            .await
-            .map_err(|e| e.to_string())?
-            .map_err(|e| format!("the capture {path} cannot be read ({e})"))?;
+        let (html_file, dom_file) = (path.to_owned(), v["domPath"].as_str().map(str::to_owned));
+        let page =
+            tokio::task::spawn_blocking(move || captured_page(&html_file, dom_file.as_deref()))
+                .await
+                .map_err(|e| e.to_string())??;
         let page = NewPage {
-            html: String::from_utf8_lossy(&html).into_owned(),
             url: v["page"]["url"].as_str().map(str::to_owned),
+            ..page
         };
         let refreshed = match known {
             Some((id, _)) => convs.refresh(id, page.clone()).await.ok(),
@@ -406,4 +406,19 @@ impl WebfoldTools {
         .await
         .map_err(|e| ToolError(format!("parsing failed: {e}")))
     }
+}
+
+/// The page a tab sent: its HTML and, from the extension, its capture (the
+/// DOM with the layout the user saw), which the views then read.
+fn captured_page(html_path: &str, dom_path: Option<&str>) -> Result<NewPage, String> {
+    let read = |path: &str| {
+        std::fs::read(path)
+            .map(|b| String::from_utf8_lossy(&b).into_owned())
+            .map_err(|e| format!("the capture {path} cannot be read ({e})"))
+    };
+    Ok(NewPage {
+        html: read(html_path)?,
+        url: None,
+        capture: dom_path.map(read).transpose()?,
+    })
 }

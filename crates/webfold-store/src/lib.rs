@@ -81,6 +81,10 @@ pub struct NewConversation {
 pub struct NewPage {
     pub html: String,
     pub url: Option<String>,
+    /// The browser extension's capture of the same page (JSON), whose real
+    /// layout the views read; the bridge API never takes one.
+    #[serde(skip)]
+    pub capture: Option<String>,
 }
 
 /// A conversation's metadata, without any HTML.
@@ -111,6 +115,8 @@ pub struct StoredPage {
     pub url: Option<String>,
     /// Unix time in milliseconds.
     pub created_at: i64,
+    /// The extension's capture the page was made from, when it came from one.
+    pub capture: Option<String>,
 }
 
 /// Which conversations to list, newest first.

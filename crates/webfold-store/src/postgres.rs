@@ -27,7 +27,8 @@ use crate::{
 /// Schema migrations, applied in order; the schema version is their count.
 /// Append only: a released migration never changes. Version 1 is the SQLite
 /// store's version 1 in PostgreSQL's types.
-const MIGRATIONS: &[&str] = &[r#"
+const MIGRATIONS: &[&str] = &[
+    r#"
 CREATE TABLE conversations (
     id              TEXT PRIMARY KEY,
     session_id      TEXT,
@@ -49,7 +50,12 @@ CREATE TABLE page_versions (
     created_at      BIGINT NOT NULL,
     PRIMARY KEY (conversation_id, version)
 );
-"#];
+"#,
+    r#"
+-- The browser extension's capture (JSON) the page was made from: its layout.
+ALTER TABLE page_versions ADD COLUMN capture TEXT;
+"#,
+];
 
 /// The advisory lock key that serialises migrations across instances ("webfold").
 const MIGRATION_LOCK: i64 = 0x0077_6562_666f_6c64;
@@ -365,6 +371,7 @@ fn page_row(r: &Row) -> StoredPage {
         html: r.get(1),
         url: r.get(2),
         created_at: r.get(3),
+        capture: r.get(4),
     }
 }
 
@@ -389,8 +396,8 @@ impl Store for PostgresStore {
                     )
                     .await?;
                     tx.execute(
-                        "INSERT INTO page_versions (conversation_id, version, html, url, created_at) VALUES ($1, 1, $2, $3, $4)",
-                        &[&key, &new.page.html, &new.page.url, &now],
+                        "INSERT INTO page_versions (conversation_id, version, html, url, created_at, capture) VALUES ($1, 1, $2, $3, $4, $5)",
+                        &[&key, &new.page.html, &new.page.url, &now, &new.page.capture],
                     )
                     .await?;
                     let conv = get_conversation(&tx, &key).await?;
@@ -458,8 +465,8 @@ impl Store for PostgresStore {
             let now = now.max(latest.get::<_, i64>(1));
             let bytes = page.html.len() as i64;
             tx.execute(
-                "INSERT INTO page_versions (conversation_id, version, html, url, created_at) VALUES ($1, $2, $3, $4, $5)",
-                &[&key, &version, &page.html, &page.url, &now],
+                "INSERT INTO page_versions (conversation_id, version, html, url, created_at, capture) VALUES ($1, $2, $3, $4, $5, $6)",
+                &[&key, &version, &page.html, &page.url, &now, &page.capture],
             )
             .await?;
             tx.execute(
@@ -493,7 +500,7 @@ impl Store for PostgresStore {
                     };
                     client
                         .query_opt(
-                            "SELECT version, html, url, created_at FROM page_versions WHERE conversation_id = $1 AND version = $2",
+                            "SELECT version, html, url, created_at, capture FROM page_versions WHERE conversation_id = $1 AND version = $2",
                             &[&key, &v],
                         )
                         .await?
@@ -501,7 +508,7 @@ impl Store for PostgresStore {
                 None => {
                     client
                         .query_opt(
-                            "SELECT version, html, url, created_at FROM page_versions WHERE conversation_id = $1 ORDER BY version DESC LIMIT 1",
+                            "SELECT version, html, url, created_at, capture FROM page_versions WHERE conversation_id = $1 ORDER BY version DESC LIMIT 1",
                             &[&key],
                         )
                         .await?

@@ -18,7 +18,8 @@ use crate::{
 
 /// Schema migrations, applied in order; the schema version is their count.
 /// Append only: a released migration never changes.
-const MIGRATIONS: &[&str] = &[r#"
+const MIGRATIONS: &[&str] = &[
+    r#"
 CREATE TABLE conversations (
     id              TEXT PRIMARY KEY,
     session_id      TEXT,
@@ -40,7 +41,12 @@ CREATE TABLE page_versions (
     created_at      INTEGER NOT NULL,
     PRIMARY KEY (conversation_id, version)
 );
-"#];
+"#,
+    r#"
+-- The browser extension's capture (JSON) the page was made from: its layout.
+ALTER TABLE page_versions ADD COLUMN capture TEXT;
+"#,
+];
 
 /// How the SQLite store behaves.
 #[derive(Clone, Debug)]
@@ -372,8 +378,8 @@ impl Store for SqliteStore {
                 ],
             )?;
             tx.execute(
-                "INSERT INTO page_versions (conversation_id, version, html, url, created_at) VALUES (?1, 1, ?2, ?3, ?4)",
-                params![key, new.page.html, new.page.url, now],
+                "INSERT INTO page_versions (conversation_id, version, html, url, created_at, capture) VALUES (?1, 1, ?2, ?3, ?4, ?5)",
+                params![key, new.page.html, new.page.url, now, new.page.capture],
             )?;
             let conv = get_conversation(&tx, &key)?;
             tx.commit()?;
@@ -424,8 +430,8 @@ impl Store for SqliteStore {
             // Time never goes backwards for one conversation, even if the clock does.
             let now = now.max(latest.1);
             tx.execute(
-                "INSERT INTO page_versions (conversation_id, version, html, url, created_at) VALUES (?1, ?2, ?3, ?4, ?5)",
-                params![key, version, page.html, page.url, now],
+                "INSERT INTO page_versions (conversation_id, version, html, url, created_at, capture) VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+                params![key, version, page.html, page.url, now, page.capture],
             )?;
             tx.execute(
                 "UPDATE conversations SET version = ?2, updated_at = ?3, url = ?4, html_bytes = ?5 WHERE id = ?1",
@@ -449,18 +455,24 @@ impl Store for SqliteStore {
         self.read(move |conn| {
             let key = id.to_string();
             let row = |r: &rusqlite::Row<'_>| {
-                Ok(StoredPage { version: r.get(0)?, html: r.get(1)?, url: r.get(2)?, created_at: r.get(3)? })
+                Ok(StoredPage {
+                    version: r.get(0)?,
+                    html: r.get(1)?,
+                    url: r.get(2)?,
+                    created_at: r.get(3)?,
+                    capture: r.get(4)?,
+                })
             };
             match version {
                 Some(v) => conn
                     .prepare_cached(
-                        "SELECT version, html, url, created_at FROM page_versions WHERE conversation_id = ?1 AND version = ?2",
+                        "SELECT version, html, url, created_at, capture FROM page_versions WHERE conversation_id = ?1 AND version = ?2",
                     )?
                     .query_row(params![key, v], row)
                     .optional(),
                 None => conn
                     .prepare_cached(
-                        "SELECT version, html, url, created_at FROM page_versions WHERE conversation_id = ?1 ORDER BY version DESC LIMIT 1",
+                        "SELECT version, html, url, created_at, capture FROM page_versions WHERE conversation_id = ?1 ORDER BY version DESC LIMIT 1",
                     )?
                     .query_row([key], row)
                     .optional(),

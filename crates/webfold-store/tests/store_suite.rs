@@ -31,6 +31,7 @@ fn new_conv(html: &str) -> NewConversation {
         page: NewPage {
             html: html.into(),
             url: Some("https://example.com/".into()),
+            capture: None,
         },
     }
 }
@@ -193,6 +194,7 @@ async fn refresh_keeps_previous_versions_up_to_the_limit(backend: Backend) {
         let page = NewPage {
             html: format!("<p>v{v}</p>"),
             url: None,
+            capture: None,
         };
         let updated = store.add_version(c.id, page).await.unwrap().unwrap();
         assert_eq!(updated.version, v);
@@ -215,6 +217,7 @@ async fn refresh_keeps_previous_versions_up_to_the_limit(backend: Backend) {
     let page = NewPage {
         html: "x".into(),
         url: None,
+        capture: None,
     };
     assert_eq!(store.add_version(unknown, page).await.unwrap(), None);
 }
@@ -227,6 +230,7 @@ async fn retention_never_drops_the_latest_two(backend: Backend) {
         let page = NewPage {
             html: format!("<p>v{v}</p>"),
             url: None,
+            capture: None,
         };
         store.add_version(c.id, page).await.unwrap().unwrap();
     }
@@ -243,6 +247,7 @@ async fn data_survives_reopening_and_migrations_run_once(backend: Backend) {
                 NewPage {
                     html: "<main>v2</main>".into(),
                     url: None,
+                    capture: Some(r#"{"viewport":{"width":800,"height":600},"nodes":[]}"#.into()),
                 },
             )
             .await
@@ -256,10 +261,17 @@ async fn data_survives_reopening_and_migrations_run_once(backend: Backend) {
         store.page(id, Some(1)).await.unwrap().unwrap().html,
         "<main>kept</main>"
     );
+    // The extension's capture is kept with its version, and only there.
+    assert_eq!(
+        store.page(id, Some(1)).await.unwrap().unwrap().capture,
+        None
+    );
+    let v2 = store.page(id, None).await.unwrap().unwrap();
+    assert!(v2.capture.is_some_and(|c| c.contains("viewport")));
 
     // Opening again must not re-apply migrations.
     backend.open().await;
-    assert_eq!(backend.schema_versions().await, vec![1]);
+    assert_eq!(backend.schema_versions().await, vec![1, 2]);
 }
 
 async fn a_newer_schema_is_refused_with_advice(backend: Backend) {
@@ -283,6 +295,7 @@ async fn concurrent_writers_and_readers_agree(backend: Backend) {
                 let page = NewPage {
                     html: format!("<p>{i}</p>"),
                     url: None,
+                    capture: None,
                 };
                 s.add_version(c.id, page).await.unwrap().unwrap();
             } else {
@@ -311,6 +324,7 @@ async fn two_instances_see_each_others_writes(backend: Backend) {
             let page = NewPage {
                 html: format!("<p>{i}</p>"),
                 url: None,
+                capture: None,
             };
             s.add_version(c.id, page).await.unwrap().unwrap().version
         }));
@@ -585,6 +599,7 @@ async fn a_postgres_restart_is_survived() {
             NewPage {
                 html: "<p>after</p>".into(),
                 url: None,
+                capture: None,
             },
         )
     })

@@ -9,6 +9,7 @@
 
 mod build;
 mod builder;
+pub mod capture;
 mod layout;
 mod serialize;
 pub(crate) mod tags;
