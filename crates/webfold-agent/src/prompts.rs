@@ -13,6 +13,8 @@ pub const VIEW_SNAPSHOT: &str = include_str!("../prompts/v1/view_snapshot.md");
 pub const VIEW_CNT: &str = include_str!("../prompts/v1/view_cnt.md");
 pub const GET_HTML_CHUNK: &str = include_str!("../prompts/v1/get_html_chunk.md");
 pub const FINAL_TOOL: &str = include_str!("../prompts/v1/final_tool.md");
+pub const STEP_SYSTEM: &str = include_str!("../prompts/v1/step_system.md");
+pub const STEP: &str = include_str!("../prompts/v1/step.md");
 
 /// seed 000's `dom_changes_generator` arguments: `{domChanges, response, action}`.
 pub const DOM_CHANGES_SCHEMA: &str = include_str!("../schemas/dom_changes.v1.json");
@@ -61,8 +63,11 @@ mod tests {
             "max_iterations",
             "html",
             "errors",
+            "max_steps",
+            "task",
+            "history",
         ];
-        for t in [SYSTEM, SYSTEM_FULL_HTML, CORRECT] {
+        for t in [SYSTEM, SYSTEM_FULL_HTML, CORRECT, STEP_SYSTEM, STEP] {
             let vars: Vec<(&str, &str)> = known.iter().map(|k| (*k, "")).collect();
             assert!(!fill(t, &vars).contains("{{"), "{t}");
         }

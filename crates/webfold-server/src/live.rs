@@ -20,6 +20,7 @@ use webfold_browser::{
     Browser, BrowserError, BrowserOptions, CapturedPage, CdpError, LiveElement, Tab,
 };
 use webfold_core::action::{Action, ActionError, BadTarget, Effect, Target};
+use webfold_core::contract::Request as _;
 use webfold_core::snapshot::{Scope, Snapshot, SnapshotOptions, SnapshotSession};
 
 /// The page a tool acts on when it names none.
@@ -458,6 +459,28 @@ pub fn png_size(png: &[u8]) -> Option<(u32, u32)> {
     let w = u32::from_be_bytes(png[16..20].try_into().ok()?);
     let h = u32::from_be_bytes(png[20..24].try_into().ok()?);
     Some((w, h))
+}
+
+/// The acting agent's page: each step's view is this tab's snapshot (with
+/// its session, so refs stay stable across steps), and actions run as the
+/// browser tools run them.
+impl webfold_agent::steps::ActingPage for LivePage {
+    async fn view(&mut self, max_tokens: usize) -> Result<String, String> {
+        let mut opts = SnapshotOptions::default().with_ctx(webfold_core::contract::Ctx::new(
+            webfold_core::contract::Surface::Mcp,
+            webfold_core::tokens::Encoding::O200kBase,
+        ));
+        opts.max_tokens = max_tokens;
+        opts.interactive_only = false;
+        self.view(&opts, &Scope::Page)
+            .await
+            .map(|v| v.snapshot.text)
+            .map_err(|e| e.to_string())
+    }
+
+    async fn act(&mut self, action: &Action) -> Result<String, String> {
+        LivePage::act(self, action).await.map_err(|e| e.to_string())
+    }
 }
 
 #[cfg(test)]

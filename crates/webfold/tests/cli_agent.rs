@@ -200,3 +200,82 @@ async fn browser_pages_are_rendered_first() {
     let chunk = reqs[1].body["messages"][3]["content"].as_str().unwrap();
     assert_eq!(chunk, "<page-content>\n<h1>Rendered</h1>\n</page-content>");
 }
+
+/// Serves one page on 127.0.0.1.
+async fn serve_page(html: &'static str) -> String {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    tokio::spawn(async move {
+        while let Ok((mut sock, _)) = listener.accept().await {
+            tokio::spawn(async move {
+                let mut buf = vec![0u8; 4096];
+                let _ = sock.read(&mut buf).await;
+                let head = format!(
+                    "HTTP/1.1 200 OK\r\ncontent-type: text/html\r\ncontent-length: {}\r\nconnection: close\r\n\r\n",
+                    html.len()
+                );
+                let _ = sock.write_all(head.as_bytes()).await;
+                let _ = sock.write_all(html.as_bytes()).await;
+            });
+        }
+    });
+    format!("http://{addr}/")
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn act_runs_one_action_per_step_in_the_browser() {
+    let url = serve_page(
+        r#"<!doctype html><title>Shop</title><button onclick="this.textContent='Added'">Add to cart</button>"#,
+    )
+    .await;
+    let kind = ProviderKind::Anthropic;
+    let click = Part::tool(
+        "a1",
+        "act",
+        json!({"action": {"action": "click", "id": "e2"}}),
+    );
+    let done = Part::tool("a2", "done", json!({"solved": true, "answer": "added"}));
+    let server = ReplayServer::start(vec![
+        Scripted::reply(kind, &[click], usage(5, 1), false),
+        Scripted::reply(kind, &[done], usage(6, 1), false),
+    ])
+    .await
+    .unwrap();
+    let o = agent(&[
+        &url,
+        "--task",
+        "Add it to the cart",
+        "--base-url",
+        &server.url(),
+        "--act",
+    ]);
+    let out = stdout(&o);
+    assert_eq!(o.status.code(), Some(0), "{}{out}", stderr(&o));
+    assert!(
+        out.contains("1. act") && out.contains("→ clicked e2"),
+        "{out}"
+    );
+    assert!(out.contains("done: solved\nadded"), "{out}");
+    // The second step's view is the page after the click.
+    let reqs = server.requests();
+    let step2 = reqs[1].body["messages"][0]["content"].to_string();
+    assert!(step2.contains(r#"button \"Added\""#), "{step2}");
+    assert!(step2.contains("1. act"), "the history line: {step2}");
+    assert!(
+        stderr(&o).contains("11 input + 2 output tokens"),
+        "{}",
+        stderr(&o)
+    );
+
+    let o = agent(&[
+        "page.html",
+        "--task",
+        "x",
+        "--base-url",
+        &server.url(),
+        "--act",
+    ]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(stderr(&o).contains("give an http(s) URL"), "{}", stderr(&o));
+}

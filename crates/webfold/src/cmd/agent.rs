@@ -10,6 +10,10 @@ use webfold_agent::{
     ProviderKind, ViewKind,
 };
 
+use webfold_agent::steps::{StepOptions, run_steps};
+use webfold_browser::BrowserOptions;
+use webfold_server::live::LiveBrowser;
+
 use crate::input::ViewInput;
 
 /// Ask a model to do something on a page: it reads a small view of the page,
@@ -26,7 +30,8 @@ use crate::input::ViewInput;
   webfold agent page.html --task 'Make the hero headline shorter'
   webfold agent https://example.com --task 'What does this page sell?' --provider openai --json
   webfold agent page.html --task '…' --provider openai --base-url http://127.0.0.1:8080/v1 --model local
-  webfold agent page.html --task '…' --schema answer.schema.json --view cnt --max-iterations 3")]
+  webfold agent page.html --task '…' --schema answer.schema.json --view cnt --max-iterations 3
+  webfold agent https://example.com/login --task 'Sign in as demo' --act --max-iterations 8")]
 pub struct Args {
     #[command(flatten)]
     input: ViewInput,
@@ -59,6 +64,11 @@ pub struct Args {
     /// Send the full HTML at once instead of a view and chunks
     #[arg(long)]
     no_chunking: bool,
+    /// Act on the page in Chromium instead: one action per step on its
+    /// snapshot (--max-iterations steps, --view-max-tokens each) until the
+    /// model says the task is done; prints every step (INPUT is a URL)
+    #[arg(long)]
+    act: bool,
     /// Wait for whole replies instead of streaming them
     #[arg(long)]
     no_stream: bool,
@@ -106,6 +116,9 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         chunking: !args.no_chunking,
         final_tool,
     };
+    if args.act {
+        return act(&args, &cfg);
+    }
     let input = args.input.load()?;
     let page = input.page();
     // The fallback sends the page as the model would see it live: the
@@ -118,12 +131,24 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     let context = PageContext::new(page, html, url, args.input.encoding);
     let provider = Provider::new(cfg.clone())?;
 
+    let outcome = with_ctrl_c(|cancel| async move {
+        Ok(webfold_agent::run(&provider, &context, &args.task, &opts, &cancel).await?)
+    })?;
+    print(&outcome, &cfg, args.json)
+}
+
+/// Runs `work` on a runtime of its own; Ctrl-C cancels its token.
+fn with_ctrl_c<T, F, Fut>(work: F) -> anyhow::Result<T>
+where
+    F: FnOnce(CancellationToken) -> Fut,
+    Fut: std::future::Future<Output = anyhow::Result<T>>,
+{
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .enable_all()
         .build()
         .context("cannot start the async runtime")?;
-    let outcome = runtime.block_on(async {
+    runtime.block_on(async {
         let cancel = CancellationToken::new();
         let on_ctrl_c = cancel.clone();
         tokio::spawn(async move {
@@ -131,9 +156,62 @@ pub fn run(args: Args) -> anyhow::Result<()> {
                 on_ctrl_c.cancel();
             }
         });
-        webfold_agent::run(&provider, &context, &args.task, &opts, &cancel).await
+        work(cancel).await
+    })
+}
+
+/// `--act`: the acting agent in a live tab.
+fn act(args: &Args, cfg: &ProviderConfig) -> anyhow::Result<()> {
+    let url = args.input.input.trim();
+    if !(url.starts_with("http://") || url.starts_with("https://")) {
+        bail!("--act opens the page in a browser: give an http(s) URL, not '{url}'");
+    }
+    let provider = Provider::new(cfg.clone())?;
+    let opts = StepOptions {
+        max_steps: args.max_iterations as usize,
+        view_max_tokens: args
+            .view_max_tokens
+            .map_or(StepOptions::default().view_max_tokens, |n| n as usize),
+        ..StepOptions::default()
+    };
+    let run = with_ctrl_c(|cancel| async move {
+        let live = LiveBrowser::new(BrowserOptions::default());
+        let run = async {
+            let page = live.page(None).await?;
+            let mut page = page.lock().await;
+            page.tab().navigate(url).await?;
+            anyhow::Ok(run_steps(&provider, &args.task, &mut *page, &opts, &cancel).await?)
+        }
+        .await;
+        live.shutdown().await;
+        run
     })?;
-    print(&outcome, &cfg, args.json)
+    if args.json {
+        return crate::out::line(&serde_json::to_string(&run)?);
+    }
+    for (n, step) in run.steps.iter().enumerate() {
+        crate::out::line(&format!(
+            "{}. {} {} → {} (view: {} tokens)",
+            n + 1,
+            step.tool.as_deref().unwrap_or("(no tool)"),
+            step.arguments.as_deref().unwrap_or(""),
+            step.result,
+            step.view_tokens
+        ))?;
+    }
+    crate::out::line(match run.solved {
+        Some(true) => "done: solved",
+        Some(false) => "done: not solved",
+        None => "stopped at the step limit",
+    })?;
+    if let Some(answer) = &run.answer {
+        crate::out::line(answer)?;
+    }
+    eprintln!(
+        "{} input + {} output tokens",
+        run.usage.input_tokens, run.usage.output_tokens
+    );
+    Ok(())
 }
 
 fn read_schema(path: &std::path::Path) -> anyhow::Result<serde_json::Value> {
