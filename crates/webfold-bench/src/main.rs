@@ -16,11 +16,15 @@
 //! `webfold-bench agent` measures the agent loop's input tokens with chunking
 //! against the full-HTML prompt on the large corpus pages (scripted
 //! transcripts), with iterations and the fallback rate.
+//! `webfold-bench instances` loads one and two `webfold serve` instances on
+//! PostgreSQL beside one on SQLite and times a refresh's notification from
+//! one instance to another.
 
 mod agent;
 mod aria;
 mod cold;
 mod extract;
+mod instances;
 mod rss;
 mod run;
 mod ui_latency;
@@ -41,6 +45,9 @@ fn main() -> anyhow::Result<()> {
     }
     if args.first().map(String::as_str) == Some("rss") {
         return rss::main(&args[1..]);
+    }
+    if args.first().map(String::as_str) == Some("instances") {
+        return instances::main(&args[1..]);
     }
     if args.first().map(String::as_str) == Some("ui-latency") {
         return ui_latency::main(&args[1..]);

@@ -75,6 +75,24 @@ struct Inner {
     tick: u64,
 }
 
+impl Inner {
+    /// Drops the entries whose key matches.
+    fn evict(&mut self, matches: impl Fn(&Key) -> bool) {
+        let keys: Vec<Key> = self
+            .entries
+            .keys()
+            .filter(|k| matches(k))
+            .copied()
+            .collect();
+        for key in keys {
+            if let Some(e) = self.entries.remove(&key) {
+                self.order.remove(&e.tick);
+                self.bytes -= e.page.cost();
+            }
+        }
+    }
+}
+
 /// A byte-bounded LRU of parsed pages keyed by (conversation, version).
 pub struct PageCache {
     capacity: usize,
@@ -131,6 +149,32 @@ impl PageCache {
         *latest = (*latest).max(version);
     }
 
+    /// Another process made `version` the latest: records it and drops the
+    /// cached copies of older versions (an older version asked for by number
+    /// is loaded again from the store).
+    pub fn retire(&self, id: ConversationId, version: u32) {
+        let mut inner = self.lock();
+        if inner.deleted.contains(&id) {
+            return;
+        }
+        let latest = inner.latest.entry(id).or_insert(version);
+        *latest = (*latest).max(version);
+        inner.evict(|k| k.0 == id && k.1 < version);
+    }
+
+    /// The cached versions of `id`, oldest first.
+    pub fn cached_versions(&self, id: ConversationId) -> Vec<u32> {
+        let mut versions: Vec<u32> = self
+            .lock()
+            .entries
+            .keys()
+            .filter(|k| k.0 == id)
+            .map(|k| k.1)
+            .collect();
+        versions.sort_unstable();
+        versions
+    }
+
     /// Inserts a page and evicts the least recently used until under capacity.
     /// A page larger than the whole cache is not kept (callers still use it).
     pub fn insert(&self, page: Arc<LoadedPage>) {
@@ -169,18 +213,7 @@ impl PageCache {
         let mut inner = self.lock();
         inner.latest.remove(&id);
         inner.deleted.insert(id);
-        let keys: Vec<Key> = inner
-            .entries
-            .keys()
-            .filter(|k| k.0 == id)
-            .copied()
-            .collect();
-        for key in keys {
-            if let Some(e) = inner.entries.remove(&key) {
-                inner.order.remove(&e.tick);
-                inner.bytes -= e.page.cost();
-            }
-        }
+        inner.evict(|k| k.0 == id);
     }
 
     pub fn stats(&self) -> CacheStats {

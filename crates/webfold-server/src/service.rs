@@ -2,14 +2,15 @@
 //! cache for speed. Both the bridge API and the MCP tools go through here.
 
 use std::collections::HashMap;
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, Weak};
+use std::time::Duration;
 
 use tokio::sync::OnceCell;
 use webfold_core::Page;
 use webfold_core::page::capture::DomCapture;
 use webfold_core::snapshot::SnapshotSession;
 use webfold_store::{
-    Conversation, ConversationId, ListQuery, NewConversation, NewPage, Store, StoreError,
+    Change, Conversation, ConversationId, ListQuery, NewConversation, NewPage, Store, StoreError,
 };
 
 use crate::cache::{LoadedPage, PageCache};
@@ -35,7 +36,10 @@ pub enum Freshness {
     /// authoritative and a cached page is served without touching the store.
     Exclusive,
     /// Another process may refresh conversations (`webfold mcp` sharing the
-    /// bridge's database): each lookup asks the store for the latest version.
+    /// bridge's database, several `serve` instances on PostgreSQL): each
+    /// lookup asks the store for the latest version number (one indexed
+    /// read), so a refresh acknowledged anywhere is what the next read here
+    /// serves, whether or not its notification has arrived yet.
     Shared,
 }
 
@@ -52,6 +56,9 @@ pub struct Conversations {
     /// the previous tree for diffs). Kept in memory: after a restart refs
     /// start over, which the snapshot header makes visible.
     sessions: Mutex<HashMap<ConversationId, Arc<Mutex<SnapshotSession>>>>,
+    /// Whether the store's change notifications are being heard, once
+    /// [`Conversations::follow_changes`] subscribed.
+    listening: Mutex<Option<tokio::sync::watch::Receiver<bool>>>,
 }
 
 impl Conversations {
@@ -62,6 +69,57 @@ impl Conversations {
             freshness,
             loading: Mutex::default(),
             sessions: Mutex::default(),
+            listening: Mutex::default(),
+        }
+    }
+
+    /// Applies other processes' refreshes and deletions to this process's
+    /// cache as the store hears them: a refresh retires the cached copies of
+    /// older versions, a deletion drops the conversation's pages and snapshot
+    /// session. Waits at most `wait` for the store to start listening and
+    /// says whether it did; `false` as well when the store cannot hear
+    /// changes (SQLite). Reads stay right either way (see
+    /// [`Freshness::Shared`]); this keeps the cache from holding pages
+    /// nobody will be served.
+    pub async fn follow_changes(self: &Arc<Self>, wait: Duration) -> bool {
+        let Some(mut changes) = self.store.changes() else {
+            return false;
+        };
+        *self.listening.lock().unwrap_or_else(|p| p.into_inner()) = Some(changes.listening());
+        let listening = changes.wait_listening(wait).await;
+        let this: Weak<Self> = Arc::downgrade(self);
+        tokio::spawn(async move {
+            while let Some(change) = changes.next().await {
+                let Some(this) = this.upgrade() else { return };
+                this.apply(change);
+            }
+        });
+        listening
+    }
+
+    /// Whether change notifications are being heard now; `None` when this
+    /// process does not follow them.
+    pub fn listening(&self) -> Option<bool> {
+        self.listening
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .as_ref()
+            .map(|l| *l.borrow())
+    }
+
+    fn apply(&self, change: Change) {
+        match change {
+            Change::Refreshed { id, version } => self.cache.retire(id, version),
+            Change::Deleted { id } => {
+                self.cache.remove(id);
+                self.sessions
+                    .lock()
+                    .unwrap_or_else(|p| p.into_inner())
+                    .remove(&id);
+            }
+            // Nothing to redo: every read checks the latest version anyway,
+            // and what was not retired ages out of the LRU.
+            Change::Missed => {}
         }
     }
 
@@ -135,9 +193,13 @@ impl Conversations {
         let version = match (self.freshness, self.cache.latest_version(id)) {
             (Freshness::Exclusive, Some(v)) => v,
             _ => {
-                let conv = self.get(id).await?;
-                self.cache.note_version(id, conv.version);
-                conv.version
+                let version = self
+                    .store
+                    .latest_version(id)
+                    .await?
+                    .ok_or(ServiceError::ConversationNotFound)?;
+                self.cache.note_version(id, version);
+                version
             }
         };
         self.version(id, version).await

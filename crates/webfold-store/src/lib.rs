@@ -10,6 +10,7 @@
 //! server instances share one database. [`open`] picks one from `--db`: a
 //! `postgres://` URL or a file path.
 
+mod changes;
 mod history;
 mod id;
 mod postgres;
@@ -18,6 +19,7 @@ mod sqlite;
 use std::future::Future;
 use std::pin::Pin;
 
+pub use changes::{Change, Changes};
 pub use history::{HistoryStore, Message, Role};
 pub use id::{ConversationId, InvalidId};
 pub use postgres::{PostgresOptions, PostgresStore};
@@ -168,6 +170,20 @@ pub trait Store: Send + Sync + 'static {
 
     /// The version numbers kept for a conversation, oldest first.
     fn versions(&self, id: ConversationId) -> StoreFuture<'_, Vec<u32>>;
+
+    /// The latest version number, `None` if the conversation does not exist:
+    /// what a reader checks before serving a cached page when other
+    /// processes write too. Backends answer it with one cheap lookup.
+    fn latest_version(&self, id: ConversationId) -> StoreFuture<'_, Option<u32>> {
+        Box::pin(async move { Ok(self.get(id).await?.map(|c| c.version)) })
+    }
+
+    /// Refreshes and deletions made by other processes sharing the database,
+    /// as they commit; `None` when the backend has no way to hear them
+    /// (SQLite). Needs a tokio runtime.
+    fn changes(&self) -> Option<Changes> {
+        None
+    }
 }
 
 /// Where conversations live, as given to `--db`.

@@ -10,19 +10,32 @@
 //! once, a caller waits at most `acquire_timeout` for one, and a connection
 //! the server closed (a restart) is dropped and replaced on the next call, so
 //! webfold recovers without being restarted.
+//!
+//! Each refresh and deletion also sends a notification on [`CHANNEL`] in its
+//! own transaction. [`Store::changes`] opens one more connection that
+//! `LISTEN`s there (reconnecting with backoff after a restart) and passes
+//! what other stores changed to its subscribers, in commit order.
 
 use std::str::FromStr;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use tokio::sync::{OwnedSemaphorePermit, Semaphore};
+use tokio::sync::{OwnedSemaphorePermit, Semaphore, broadcast, mpsc, oneshot, watch};
 use tokio_postgres::config::SslMode;
-use tokio_postgres::{Client, Config, NoTls, Row};
+use tokio_postgres::{AsyncMessage, Client, Config, NoTls, Row};
 
 use crate::{
-    CONVERSATION_COLUMNS, Conversation, ConversationId, ListQuery, NewConversation, NewPage,
-    Result, Store, StoreError, StoreFuture, StoredPage, now_ms,
+    CONVERSATION_COLUMNS, Change, Changes, Conversation, ConversationId, ListQuery,
+    NewConversation, NewPage, Result, Store, StoreError, StoreFuture, StoredPage, now_ms,
 };
+
+/// The notification channel for refreshes and deletions. A payload is
+/// `<id> <version> <origin>` or `<id> deleted <origin>`, where the origin
+/// names the store that made the change (its own changes are not echoed).
+pub const CHANNEL: &str = "webfold_changes";
+
+/// Changes a slow subscriber may fall behind by before it is told it missed some.
+const CHANGES_BUFFER: usize = 4096;
 
 /// Schema migrations, applied in order; the schema version is their count.
 /// Append only: a released migration never changes. Version 1 is the SQLite
@@ -97,6 +110,17 @@ struct Inner {
     opts: PostgresOptions,
     permits: Arc<Semaphore>,
     idle: Mutex<Vec<Client>>,
+    /// This store's tag in the notifications it sends.
+    origin: String,
+    /// The listening connection's task, started by the first `changes`.
+    listener: Mutex<Option<Listener>>,
+}
+
+struct Listener {
+    events: broadcast::Sender<Change>,
+    listening: watch::Receiver<bool>,
+    /// Dropped with the store, which ends the task.
+    _stop: oneshot::Sender<()>,
 }
 
 /// A connection lent by the pool; returned on drop unless the server closed it.
@@ -171,6 +195,9 @@ impl PostgresStore {
             max_connections: opts.max_connections.max(1),
             ..opts
         };
+        let mut tag = [0u8; 8];
+        getrandom::fill(&mut tag)
+            .map_err(|e| StoreError::Backend(format!("the OS random source failed: {e}")))?;
         let store = Self {
             inner: Arc::new(Inner {
                 config,
@@ -178,6 +205,8 @@ impl PostgresStore {
                 permits: Arc::new(Semaphore::new(opts.max_connections)),
                 opts,
                 idle: Mutex::new(Vec::new()),
+                origin: tag.iter().map(|b| format!("{b:02x}")).collect(),
+                listener: Mutex::new(None),
             }),
         };
         let mut client = store.client().await?;
@@ -255,6 +284,86 @@ impl PostgresStore {
                 .await
                 .map_err(|e| pg_error(&self.inner.shown, e))
         })
+    }
+}
+
+/// Holds one `LISTEN` connection for as long as `stop` is open, reconnecting
+/// with backoff (0.1 s doubling to 5 s) whenever it is lost.
+async fn listen(
+    config: Config,
+    origin: String,
+    events: broadcast::Sender<Change>,
+    listening: watch::Sender<bool>,
+    mut stop: oneshot::Receiver<()>,
+) {
+    let mut backoff = Duration::from_millis(100);
+    let mut first = true;
+    loop {
+        let session = async {
+            let (client, mut connection) = config.connect(NoTls).await.ok()?;
+            let (heard, mut inbox) = mpsc::unbounded_channel();
+            // The connection delivers notifications in order; forward them
+            // until the server closes it.
+            tokio::spawn(async move {
+                while let Some(Ok(message)) =
+                    std::future::poll_fn(|cx| connection.poll_message(cx)).await
+                {
+                    if let AsyncMessage::Notification(n) = message
+                        && heard.send(n.payload().to_string()).is_err()
+                    {
+                        break;
+                    }
+                }
+            });
+            client
+                .batch_execute(&format!("LISTEN {CHANNEL}"))
+                .await
+                .ok()?;
+            listening.send_replace(true);
+            if !std::mem::take(&mut first) {
+                // What was sent while the connection was down is lost.
+                let _ = events.send(Change::Missed);
+            }
+            while let Some(payload) = inbox.recv().await {
+                if let Some(change) = parse_change(&payload, &origin) {
+                    let _ = events.send(change);
+                }
+            }
+            drop(client);
+            Some(())
+        };
+        let heard = tokio::select! {
+            _ = &mut stop => return,
+            up = session => up.is_some(),
+        };
+        listening.send_replace(false);
+        if heard {
+            backoff = Duration::from_millis(100);
+        }
+        tokio::select! {
+            _ = &mut stop => return,
+            _ = tokio::time::sleep(backoff) => {}
+        }
+        backoff = (backoff * 2).min(Duration::from_secs(5));
+    }
+}
+
+/// Reads a notification payload; `None` for this store's own changes and
+/// for anything malformed.
+fn parse_change(payload: &str, own_origin: &str) -> Option<Change> {
+    let mut parts = payload.split(' ');
+    let id = parts.next()?.parse::<ConversationId>().ok()?;
+    let what = parts.next()?;
+    let origin = parts.next()?;
+    if origin == own_origin || parts.next().is_some() {
+        return None;
+    }
+    match what {
+        "deleted" => Some(Change::Deleted { id }),
+        v => Some(Change::Refreshed {
+            id,
+            version: v.parse().ok()?,
+        }),
     }
 }
 
@@ -430,13 +539,21 @@ impl Store for PostgresStore {
     }
 
     fn delete(&self, id: ConversationId) -> StoreFuture<'_, bool> {
+        let origin = self.inner.origin.clone();
         self.run(move |client, _| async move {
-            let n = client
-                .execute(
-                    "DELETE FROM conversations WHERE id = $1",
-                    &[&id.to_string()],
+            // One statement: the notification goes out with the deletion's
+            // commit, and only when a row was deleted.
+            let n: i64 = client
+                .query_one(
+                    &format!(
+                        "WITH gone AS (DELETE FROM conversations WHERE id = $1 RETURNING id), \
+                         sent AS (SELECT pg_notify('{CHANNEL}', id || ' deleted ' || $2::TEXT) FROM gone) \
+                         SELECT count(*) FROM sent"
+                    ),
+                    &[&id.to_string(), &origin],
                 )
-                .await?;
+                .await?
+                .get(0);
             Ok(n > 0)
         })
     }
@@ -446,6 +563,7 @@ impl Store for PostgresStore {
         id: ConversationId,
         page: NewPage,
     ) -> StoreFuture<'_, Option<Conversation>> {
+        let origin = self.inner.origin.clone();
         self.run(move |mut client, opts| async move {
             let key = id.to_string();
             let now = now_ms();
@@ -480,9 +598,59 @@ impl Store for PostgresStore {
                 &[&key, &oldest_dropped],
             )
             .await?;
+            // Delivered to the other instances when (and only if) this commits.
+            let payload = format!("{key} {version} {origin}");
+            tx.execute(
+                &format!("SELECT pg_notify('{CHANNEL}', $1)"),
+                &[&payload],
+            )
+            .await?;
             let conv = get_conversation(&tx, &key).await?;
             tx.commit().await?;
             Ok(conv)
+        })
+    }
+
+    fn latest_version(&self, id: ConversationId) -> StoreFuture<'_, Option<u32>> {
+        self.run(move |client, _| async move {
+            let row = client
+                .query_opt(
+                    "SELECT version FROM conversations WHERE id = $1",
+                    &[&id.to_string()],
+                )
+                .await?;
+            Ok(row.map(|r| r.get::<_, i32>(0).max(0) as u32))
+        })
+    }
+
+    fn changes(&self) -> Option<Changes> {
+        let mut slot = self
+            .inner
+            .listener
+            .lock()
+            .unwrap_or_else(|p| p.into_inner());
+        if slot.is_none() {
+            let runtime = tokio::runtime::Handle::try_current().ok()?;
+            let (events, _) = broadcast::channel(CHANGES_BUFFER);
+            let (up, listening) = watch::channel(false);
+            let (stop, stopped) = oneshot::channel();
+            runtime.spawn(listen(
+                self.inner.config.clone(),
+                self.inner.origin.clone(),
+                events.clone(),
+                up,
+                stopped,
+            ));
+            *slot = Some(Listener {
+                events,
+                listening,
+                _stop: stop,
+            });
+        }
+        let listener = slot.as_ref()?;
+        Some(Changes {
+            events: listener.events.subscribe(),
+            listening: listener.listening.clone(),
         })
     }
 
@@ -536,7 +704,30 @@ impl Store for PostgresStore {
 
 #[cfg(test)]
 mod tests {
-    use super::redact;
+    use super::{Change, ConversationId, parse_change, redact};
+
+    #[test]
+    fn notification_payloads() {
+        let id = ConversationId::from_bytes([0xab; 16]);
+        assert_eq!(
+            parse_change(&format!("{id} 7 other"), "mine"),
+            Some(Change::Refreshed { id, version: 7 })
+        );
+        assert_eq!(
+            parse_change(&format!("{id} deleted other"), "mine"),
+            Some(Change::Deleted { id })
+        );
+        assert_eq!(parse_change(&format!("{id} 7 mine"), "mine"), None);
+        for bad in [
+            "",
+            "x 1 o",
+            &format!("{id} x o"),
+            &format!("{id} 1"),
+            &format!("{id} 1 o extra"),
+        ] {
+            assert_eq!(parse_change(bad, "mine"), None, "{bad:?}");
+        }
+    }
 
     #[test]
     fn passwords_are_not_shown() {

@@ -11,8 +11,8 @@ use std::time::{Duration, Instant};
 
 use support::pg::PgCluster;
 use webfold_store::{
-    ConversationId, Database, ListQuery, NewConversation, NewPage, PostgresOptions, PostgresStore,
-    SqliteOptions, SqliteStore, Store, StoreError,
+    Change, ConversationId, Database, ListQuery, NewConversation, NewPage, PostgresOptions,
+    PostgresStore, SqliteOptions, SqliteStore, Store, StoreError,
 };
 
 fn fresh_db(name: &str) -> PathBuf {
@@ -552,6 +552,14 @@ where
     }
 }
 
+/// Options for a server that goes away: connecting fails after 2 s.
+fn quick_to_give_up() -> PostgresOptions {
+    PostgresOptions {
+        connect_timeout: Duration::from_secs(2),
+        ..Default::default()
+    }
+}
+
 /// PostgreSQL crashes (`pg_ctl stop -m immediate`) and comes back: calls fail
 /// with a clear error while it is down, acknowledged writes survive, and the
 /// same store works again after the restart without being reopened.
@@ -559,10 +567,7 @@ where
 async fn a_postgres_restart_is_survived() {
     let cluster = PgCluster::start();
     let url = cluster.new_database();
-    let opts = PostgresOptions {
-        connect_timeout: Duration::from_secs(2),
-        ..Default::default()
-    };
+    let opts = quick_to_give_up();
     let store = PostgresStore::open(&url, opts).await.unwrap();
     // Several pooled connections, all of which the crash closes.
     let c = store.create(new_conv("<p>before</p>")).await.unwrap();
@@ -606,4 +611,101 @@ async fn a_postgres_restart_is_survived() {
     .await;
     assert_eq!(v2.unwrap().version, 2);
     assert_eq!(store.versions(c.id).await.unwrap(), vec![1, 2]);
+}
+
+fn page(html: &str) -> NewPage {
+    NewPage {
+        html: html.into(),
+        url: None,
+    }
+}
+
+/// What a subscriber hears next, within a bounded wait.
+async fn heard(changes: &mut webfold_store::Changes) -> Option<Change> {
+    tokio::time::timeout(Duration::from_secs(10), changes.next())
+        .await
+        .expect("a change is heard within 10 s")
+}
+
+/// A store hears the refreshes and deletions other stores commit, in commit
+/// order, never its own, nothing for what was rolled back or did not happen;
+/// after PostgreSQL restarts it says it may have missed some and hears the
+/// next ones again.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn other_stores_hear_changes_in_commit_order_across_a_restart() {
+    let cluster = PgCluster::start();
+    let url = cluster.new_database();
+    let opts = quick_to_give_up();
+    let a = PostgresStore::open(&url, opts.clone()).await.unwrap();
+    let b = PostgresStore::open(&url, opts).await.unwrap();
+    let mut at_a = a.changes().expect("PostgreSQL stores hear changes");
+    let mut at_b = b.changes().expect("PostgreSQL stores hear changes");
+    assert!(at_a.wait_listening(Duration::from_secs(10)).await);
+    assert!(at_b.wait_listening(Duration::from_secs(10)).await);
+
+    let c = a.create(new_conv("<p>1</p>")).await.unwrap();
+    for v in 2..=5 {
+        let conv = a.add_version(c.id, page(&format!("<p>{v}</p>"))).await;
+        assert_eq!(conv.unwrap().unwrap().version, v);
+    }
+    let missing = ConversationId::random().unwrap();
+    assert!(
+        a.add_version(missing, page("<p>x</p>"))
+            .await
+            .unwrap()
+            .is_none()
+    );
+    assert!(!a.delete(missing).await.unwrap());
+    // B refreshes too: A hears it, B does not hear itself.
+    assert_eq!(
+        b.add_version(c.id, page("<p>6</p>"))
+            .await
+            .unwrap()
+            .unwrap()
+            .version,
+        6
+    );
+    assert!(a.delete(c.id).await.unwrap());
+    for version in 2..=5 {
+        assert_eq!(
+            heard(&mut at_b).await,
+            Some(Change::Refreshed { id: c.id, version })
+        );
+    }
+    assert_eq!(heard(&mut at_b).await, Some(Change::Deleted { id: c.id }));
+    assert_eq!(
+        heard(&mut at_a).await,
+        Some(Change::Refreshed {
+            id: c.id,
+            version: 6
+        })
+    );
+    // SQLite has no one to hear from.
+    let lite = SqliteStore::open(&fresh_db("changes"), SqliteOptions::default()).unwrap();
+    assert!(lite.changes().is_none());
+
+    cluster.kill();
+    let mut state = at_b.listening();
+    tokio::time::timeout(Duration::from_secs(10), state.wait_for(|up| !*up))
+        .await
+        .expect("the lost connection is noticed")
+        .unwrap();
+    cluster.start_server();
+    assert!(
+        at_b.wait_listening(Duration::from_secs(30)).await,
+        "listening again after the restart"
+    );
+    assert_eq!(heard(&mut at_b).await, Some(Change::Missed));
+    let (d, _) = until_ok(Duration::from_secs(30), || a.create(new_conv("<p>1</p>"))).await;
+    let (_, _) = until_ok(Duration::from_secs(30), || {
+        a.add_version(d.id, page("<p>2</p>"))
+    })
+    .await;
+    assert_eq!(
+        heard(&mut at_b).await,
+        Some(Change::Refreshed {
+            id: d.id,
+            version: 2
+        })
+    );
 }

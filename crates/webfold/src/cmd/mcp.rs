@@ -79,6 +79,13 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         groups: args.tools,
     };
     let served = runtime.block_on(async move {
+        if let Some(conversations) = &ctx.conversations {
+            // On PostgreSQL, other processes' refreshes and deletions retire
+            // cached pages as they commit (a no-op on SQLite).
+            conversations
+                .follow_changes(std::time::Duration::from_secs(5))
+                .await;
+        }
         if let Some(link) = &ui {
             // Shown in the browser's agents list from the start; a daemon
             // that cannot start is reported here and at each UI tool call.

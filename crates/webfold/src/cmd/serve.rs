@@ -82,7 +82,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         // On PostgreSQL other instances write too: each lookup asks the store
         // for the latest version, so no instance serves a page older than a
         // refresh another one acknowledged.
-        let freshness = match db {
+        let freshness = match &db {
             Database::Sqlite(_) => Freshness::Exclusive,
             Database::Postgres(_) => Freshness::Shared,
         };
@@ -112,6 +112,15 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             args.cache_mb.max(1) * 1024 * 1024,
             freshness,
         ));
+        // Other instances' refreshes and deletions retire this one's cached
+        // copies as they commit (PostgreSQL's LISTEN/NOTIFY).
+        if matches!(db, Database::Postgres(_))
+            && !conversations.follow_changes(std::time::Duration::from_secs(5)).await
+        {
+            eprintln!(
+                "warning: not yet listening for other instances' changes on {db}; pages are still checked against the database on every read, and listening starts when PostgreSQL answers"
+            );
+        }
         let fetcher = webfold_fetch::Fetcher::new(webfold_fetch::FetchOptions::default()).ok();
         let browser = Arc::new(LiveBrowser::new(args.chromium.options()));
         let tools = ToolContext { conversations: Some(conversations.clone()), fetcher, browser: Some(browser.clone()), ..ToolContext::default() };
