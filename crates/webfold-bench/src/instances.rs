@@ -300,6 +300,7 @@ async fn events(url: &str, n: usize) -> anyhow::Result<(Vec<Duration>, Vec<Durat
             page: NewPage {
                 html: "<p>0</p>".into(),
                 url: None,
+                capture: None,
             },
             ..Default::default()
         })
@@ -310,6 +311,7 @@ async fn events(url: &str, n: usize) -> anyhow::Result<(Vec<Duration>, Vec<Durat
         let page = NewPage {
             html: format!("<p>{i}</p>"),
             url: None,
+            capture: None,
         };
         let version = a
             .add_version(conv.id, page)

@@ -44,6 +44,7 @@ async fn create(on: &Conversations) -> webfold_store::Conversation {
     let page = NewPage {
         html: html(1),
         url: None,
+        capture: None,
     };
     let new = NewConversation {
         page,
@@ -103,6 +104,7 @@ async fn a_refresh_on_one_instance_is_never_followed_by_the_old_page_on_another(
                 NewPage {
                     html: html(version),
                     url: None,
+                    capture: None,
                 },
             )
             .await
@@ -147,6 +149,7 @@ async fn a_refresh_on_one_instance_is_never_followed_by_the_old_page_on_another(
         let page = NewPage {
             html: html(2),
             url: None,
+            capture: None,
         };
         match a.refresh(conv.id, page).await {
             Ok((c, _)) => break c,
@@ -162,6 +165,7 @@ async fn a_refresh_on_one_instance_is_never_followed_by_the_old_page_on_another(
     let third = NewPage {
         html: html(3),
         url: None,
+        capture: None,
     };
     a.refresh(conv.id, third).await.unwrap();
     // B holds version 2; the notification of version 3 retires it.

@@ -617,6 +617,7 @@ fn page(html: &str) -> NewPage {
     NewPage {
         html: html.into(),
         url: None,
+        capture: None,
     }
 }
 
