@@ -16,6 +16,8 @@
 //! `webfold-bench agent` measures the agent loop's input tokens with chunking
 //! against the full-HTML prompt on the large corpus pages (scripted
 //! transcripts), with iterations and the fallback rate.
+//! `webfold-bench soak --seconds N` runs mixed bridge and MCP load on
+//! loopback and prints RSS and open file descriptors over time.
 
 mod agent;
 mod aria;
@@ -23,6 +25,7 @@ mod cold;
 mod extract;
 mod rss;
 mod run;
+mod soak;
 mod ui_latency;
 
 fn main() -> anyhow::Result<()> {
@@ -41,6 +44,9 @@ fn main() -> anyhow::Result<()> {
     }
     if args.first().map(String::as_str) == Some("rss") {
         return rss::main(&args[1..]);
+    }
+    if args.first().map(String::as_str) == Some("soak") {
+        return soak::main(&args[1..]);
     }
     if args.first().map(String::as_str) == Some("ui-latency") {
         return ui_latency::main(&args[1..]);
