@@ -19,6 +19,8 @@
 //! `webfold-bench instances` loads one and two `webfold serve` instances on
 //! PostgreSQL beside one on SQLite and times a refresh's notification from
 //! one instance to another.
+//! `webfold-bench soak --seconds N` runs mixed bridge and MCP load on
+//! loopback and prints RSS and open file descriptors over time.
 
 mod agent;
 mod aria;
@@ -27,6 +29,7 @@ mod extract;
 mod instances;
 mod rss;
 mod run;
+mod soak;
 mod ui_latency;
 
 fn main() -> anyhow::Result<()> {
@@ -48,6 +51,9 @@ fn main() -> anyhow::Result<()> {
     }
     if args.first().map(String::as_str) == Some("instances") {
         return instances::main(&args[1..]);
+    }
+    if args.first().map(String::as_str) == Some("soak") {
+        return soak::main(&args[1..]);
     }
     if args.first().map(String::as_str) == Some("ui-latency") {
         return ui_latency::main(&args[1..]);

@@ -66,7 +66,7 @@ pub enum LiveError {
     )]
     BrowserGone,
     #[error(
-        "the browser did not finish within {0} s (a dialog, or a page that never loads?); try again or navigate elsewhere"
+        "the browser did not answer within {0} s (a page script stuck in a loop, a dialog, or a page that never loads); it was closed and its pages are gone: call again and a new one starts (the server's --browser-timeout allows slower pages)"
     )]
     Timeout(u64),
     #[error(transparent)]
@@ -405,23 +405,34 @@ impl LiveBrowser {
         Ok(page)
     }
 
-    /// Runs `work` on a page within the time a navigation may take plus a
-    /// margin: a page stuck on a dialog must not hang the tool. When the
-    /// browser has gone away, it is forgotten so the next call starts anew.
+    /// How long one tool call may hold a page: twice the time a navigation
+    /// may take (the navigation, then the steps and the capture after it).
+    pub fn call_limit(&self) -> Duration {
+        self.options.navigation_timeout.saturating_mul(2)
+    }
+
+    /// Runs `work` on a page within [`LiveBrowser::call_limit`]: a page stuck
+    /// on a dialog or a script that never returns must not hang the tool.
+    /// When the browser has gone away or stopped answering, it is forgotten
+    /// (a hung one closed) so the next call starts a new one.
     pub async fn bounded<T>(
         &self,
         work: impl Future<Output = Result<T, LiveError>>,
     ) -> Result<T, LiveError> {
-        let limit = self.options.navigation_timeout + Duration::from_secs(30);
-        let result = match tokio::time::timeout(limit, work).await {
+        let limit = self.call_limit();
+        match tokio::time::timeout(limit, work).await {
+            Ok(Err(LiveError::Browser(BrowserError::Cdp(CdpError::Closed)))) => {
+                self.forget().await;
+                Err(LiveError::BrowserGone)
+            }
             Ok(r) => r,
-            Err(_) => Err(LiveError::Timeout(limit.as_secs())),
-        };
-        if let Err(LiveError::Browser(BrowserError::Cdp(CdpError::Closed))) = &result {
-            self.forget().await;
-            return Err(LiveError::BrowserGone);
+            Err(_) => {
+                // Its renderer may never answer again: every call on the
+                // page would wait out the limit. A new browser starts clean.
+                self.forget().await;
+                Err(LiveError::Timeout(limit.as_secs().max(1)))
+            }
         }
-        result
     }
 
     async fn forget(&self) {

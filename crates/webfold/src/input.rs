@@ -63,6 +63,10 @@ pub struct ChromiumArgs {
     /// Attach to a running Chromium's DevTools WebSocket instead of launching one
     #[arg(long, value_name = "WS_URL")]
     pub cdp_url: Option<String>,
+    /// Seconds a page may take to load; a browser tool call still running
+    /// after twice as long is stopped and its browser closed
+    #[arg(long, value_name = "SECONDS", default_value_t = 30, value_parser = clap::value_parser!(u64).range(1..=3600))]
+    pub browser_timeout: u64,
 }
 
 impl ChromiumArgs {
@@ -70,6 +74,7 @@ impl ChromiumArgs {
         webfold_browser::BrowserOptions {
             cdp_url: self.cdp_url.clone(),
             viewport: self.viewport,
+            navigation_timeout: std::time::Duration::from_secs(self.browser_timeout),
             ..Default::default()
         }
     }

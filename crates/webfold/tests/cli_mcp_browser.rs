@@ -1,6 +1,7 @@
 //! `webfold mcp` with the browser tools, over real stdio: `--viewport`
-//! reaches the browser, and Chromium (with every helper process it started)
-//! is gone once the server exits.
+//! reaches the browser, Chromium (with every helper process it started) is
+//! gone once the server exits, and a crashed or hung Chromium is reported
+//! and replaced by the next call.
 
 use std::collections::HashSet;
 use std::io::{BufRead, BufReader, Read, Write};
@@ -12,8 +13,17 @@ use serde_json::{Value, json};
 const PAGE: &str = r#"<!doctype html><html><head><title>Stdio fixture</title></head><body>
 <button onclick="this.textContent = 'Clicked'">Press me</button></body></html>"#;
 
+/// A page whose button's handler never returns: its renderer hangs.
+const FROZEN: &str = r#"<!doctype html><html><head><title>Frozen fixture</title></head><body>
+<button onclick="for (;;) {}">Freeze</button></body></html>"#;
+
 /// Serves PAGE for every request; returns its URL.
 fn serve() -> String {
+    serve_page(PAGE)
+}
+
+/// Serves `page` for every request; returns its URL.
+fn serve_page(page: &'static str) -> String {
     let listener = TcpListener::bind("127.0.0.1:0").expect("bind");
     let addr = listener.local_addr().expect("addr");
     std::thread::spawn(move || {
@@ -22,8 +32,8 @@ fn serve() -> String {
             let mut buf = [0u8; 4096];
             let _ = s.read(&mut buf);
             let resp = format!(
-                "HTTP/1.1 200 OK\r\ncontent-type: text/html; charset=utf-8\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{PAGE}",
-                PAGE.len()
+                "HTTP/1.1 200 OK\r\ncontent-type: text/html; charset=utf-8\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{page}",
+                page.len()
             );
             let _ = s.write_all(resp.as_bytes());
         }
@@ -177,18 +187,7 @@ fn browser_tools_over_stdio_use_the_viewport_and_stop_chromium_on_exit() {
     assert!(descendants(child.id()).is_empty());
 
     let r = client.call("browser_navigate", json!({"url": url}));
-    let snap = page_text(&r);
-    let line = snap
-        .lines()
-        .find(|l| l.contains("button \"Press me\""))
-        .unwrap_or_else(|| panic!("{snap}"));
-    let button = line
-        .split("[ref=")
-        .nth(1)
-        .unwrap()
-        .split(']')
-        .next()
-        .unwrap();
+    let button = ref_of(&page_text(&r), "button \"Press me\"");
     let r = client.call("browser_click", json!({"ref": button}));
     assert!(page_text(&r).contains("button \"Clicked\""), "{r}");
     let r = client.call("browser_screenshot", json!({}));
@@ -225,6 +224,46 @@ fn sigterm_stops_the_server_and_chromium() {
     assert!(left.is_empty(), "still running after SIGTERM: {left:?}");
 }
 
+/// The ref of the snapshot line naming `what` (`- button "Press me" [ref=e2]`
+/// → `e2`).
+fn ref_of(snap: &str, what: &str) -> String {
+    snap.lines()
+        .find(|l| l.contains(what))
+        .and_then(|line| line.split("[ref=").nth(1))
+        .and_then(|r| r.split(']').next())
+        .unwrap_or_else(|| panic!("no ref for {what} in {snap}"))
+        .to_string()
+}
+
+/// Waits (ten seconds at most) until none of `procs` runs.
+fn wait_gone(procs: &HashSet<(u32, u64)>, what: &str) {
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    while !alive(procs).is_empty() {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "{what}: {:?}",
+            alive(procs)
+        );
+        std::thread::yield_now();
+    }
+}
+
+/// The next browser call launches a new Chromium (none of `old`) and works;
+/// then the server exits cleanly.
+fn next_call_starts_a_new_browser(
+    mut child: Child,
+    mut client: Client,
+    url: &str,
+    old: &HashSet<(u32, u64)>,
+) {
+    let r = client.call("browser_navigate", json!({"url": url}));
+    assert!(page_text(&r).contains("button \"Press me\""), "{r}");
+    let new = descendants(child.id());
+    assert!(!new.is_empty() && new.is_disjoint(old));
+    drop(client.stdin.take());
+    assert!(wait_for_exit(&mut child).success());
+}
+
 /// The page content of a tool result: its text between the delimiters.
 fn page_text(r: &serde_json::Value) -> String {
     let text = r["content"][0]["text"].as_str().unwrap_or_default();
@@ -236,7 +275,7 @@ fn page_text(r: &serde_json::Value) -> String {
 #[test]
 fn a_crashed_chromium_is_reported_and_the_next_call_starts_a_new_one() {
     let url = serve();
-    let (mut child, mut client) = start(&["--no-db"]);
+    let (child, mut client) = start(&["--no-db"]);
     client.call("browser_navigate", json!({"url": url}));
     let first = descendants(child.id());
     assert!(!first.is_empty(), "Chromium runs under the server");
@@ -245,14 +284,7 @@ fn a_crashed_chromium_is_reported_and_the_next_call_starts_a_new_one() {
             .args(["-KILL", &pid.to_string()])
             .status();
     }
-    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
-    while !alive(&first).is_empty() {
-        assert!(
-            std::time::Instant::now() < deadline,
-            "Chromium outlived kill -9"
-        );
-        std::thread::yield_now();
-    }
+    wait_gone(&first, "Chromium outlived kill -9");
     let r = client.request(
         "tools/call",
         json!({"name": "browser_snapshot", "arguments": {}}),
@@ -261,11 +293,42 @@ fn a_crashed_chromium_is_reported_and_the_next_call_starts_a_new_one() {
     assert_eq!(r["isError"], true, "{r}");
     let text = r["content"][0]["text"].as_str().unwrap_or_default();
     assert!(text.contains("the browser went away"), "{text}");
-    // The next call launches a new browser and works.
-    let r = client.call("browser_navigate", json!({"url": url}));
-    assert!(page_text(&r).contains("button \"Press me\""), "{r}");
-    let second = descendants(child.id());
-    assert!(!second.is_empty() && second.is_disjoint(&first));
-    drop(client.stdin.take());
-    assert!(wait_for_exit(&mut child).success());
+    next_call_starts_a_new_browser(child, client, &url, &first);
+}
+
+#[test]
+fn a_hung_page_is_reported_within_the_limit_and_the_next_call_starts_a_new_browser() {
+    let url = serve();
+    let frozen = serve_page(FROZEN);
+    // Pages may take 5 s to load, so a call is stopped after 10 s.
+    let (child, mut client) = start(&["--no-db", "--browser-timeout", "5"]);
+    let r = client.call("browser_navigate", json!({"url": frozen}));
+    let button = ref_of(&page_text(&r), "button \"Freeze\"");
+    let first = descendants(child.id());
+    assert!(!first.is_empty(), "Chromium runs under the server");
+
+    // The click's handler never returns: the renderer hangs mid-call.
+    let started = std::time::Instant::now();
+    let r = client.request(
+        "tools/call",
+        json!({"name": "browser_click", "arguments": {"ref": button}}),
+    )["result"]
+        .clone();
+    let took = started.elapsed();
+    assert_eq!(r["isError"], true, "{r}");
+    let text = r["content"][0]["text"].as_str().unwrap_or_default();
+    assert!(
+        text.contains("the browser did not answer within 10 s")
+            && text.contains("a page script stuck in a loop")
+            && text.contains("call again and a new one starts"),
+        "{text}"
+    );
+    // The limit, then at most the few seconds closing a browser may take.
+    assert!(
+        took < std::time::Duration::from_secs(30),
+        "answered after {took:?}"
+    );
+    // The hung browser is closed, not left behind.
+    wait_gone(&first, "the hung Chromium still runs");
+    next_call_starts_a_new_browser(child, client, &url, &first);
 }
