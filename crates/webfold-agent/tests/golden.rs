@@ -7,7 +7,57 @@ mod common;
 use common::*;
 use serde_json::Value;
 use webfold_agent::replay::Part;
+use webfold_agent::steps::{ActingPage, StepOptions, run_steps};
 use webfold_agent::{AgentOptions, CancellationToken, ProviderKind, run};
+use webfold_core::action::Action;
+
+/// A page of two states: a button, then the button after its click.
+struct TwoStates(usize);
+
+impl ActingPage for TwoStates {
+    async fn view(&mut self, _max_tokens: usize) -> Result<String, String> {
+        let label = if self.0 == 0 { "Add to cart" } else { "Added" };
+        Ok(format!("- button \"{label}\" [ref=e2]"))
+    }
+
+    async fn act(&mut self, action: &Action) -> Result<String, String> {
+        self.0 += 1;
+        Ok(format!("ran {}", action.name()))
+    }
+}
+
+/// The acting agent's requests: a click, then done.
+async fn steps(kind: ProviderKind) -> Vec<Value> {
+    let click = Part::tool(
+        "call_1",
+        "act",
+        serde_json::json!({"action": {"action": "click", "id": "e2"}}),
+    );
+    let done = Part::tool("call_2", "done", serde_json::json!({"solved": true}));
+    let server = serve(vec![
+        reply(kind, false, &[click], usage(1, 1)),
+        reply(kind, false, &[done], usage(1, 1)),
+    ])
+    .await;
+    let run = run_steps(
+        &provider(kind, &server.url(), false),
+        "Add the mug to the cart.",
+        &mut TwoStates(0),
+        &StepOptions::default(),
+        &CancellationToken::new(),
+    )
+    .await
+    .unwrap();
+    assert_eq!(run.solved, Some(true));
+    assert_eq!(run.steps[0].result, "ran click");
+    server.requests().into_iter().map(|r| r.body).collect()
+}
+
+#[tokio::test]
+async fn acting_agent_requests() {
+    check("anthropic_steps.json", &steps(ProviderKind::Anthropic).await);
+    check("openai_steps.json", &steps(ProviderKind::OpenAi).await);
+}
 
 /// The full-HTML prompt alone, as `--no-chunking` and the fallback send it.
 async fn full_html(kind: ProviderKind) -> Vec<Value> {
