@@ -55,7 +55,10 @@ async fn steps(kind: ProviderKind) -> Vec<Value> {
 
 #[tokio::test]
 async fn acting_agent_requests() {
-    check("anthropic_steps.json", &steps(ProviderKind::Anthropic).await);
+    check(
+        "anthropic_steps.json",
+        &steps(ProviderKind::Anthropic).await,
+    );
     check("openai_steps.json", &steps(ProviderKind::OpenAi).await);
 }
 
