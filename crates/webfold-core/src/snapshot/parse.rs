@@ -214,6 +214,10 @@ pub fn parse(text: &str) -> Result<SnapTree, Error> {
     // Open items by depth: the stack of ancestors of the next line.
     let mut open: Vec<usize> = Vec::new();
     for (lineno, raw) in text.lines().enumerate() {
+        // Carriage returns ending a line are its line ending (`lines` drops
+        // one), never content: kept, the rendered tree would read back
+        // otherwise.
+        let raw = raw.trim_end_matches('\r');
         let err = |reason: &str| {
             Error::InvalidOption(format!(
                 "snapshot line {}: {reason}: {}",
@@ -572,6 +576,16 @@ mod tests {
         assert_eq!(t.lines[0].subtree_end, 6);
         assert_eq!(t.children(0).collect::<Vec<_>>(), vec![1, 3, 4, 5]);
         assert_eq!(t.render(), yaml);
+    }
+
+    #[test]
+    fn carriage_returns_ending_a_line_are_its_line_ending() {
+        // Found by the snapshot_yaml fuzz target: `\r\r\n` left a `\r` in
+        // the comment, which the rendered tree did not read back.
+        let t = parse("- generic [ref=e0]:\r\n  - heading \"A\" #\r\r\n  - link\r\r\r\n").unwrap();
+        assert_eq!(t.lines[1].comment.as_deref(), Some(""));
+        assert_eq!(t.lines[2].role, "link");
+        assert_eq!(parse(&t.render()).unwrap().lines, t.lines);
     }
 
     #[test]
