@@ -196,28 +196,26 @@ impl DomCapture {
 }
 
 /// A text node has no box of its own in the capture: it is in the viewport
-/// when its nearest boxed ancestor is.
+/// when its nearest boxed ancestor is. One pass: ids are in preorder, so a
+/// parent's answer is known before its children's.
 fn inherit_viewport_to_text(page: &mut Page) {
     let Some(layout) = page.layout.as_mut() else {
         return;
     };
+    // For each node: whether its nearest boxed ancestor-or-self is in view.
+    let mut boxed_in_view = vec![false; page.nodes.len()];
     for i in 0..page.nodes.len() {
-        if !matches!(page.nodes[i].data, NodeData::Text(_)) || layout[i].is_none() {
-            continue;
-        }
-        let mut up = page.nodes[i].parent;
-        let mut seen = false;
-        while let Some(p) = up {
-            if let Some(l) = &layout[p.index()]
-                && l.bounds.is_some()
-            {
-                seen = l.in_viewport;
-                break;
-            }
-            up = page.nodes[p.index()].parent;
-        }
-        if let Some(l) = layout[i].as_mut() {
-            l.in_viewport = seen;
+        let inherited = page.nodes[i]
+            .parent
+            .is_some_and(|p| boxed_in_view[p.index()]);
+        boxed_in_view[i] = match &layout[i] {
+            Some(l) if l.bounds.is_some() => l.in_viewport,
+            _ => inherited,
+        };
+        if matches!(page.nodes[i].data, NodeData::Text(_))
+            && let Some(l) = layout[i].as_mut()
+        {
+            l.in_viewport = inherited;
         }
     }
 }
