@@ -26,8 +26,7 @@ pub fn load(html: Option<&Path>, dom: Option<&Path>) -> Result<Page, String> {
     };
     if let Some(path) = dom {
         let json = read(path)?;
-        let capture = DomCapture::from_json(&String::from_utf8_lossy(&json));
-        if let Ok(page) = capture.and_then(|c| c.to_page()) {
+        if let Ok(page) = DomCapture::page_from_json(&String::from_utf8_lossy(&json)) {
             return Ok(page);
         }
     }

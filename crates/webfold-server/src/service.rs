@@ -270,7 +270,7 @@ async fn parse(
 ) -> Result<Arc<LoadedPage>> {
     tokio::task::spawn_blocking(move || {
         let page = capture
-            .and_then(|c| DomCapture::from_json(&c).and_then(|c| c.to_page()).ok())
+            .and_then(|c| DomCapture::page_from_json(&c).ok())
             .unwrap_or_else(|| Page::parse(&html));
         Arc::new(LoadedPage::new(id, version, url, html.len(), page))
     })

@@ -116,6 +116,11 @@ impl DomCapture {
         serde_json::from_str(json).map_err(|e| CaptureError::Json(e.to_string()))
     }
 
+    /// The page a stored capture holds (one step from JSON to `Page`).
+    pub fn page_from_json(json: &str) -> Result<Page, CaptureError> {
+        DomCapture::from_json(json)?.to_page()
+    }
+
     /// The page, with every node's layout as the browser computed it.
     pub fn to_page(&self) -> Result<Page, CaptureError> {
         if self.nodes.len() > MAX_CAPTURE_NODES {
@@ -226,7 +231,7 @@ mod tests {
     use crate::page::NodeId;
 
     fn capture(json: &str) -> Result<Page, CaptureError> {
-        DomCapture::from_json(json)?.to_page()
+        DomCapture::page_from_json(json)
     }
 
     const VIEW: &str = r#""viewport":{"width":800,"height":600,"scrollY":1000}"#;
