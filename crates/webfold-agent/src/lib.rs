@@ -14,7 +14,8 @@
 //! - [`run`]: the loop itself; [`Outcome`] is what it reports.
 //! - [`schema`]: the JSON Schema subset the final answer is checked against.
 //! - [`prompts`]: the versioned prompt files.
-//! - [`steps`]: the acting agent: one action per step on a live page's view.
+//! - [`team`]: seed 003's agents (operator, agent, corrector, lookup) acting
+//!   on a live page's CNT, one action per step.
 //! - [`replay`]: a provider server on 127.0.0.1 that replays scripted replies.
 
 pub mod error;
@@ -26,7 +27,7 @@ pub mod replay;
 pub mod run;
 pub mod schema;
 mod sse;
-pub mod steps;
+pub mod team;
 
 pub use error::{AgentError, ProviderError};
 pub use message::{Block, Message, Reply, Role, ToolChoice, ToolSpec, Usage};

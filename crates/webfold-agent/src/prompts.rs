@@ -13,8 +13,14 @@ pub const VIEW_SNAPSHOT: &str = include_str!("../prompts/v1/view_snapshot.md");
 pub const VIEW_CNT: &str = include_str!("../prompts/v1/view_cnt.md");
 pub const GET_HTML_CHUNK: &str = include_str!("../prompts/v1/get_html_chunk.md");
 pub const FINAL_TOOL: &str = include_str!("../prompts/v1/final_tool.md");
-pub const STEP_SYSTEM: &str = include_str!("../prompts/v1/step_system.md");
-pub const STEP: &str = include_str!("../prompts/v1/step.md");
+pub const OPERATOR_SYSTEM: &str = include_str!("../prompts/v1/operator_system.md");
+pub const OPERATOR: &str = include_str!("../prompts/v1/operator.md");
+pub const AGENT_SYSTEM: &str = include_str!("../prompts/v1/agent_system.md");
+pub const AGENT: &str = include_str!("../prompts/v1/agent.md");
+pub const CORRECTOR_SYSTEM: &str = include_str!("../prompts/v1/corrector_system.md");
+pub const CORRECTOR: &str = include_str!("../prompts/v1/corrector.md");
+pub const LOOKUP_SYSTEM: &str = include_str!("../prompts/v1/lookup_system.md");
+pub const LOOKUP: &str = include_str!("../prompts/v1/lookup.md");
 
 /// seed 000's `dom_changes_generator` arguments: `{domChanges, response, action}`.
 pub const DOM_CHANGES_SCHEMA: &str = include_str!("../schemas/dom_changes.v1.json");
@@ -63,11 +69,32 @@ mod tests {
             "max_iterations",
             "html",
             "errors",
-            "max_steps",
+            "max_actions",
             "task",
             "history",
+            "conversation",
+            "url",
+            "plan",
+            "feedback",
+            "step",
+            "action",
+            "result",
+            "element",
+            "failure",
         ];
-        for t in [SYSTEM, SYSTEM_FULL_HTML, CORRECT, STEP_SYSTEM, STEP] {
+        for t in [
+            SYSTEM,
+            SYSTEM_FULL_HTML,
+            CORRECT,
+            OPERATOR_SYSTEM,
+            OPERATOR,
+            AGENT_SYSTEM,
+            AGENT,
+            CORRECTOR_SYSTEM,
+            CORRECTOR,
+            LOOKUP_SYSTEM,
+            LOOKUP,
+        ] {
             let vars: Vec<(&str, &str)> = known.iter().map(|k| (*k, "")).collect();
             assert!(!fill(t, &vars).contains("{{"), "{t}");
         }

@@ -6,60 +6,92 @@ mod common;
 
 use common::*;
 use serde_json::Value;
+use serde_json::json;
 use webfold_agent::replay::Part;
-use webfold_agent::steps::{ActingPage, StepOptions, run_steps};
+use webfold_agent::team::{ActingPage, Ending, NoUser, PageView, TeamOptions, run_team};
 use webfold_agent::{AgentOptions, CancellationToken, ProviderKind, run};
-use webfold_core::action::Action;
+use webfold_core::NodeId;
+use webfold_core::action::{Action, Target};
+use webfold_core::cnt::CntId;
 
-/// A page of two states: a button, then the button after its click.
-struct TwoStates(usize);
+/// A shop page of two states: the mug's button, then the cart.
+struct Shop(usize);
 
-impl ActingPage for TwoStates {
-    async fn view(&mut self, _max_tokens: usize) -> Result<String, String> {
-        let label = if self.0 == 0 { "Add to cart" } else { "Added" };
-        Ok(format!("- button \"{label}\" [ref=e2]"))
+impl ActingPage for Shop {
+    async fn view(
+        &mut self,
+        _max_tokens: usize,
+        _expand: Option<&CntId>,
+    ) -> Result<PageView, String> {
+        let button = if self.0 == 0 {
+            "Add to cart"
+        } else {
+            "In your cart"
+        };
+        Ok(PageView {
+            text: format!("1 body\n 5 h1 Mug\n 12 button* {button}\n"),
+            url: "https://shop.test/mug".into(),
+            title: "Mug".into(),
+        })
+    }
+
+    fn resolve(&mut self, action: &Action) -> Result<Action, String> {
+        match action.target() {
+            Some(Target::Node(NodeId(5 | 12))) | None => Ok(action.clone()),
+            Some(t) => Err(format!("unknown id {t}")),
+        }
     }
 
     async fn act(&mut self, action: &Action) -> Result<String, String> {
         self.0 += 1;
         Ok(format!("ran {}", action.name()))
     }
+
+    async fn image(&mut self, _id: &Target) -> Result<String, String> {
+        Err("no image".into())
+    }
 }
 
-/// The acting agent's requests: a click, then done.
-async fn steps(kind: ProviderKind) -> Vec<Value> {
-    let click = Part::tool(
+/// The agents' requests: a plan, a click named in words, its lookup, the check.
+async fn team(kind: ProviderKind) -> Vec<Value> {
+    let plan = Part::tool(
         "call_1",
-        "act",
-        serde_json::json!({"action": {"action": "click", "id": "e2"}}),
+        "plan",
+        json!({"steps": ["Add the mug to the cart"]}),
     );
-    let done = Part::tool("call_2", "done", serde_json::json!({"solved": true}));
-    let server = serve(vec![
-        reply(kind, false, &[click], usage(1, 1)),
-        reply(kind, false, &[done], usage(1, 1)),
-    ])
+    let step = Part::tool(
+        "call_2",
+        "step",
+        json!({"action": {"action": "click"}, "element": "the Add to cart button", "solved": true}),
+    );
+    let found = Part::tool("call_3", "found", json!({"id": 12}));
+    let check = Part::tool("call_4", "check", json!({"solved": true}));
+    let server = serve(
+        [plan, step, found, check]
+            .iter()
+            .map(|p| reply(kind, false, std::slice::from_ref(p), usage(1, 1)))
+            .collect(),
+    )
     .await;
-    let run = run_steps(
+    let run = run_team(
         &provider(kind, &server.url(), false),
         "Add the mug to the cart.",
-        &mut TwoStates(0),
-        &StepOptions::default(),
+        &mut Shop(0),
+        &mut NoUser,
+        &TeamOptions::default(),
         &CancellationToken::new(),
     )
     .await
     .unwrap();
-    assert_eq!(run.solved, Some(true));
-    assert_eq!(run.steps[0].result, "ran click");
+    assert_eq!(run.ending, Ending::Solved);
+    assert_eq!(run.turns[2].result, "ran click");
     server.requests().into_iter().map(|r| r.body).collect()
 }
 
 #[tokio::test]
-async fn acting_agent_requests() {
-    check(
-        "anthropic_steps.json",
-        &steps(ProviderKind::Anthropic).await,
-    );
-    check("openai_steps.json", &steps(ProviderKind::OpenAi).await);
+async fn acting_agents_requests() {
+    check("anthropic_team.json", &team(ProviderKind::Anthropic).await);
+    check("openai_team.json", &team(ProviderKind::OpenAi).await);
 }
 
 /// The full-HTML prompt alone, as `--no-chunking` and the fallback send it.

@@ -20,6 +20,7 @@ use webfold_browser::{
     Browser, BrowserError, BrowserOptions, CapturedPage, CdpError, LiveElement, Tab,
 };
 use webfold_core::action::{Action, ActionError, BadTarget, Effect, Target};
+use webfold_core::cnt::{Cnt, CntId, ViewOptions as CntViewOptions};
 use webfold_core::contract::Request as _;
 use webfold_core::snapshot::{Scope, Snapshot, SnapshotOptions, SnapshotSession};
 
@@ -472,25 +473,63 @@ pub fn png_size(png: &[u8]) -> Option<(u32, u32)> {
     Some((w, h))
 }
 
-/// The acting agent's page: each step's view is this tab's snapshot (with
-/// its session, so refs stay stable across steps), and actions run as the
-/// browser tools run them.
-impl webfold_agent::steps::ActingPage for LivePage {
-    async fn view(&mut self, max_tokens: usize) -> Result<String, String> {
-        let mut opts = SnapshotOptions::default().with_ctx(webfold_core::contract::Ctx::new(
+/// The acting agents' page: each view is a fresh capture's CNT (kept, so
+/// its node ids resolve), and actions run as the browser tools run them.
+impl webfold_agent::team::ActingPage for LivePage {
+    async fn view(
+        &mut self,
+        max_tokens: usize,
+        expand: Option<&CntId>,
+    ) -> Result<webfold_agent::team::PageView, String> {
+        let captured = self.tab.capture().await.map_err(|e| e.to_string())?;
+        let mut opts = CntViewOptions::default().with_ctx(webfold_core::contract::Ctx::new(
             webfold_core::contract::Surface::Mcp,
             webfold_core::tokens::Encoding::O200kBase,
         ));
         opts.max_tokens = max_tokens;
-        opts.interactive_only = false;
-        self.view(&opts, &Scope::Page)
-            .await
-            .map(|v| v.snapshot.text)
-            .map_err(|e| e.to_string())
+        opts.expand = expand.copied();
+        let text = Cnt::build(&captured.page)
+            .view(&opts)
+            .map(|v| v.text)
+            .map_err(|e| e.to_string());
+        let view = webfold_agent::team::PageView {
+            text: text?,
+            url: captured.url.clone(),
+            title: captured.title.clone(),
+        };
+        self.last = Some(captured);
+        Ok(view)
+    }
+
+    fn resolve(&mut self, action: &Action) -> Result<Action, String> {
+        let last = self.last().map_err(|e| e.to_string())?;
+        let cnt = Cnt::build(&last.page);
+        let resolved = action
+            .validate(&last.page, &cnt)
+            .map_err(|e| e.to_string())?;
+        let mut aimed = action.clone();
+        if let (Some(r), Some(target)) = (resolved, aimed.target_mut()) {
+            *target = Target::Node(r.node);
+        }
+        Ok(aimed)
     }
 
     async fn act(&mut self, action: &Action) -> Result<String, String> {
         LivePage::act(self, action).await.map_err(|e| e.to_string())
+    }
+
+    async fn image(&mut self, id: &Target) -> Result<String, String> {
+        let id = match id {
+            Target::Ref(r) => r.clone(),
+            Target::Node(n) => n.0.to_string(),
+        };
+        let (_, src, alt) = LivePage::image(self, &id)
+            .await
+            .map_err(|e| e.to_string())?;
+        Ok(match alt {
+            Some(alt) => format!("an image from {src}, described by the page as {alt:?}"),
+            None => format!("an image from {src}, with no description on the page"),
+        })
     }
 }
 

@@ -229,17 +229,37 @@ async fn act_runs_one_action_per_step_in_the_browser() {
         r#"<!doctype html><title>Shop</title><button onclick="this.textContent='Added'">Add to cart</button>"#,
     )
     .await;
+    // The button's CNT id, as the live page numbers it.
+    let cnt = Command::new(env!("CARGO_BIN_EXE_webfold"))
+        .args(["cnt", "--browser", &url])
+        .output()
+        .expect("run webfold");
+    let cnt = stdout(&cnt);
+    let button: u32 = cnt
+        .lines()
+        .find(|l| l.contains("button*"))
+        .and_then(|l| l.split_whitespace().next()?.parse().ok())
+        .unwrap_or_else(|| panic!("no button in {cnt}"));
     let kind = ProviderKind::Anthropic;
-    let click = Part::tool(
-        "a1",
-        "act",
-        json!({"action": {"action": "click", "id": "e2"}}),
-    );
-    let done = Part::tool("a2", "done", json!({"solved": true, "answer": "added"}));
-    let server = ReplayServer::start(vec![
-        Scripted::reply(kind, &[click], usage(5, 1), false),
-        Scripted::reply(kind, &[done], usage(6, 1), false),
-    ])
+    let calls = [
+        ("plan", json!({"steps": ["Add it to the cart"]})),
+        (
+            "step",
+            json!({"action": {"action": "click"}, "element": "Add to cart", "solved": true}),
+        ),
+        ("found", json!({"id": button})),
+        ("check", json!({"solved": true})),
+    ];
+    let server = ReplayServer::start(
+        calls
+            .iter()
+            .enumerate()
+            .map(|(i, (name, args))| {
+                let call = Part::tool(&format!("a{i}"), name, args.clone());
+                Scripted::reply(kind, &[call], usage(5, 1), false)
+            })
+            .collect(),
+    )
     .await
     .unwrap();
     let o = agent(&[
@@ -253,17 +273,19 @@ async fn act_runs_one_action_per_step_in_the_browser() {
     let out = stdout(&o);
     assert_eq!(o.status.code(), Some(0), "{}{out}", stderr(&o));
     assert!(
-        out.contains("1. act") && out.contains("→ clicked e2"),
+        out.contains(&format!(
+            "[1] lookup {{\"id\":{button}}} → found: click node"
+        )),
         "{out}"
     );
-    assert!(out.contains("done: solved\nadded"), "{out}");
-    // The second step's view is the page after the click.
+    assert!(out.contains("→ clicked node"), "{out}");
+    assert!(out.contains("solved (1/1 steps, 1 actions)"), "{out}");
+    // The corrector sees the page after the click.
     let reqs = server.requests();
-    let step2 = reqs[1].body["messages"][0]["content"].to_string();
-    assert!(step2.contains(r#"button \"Added\""#), "{step2}");
-    assert!(step2.contains("1. act"), "the history line: {step2}");
+    let check = reqs[3].body["messages"][0]["content"].to_string();
+    assert!(check.contains("button* Added"), "{check}");
     assert!(
-        stderr(&o).contains("11 input + 2 output tokens"),
+        stderr(&o).contains("20 input + 4 output tokens"),
         "{}",
         stderr(&o)
     );

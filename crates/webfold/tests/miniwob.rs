@@ -17,7 +17,7 @@ use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpListener;
 use webfold_agent::message::{Block, Reply};
 use webfold_agent::provider::{ChatRequest, Model};
-use webfold_agent::steps::{StepOptions, run_steps};
+use webfold_agent::team::{Ending, NoUser, Role, TeamOptions, run_team};
 use webfold_agent::{CancellationToken, ProviderError};
 use webfold_browser::BrowserOptions;
 use webfold_server::live::LiveBrowser;
@@ -33,11 +33,22 @@ const TASKS: &[&str] = &[
     "focus-text",
 ];
 const SEEDS: u32 = 20;
-/// click-link's links are bare `<span>`s inside a paragraph: the snapshot
-/// (as Playwright's) folds them into the paragraph's text, so no ref names
-/// one. The policy says so (`done`, unsolved) instead of clicking a guess;
-/// the test checks it never clicks wrong there.
-const NO_REF_TO_CLICK: &[&str] = &["click-link"];
+/// click-link's links are bare `<span>`s in a paragraph. The CNT gives a
+/// link the loose words around it (seed 003's text appropriation), so when
+/// the link's word also sits inside those words, no reader can tell which
+/// span is the link; the policy then says so instead of guessing. The test
+/// asks that most episodes name the link and that none clicks a wrong one.
+const LINK_IN_PROSE: f64 = 0.5;
+
+#[derive(Default)]
+struct Tally {
+    reward: f64,
+    wrong: usize,
+    actions: usize,
+    calls: usize,
+    lookups: usize,
+    view_tokens: usize,
+}
 
 fn repo() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
@@ -85,43 +96,72 @@ async fn serve(root: PathBuf) -> String {
     format!("http://{addr}")
 }
 
-/// One line of the snapshot: role, name, ref, and whether it is checked.
-struct Line {
-    role: String,
-    name: String,
-    reference: String,
-    checked: bool,
+const STATES: [&str; 3] = ["checked", "selected", "disabled"];
+
+/// One node line of the CNT: `ID TAGS[*] [attr=value]... [text]`.
+struct Node {
+    id: u32,
+    tags: Vec<String>,
+    line: String,
 }
 
-fn lines(view: &str) -> Vec<Line> {
+impl Node {
+    fn is(&self, tag: &str) -> bool {
+        self.tags.iter().any(|t| t == tag)
+    }
+    fn text(&self) -> &str {
+        // Attributes come before the text; MiniWoB's values are single words.
+        let mut rest = self.line.as_str();
+        while let Some((word, tail)) = rest.split_once(' ') {
+            if !word.contains('=') && !STATES.contains(&word) {
+                break;
+            }
+            rest = tail;
+        }
+        if rest.contains('=') && !rest.contains(' ') || STATES.contains(&rest) {
+            ""
+        } else {
+            rest
+        }
+    }
+    fn checked(&self) -> bool {
+        self.line.split(' ').any(|w| w == "checked")
+    }
+    /// The CNT gives an element the loose text before it (and after it, when
+    /// it ends its parent): its own label is at one end.
+    fn reads(&self, label: &str) -> bool {
+        let t = self.text();
+        let starts = t
+            .strip_prefix(label)
+            .is_some_and(|rest| !rest.starts_with(char::is_alphanumeric));
+        t == label || starts || t.ends_with(&format!(" {label}"))
+    }
+    fn attr(&self, name: &str) -> Option<&str> {
+        let key = format!("{name}=");
+        let at = self.line.find(&key)? + key.len();
+        let v = &self.line[at..];
+        Some(match v.strip_prefix('"') {
+            Some(q) => &q[..q.find('"').unwrap_or(q.len())],
+            None => v.split(' ').next().unwrap_or(""),
+        })
+    }
+}
+
+fn nodes(view: &str) -> Vec<Node> {
     view.lines()
         .filter_map(|l| {
-            let l = l.trim_start().strip_prefix("- ")?;
-            // YAML quotes a line holding `#` or `:`: 'link "Tab #1" [ref=e7]'
-            let unquoted;
-            let l = match l.strip_prefix('\'') {
-                Some(q) => {
-                    unquoted = q
-                        .trim_end_matches(':')
-                        .trim_end_matches('\'')
-                        .replace("''", "'");
-                    unquoted.as_str()
-                }
-                None => l,
-            };
-            let reference = l.split("[ref=").nth(1)?.split(']').next()?.to_string();
-            let role = l.split([' ', ':']).next()?.to_string();
-            let name = l
-                .strip_prefix(&role)
-                .and_then(|r| r.strip_prefix(" \""))
-                .and_then(|r| r.split('"').next())
-                .unwrap_or("")
-                .to_string();
-            Some(Line {
-                role,
-                name,
-                reference,
-                checked: l.contains("[checked]"),
+            let (id, rest) = l.trim_start().split_once(' ')?;
+            let id: u32 = id.parse().ok()?;
+            let (tags, line) = rest.split_once(' ').unwrap_or((rest, ""));
+            let tags = tags
+                .trim_end_matches('*')
+                .split(',')
+                .map(str::to_owned)
+                .collect();
+            Some(Node {
+                id,
+                tags,
+                line: line.to_string(),
             })
         })
         .collect()
@@ -132,83 +172,126 @@ fn quoted(task: &str) -> Vec<&str> {
     task.split('"').skip(1).step_by(2).collect()
 }
 
-/// The scripted policy: reads the step's message, answers one tool call.
-struct Policy;
-
 fn section<'a>(msg: &'a str, head: &str, next: &str) -> &'a str {
     let start = msg.find(head).map_or(0, |i| i + head.len());
     let rest = &msg[start..];
     rest[..rest.find(next).unwrap_or(rest.len())].trim()
 }
 
-fn decide(msg: &str) -> (&'static str, serde_json::Value) {
-    let task = section(msg, "Task:\n", "\n\nSteps so far:");
-    let history = section(msg, "Steps so far:\n", "\n\nThe page now:");
-    let steps_done = if history == "none" {
+/// The scripted team: each role reads only its own message and answers its
+/// one tool.
+struct Policy;
+
+fn decide(tool: &str, msg: &str) -> serde_json::Value {
+    let view = section(msg, "<page-content>\n", "</page-content>");
+    let ns = nodes(view);
+    match tool {
+        "plan" => json!({"steps": [section(msg, "Task:\n", "\n\nThe user said")]}),
+        "check" => {
+            // A write shows on the page as the field's value.
+            let action = section(msg, "Action taken:\n", "\n\nThe page now");
+            let written = action
+                .strip_prefix("write \"")
+                .and_then(|a| a.split('"').next());
+            match written {
+                Some(text) if !ns.iter().any(|n| n.attr("value") == Some(text)) => {
+                    json!({"solved": false, "feedback": format!("no field shows {text:?}")})
+                }
+                _ => json!({"solved": true}),
+            }
+        }
+        "found" => {
+            let wanted = section(msg, "Element wanted:\n", "\n\nThe page");
+            let wanted = wanted.split('"').nth(1).unwrap_or(wanted);
+            let exact = ns.iter().find(|n| n.text() == wanted);
+            match exact.or_else(|| ns.iter().find(|n| n.reads(wanted))) {
+                Some(n) => json!({"id": n.id}),
+                None => json!({"reason": format!("nothing reads {wanted:?}")}),
+            }
+        }
+        _ => agent(msg, &ns),
+    }
+}
+
+/// The agent: one action for the task's next move, from the CNT alone.
+fn agent(msg: &str, ns: &[Node]) -> serde_json::Value {
+    let task = section(msg, "Task:\n", "\n\nPlan:");
+    let history = section(msg, "Actions on this step so far:\n", "\n\nThe page now");
+    let done = if history.starts_with("none") {
         0
     } else {
-        history.lines().count()
-    };
-    let view = section(msg, "<page-content>\n", "</page-content>");
-    let ls = lines(view);
-    let find = |role: &str, name: &str| {
-        ls.iter()
-            .find(|l| l.role == role && l.name == name)
-            .map(|l| l.reference.clone())
-    };
-    let nth = |role: &str, n: usize| {
-        ls.iter()
-            .filter(|l| l.role == role)
-            .nth(n)
-            .map(|l| l.reference.clone())
-    };
-    let act = |a: serde_json::Value| ("act", json!({ "action": a }));
-    let click = |r: Option<String>| match r {
-        Some(r) => act(json!({"action": "click", "id": r})),
-        None => ("done", json!({"solved": false})),
+        history.lines().filter(|l| !l.contains("failed")).count()
     };
     let q = quoted(task);
-    if steps_done > 0 && history.lines().last().is_some_and(|l| l.contains("click")) {
-        let clicked =
-            |r: Option<String>| r.is_some_and(|r| history.contains(&format!("\"id\":\"{r}\"")));
-        let submitted = clicked(find("button", "Submit")) || clicked(find("button", "Login"));
-        if submitted || !task.contains("Submit") && !task.contains("login") {
-            return ("done", json!({"solved": true}));
-        }
-    }
+    let step =
+        |action: serde_json::Value, solved: bool| json!({"action": action, "solved": solved});
+    let give_up =
+        json!({"action": {"action": "talk", "message": "I cannot find it."}, "solved": false});
+    let with_text = |tag: &str, text: &str| {
+        let exact = ns.iter().find(|n| n.is(tag) && n.text() == text);
+        exact
+            .or_else(|| ns.iter().find(|n| n.is(tag) && n.reads(text)))
+            .map(|n| n.id)
+    };
+    let click = |id: Option<u32>, solved: bool| match id {
+        Some(id) => step(json!({"action": "click", "id": id}), solved),
+        None => give_up.clone(),
+    };
+    let fields: Vec<u32> = ns
+        .iter()
+        .filter(|n| {
+            n.is("input") && matches!(n.attr("type"), Some("text" | "password")) || n.is("textarea")
+        })
+        .map(|n| n.id)
+        .collect();
+    let submit = || with_text("button", "Submit");
     if task.starts_with("Click on the \"") {
-        return click(find("button", q[0]));
+        return click(with_text("button", q[0]), true);
     }
     if task.starts_with("Click on the link") {
-        return click(find("link", q[0]));
+        // The links are spans in a paragraph: named in words, the lookup finds them.
+        return json!({"action": {"action": "click"}, "element": format!("the link \"{}\"", q[0]), "solved": true});
     }
     if let Some(tab) = task
         .strip_prefix("Click on ")
         .and_then(|t| t.strip_suffix('.'))
     {
-        return click(find("tab", tab).or_else(|| find("link", tab)));
+        return click(with_text("a", tab), true);
     }
     if task.starts_with("Focus into the textbox") {
-        return click(nth("textbox", 0));
+        return click(fields.first().copied(), true);
     }
     if task.starts_with("Enter \"") {
-        return match steps_done {
-            0 => act(json!({"action": "type", "id": nth("textbox", 0), "text": q[0]})),
-            _ => click(find("button", "Submit")),
+        return match done {
+            0 => step(
+                json!({"action": "write", "id": fields.first(), "text": q[0]}),
+                false,
+            ),
+            _ => click(submit(), true),
         };
     }
     if task.starts_with("Enter the username") {
-        return match steps_done {
-            0 => act(json!({"action": "type", "id": nth("textbox", 0), "text": q[0]})),
-            1 => act(json!({"action": "type", "id": nth("textbox", 1), "text": q[1]})),
-            _ => click(find("button", "Login")),
+        return match done {
+            0 => step(
+                json!({"action": "write", "id": fields.first(), "text": q[0]}),
+                false,
+            ),
+            1 => step(
+                json!({"action": "write", "id": fields.get(1), "text": q[1]}),
+                false,
+            ),
+            _ => click(with_text("button", "Login"), true),
         };
     }
     if let Some(rest) = task.strip_prefix("Select ") {
         if let Some(item) = rest.strip_suffix(" from the list and click Submit.") {
-            return match steps_done {
-                0 => act(json!({"action": "select", "id": nth("combobox", 0), "values": [item]})),
-                _ => click(find("button", "Submit")),
+            let select = ns.iter().find(|n| n.is("select")).map(|n| n.id);
+            return match done {
+                0 => step(
+                    json!({"action": "select", "id": select, "values": [item]}),
+                    false,
+                ),
+                _ => click(submit(), true),
             };
         }
         let wanted = rest.trim_end_matches(" and click Submit.");
@@ -217,18 +300,18 @@ fn decide(msg: &str) -> (&'static str, serde_json::Value) {
         } else {
             wanted.split(", ").collect()
         };
-        if let Some(box_) = ls
-            .iter()
-            .find(|l| l.role == "checkbox" && wanted.contains(&l.name.as_str()) && !l.checked)
-        {
-            return click(Some(box_.reference.clone()));
-        }
-        return click(find("button", "Submit"));
+        let unchecked = ns.iter().find(|n| {
+            n.is("input")
+                && n.attr("type") == Some("checkbox")
+                && !n.checked()
+                && wanted.iter().any(|w| n.reads(w))
+        });
+        return match unchecked {
+            Some(n) => step(json!({"action": "click", "id": n.id}), false),
+            None => click(submit(), true),
+        };
     }
-    (
-        "done",
-        json!({"solved": false, "answer": "no rule for this task"}),
-    )
+    give_up
 }
 
 impl Model for Policy {
@@ -246,12 +329,12 @@ impl Model for Policy {
                 _ => String::new(),
             })
             .unwrap_or_default();
-        let (name, args) = decide(&msg);
+        let tool = req.tools.first().map_or("", |t| t.name.as_str());
         Ok(Reply {
             blocks: vec![Block::ToolUse {
                 id: "call-1".into(),
-                name: name.into(),
-                arguments: args.to_string(),
+                name: tool.into(),
+                arguments: decide(tool, &msg).to_string(),
             }],
             ..Reply::default()
         })
@@ -271,9 +354,9 @@ async fn miniwob_tasks_through_the_acting_agent() {
     let live = LiveBrowser::new(BrowserOptions::default());
     let page = live.page(Some("miniwob")).await.expect("Chromium starts");
     let mut page = page.lock().await;
-    let opts = StepOptions {
-        max_steps: 8,
-        ..StepOptions::default()
+    let opts = TeamOptions {
+        max_actions: 8,
+        ..TeamOptions::default()
     };
     let cancel = CancellationToken::new();
     let mut report = Vec::new();
@@ -282,7 +365,7 @@ async fn miniwob_tasks_through_the_acting_agent() {
             .navigate(&format!("{base}/miniwob/{task}.html"))
             .await
             .unwrap();
-        let (mut total, mut steps, mut view_tokens, mut wrong) = (0.0, 0, 0, 0);
+        let mut t = Tally::default();
         for seed in 0..SEEDS {
             let utterance = page
                 .tab()
@@ -292,7 +375,7 @@ async fn miniwob_tasks_through_the_acting_agent() {
                 .await
                 .unwrap();
             let utterance = utterance.as_str().unwrap_or("").to_string();
-            let run = run_steps(&Policy, &utterance, &mut *page, &opts, &cancel)
+            let run = run_team(&Policy, &utterance, &mut *page, &mut NoUser, &opts, &cancel)
                 .await
                 .unwrap();
             let reward = page
@@ -302,42 +385,47 @@ async fn miniwob_tasks_through_the_acting_agent() {
                 .unwrap()
                 .as_f64()
                 .unwrap_or(0.0);
-            if reward < 0.0 || reward == 0.0 && !NO_REF_TO_CLICK.contains(task) {
+            if reward <= 0.0 || run.ending != Ending::Solved {
                 eprintln!(
-                    "{task} seed {seed}: reward {reward} for {utterance:?}; steps: {:#?}",
-                    run.steps
+                    "{task} seed {seed}: reward {reward}, {:?} for {utterance:?}; turns: {:#?}",
+                    run.ending, run.turns
                 );
             }
-            total += reward.max(0.0);
-            wrong += usize::from(reward < 0.0);
-            steps += run.steps.len();
-            view_tokens += run.steps.iter().map(|s| s.view_tokens).sum::<usize>();
+            t.reward += reward.max(0.0);
+            t.wrong += usize::from(reward < 0.0);
+            t.actions += run.actions;
+            t.calls += run.turns.len();
+            t.lookups += run.turns.iter().filter(|c| c.role == Role::Lookup).count();
+            t.view_tokens += run.turns.iter().map(|c| c.view_tokens).sum::<usize>();
         }
-        let mean = total / f64::from(SEEDS);
-        report.push((
-            task,
-            mean,
-            steps as f64 / f64::from(SEEDS),
-            view_tokens / steps.max(1),
-            wrong,
-        ));
+        report.push((task, t));
     }
     drop(page);
     live.shutdown().await;
-    eprintln!("task type          reward  steps  view tokens/step  ({SEEDS} seeds each)");
-    for (task, mean, steps, tokens, _) in &report {
-        eprintln!("{task:<18} {mean:>6.2}  {steps:>5.1}  {tokens:>16}");
+    let n = f64::from(SEEDS);
+    eprintln!(
+        "task type          reward  actions  calls  lookups  view tokens/call  ({SEEDS} seeds each)"
+    );
+    for (task, t) in &report {
+        eprintln!(
+            "{task:<18} {:>6.2}  {:>7.1}  {:>5.1}  {:>7}  {:>16}",
+            t.reward / n,
+            t.actions as f64 / n,
+            t.calls as f64 / n,
+            t.lookups,
+            t.view_tokens / t.calls.max(1)
+        );
     }
-    for (task, mean, _, _, wrong) in &report {
-        if NO_REF_TO_CLICK.contains(task) {
-            assert_eq!(
-                *wrong, 0,
-                "{task}: a wrong click instead of saying it cannot"
-            );
-            continue;
-        }
+    for (task, t) in &report {
+        let mean = t.reward / n;
+        assert_eq!(t.wrong, 0, "{task}: an episode ended with a wrong answer");
+        let least = if **task == "click-link" {
+            LINK_IN_PROSE
+        } else {
+            0.9
+        };
         assert!(
-            *mean >= 0.9,
+            mean >= least,
             "{task}: mean reward {mean:.2} over {SEEDS} seeds (see the failed episodes above)"
         );
     }

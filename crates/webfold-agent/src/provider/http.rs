@@ -122,8 +122,12 @@ fn backoff(p: &super::RetryPolicy, attempt: u32) -> Duration {
 }
 
 /// The server's wait: `retry-after-ms` (OpenAI's), else `retry-after` in
-/// seconds. An HTTP date is left to the backoff.
+/// seconds or as an HTTP date (a date past is no wait).
 fn retry_after(headers: &HeaderMap) -> Option<Duration> {
+    retry_after_at(headers, std::time::SystemTime::now())
+}
+
+fn retry_after_at(headers: &HeaderMap, now: std::time::SystemTime) -> Option<Duration> {
     let num = |v: &HeaderValue| v.to_str().ok()?.trim().parse::<f64>().ok();
     // A wait too large for a Duration is refused as too long, not a panic.
     let secs = |x: f64| {
@@ -132,7 +136,12 @@ fn retry_after(headers: &HeaderMap) -> Option<Duration> {
     if let Some(ms) = headers.get("retry-after-ms").and_then(num) {
         return secs(ms / 1000.0);
     }
-    headers.get("retry-after").and_then(num).and_then(secs)
+    let after = headers.get("retry-after")?;
+    if let Some(n) = num(after) {
+        return secs(n);
+    }
+    let date = httpdate::parse_http_date(after.to_str().ok()?.trim()).ok()?;
+    Some(date.duration_since(now).unwrap_or(Duration::ZERO))
 }
 
 fn retryable(status: u16) -> bool {
@@ -372,6 +381,10 @@ mod tests {
             "retry-after",
             HeaderValue::from_static("Wed, 21 Oct 2015 07:28:00 GMT"),
         );
+        let now = httpdate::parse_http_date("Wed, 21 Oct 2015 07:27:57 GMT").unwrap();
+        assert_eq!(retry_after_at(&h, now), Some(Duration::from_secs(3)));
+        assert_eq!(retry_after(&h), Some(Duration::ZERO));
+        h.insert("retry-after", HeaderValue::from_static("soon"));
         assert_eq!(retry_after(&h), None);
     }
 

@@ -129,11 +129,10 @@ pub fn json_schema() -> serde_json::Value {
     serde_json::to_value(schemars::schema_for!(Action)).unwrap_or_default()
 }
 
-impl Action {
-    /// The element the action names, if it names one (not `expand`: its id
-    /// may be a compression marker).
-    pub fn target(&self) -> Option<&Target> {
-        match self {
+/// The `id` of the variants that name an element, borrowed as `$action` is.
+macro_rules! target_of {
+    ($action:expr) => {
+        match $action {
             Action::Click { id }
             | Action::Write { id, .. }
             | Action::Type { id, .. }
@@ -149,6 +148,20 @@ impl Action {
             | Action::Talk { .. }
             | Action::NoAction => None,
         }
+    };
+}
+
+impl Action {
+    /// The element the action names, if it names one (not `expand`: its id
+    /// may be a compression marker).
+    pub fn target(&self) -> Option<&Target> {
+        target_of!(self)
+    }
+
+    /// The element the action names, to aim it elsewhere (an agent's lookup
+    /// found the element, or a CNT node's member takes the action).
+    pub fn target_mut(&mut self) -> Option<&mut Target> {
+        target_of!(self)
     }
 
     /// The action's name as JSON spells it (`scroll_into_view`).

@@ -47,13 +47,21 @@ fn is_interactive_role(role: &str) -> bool {
     )
 }
 
-/// Attributes shown in the CNT (besides ours, the id and clickable).
+/// Attributes shown in the CNT (besides ours, the id and clickable). The
+/// state ones (a live capture writes them as the user left the form) tell an
+/// agent whether its click or choice took.
 fn is_kept_attr(name: &str) -> bool {
     name.starts_with("aria-")
+        || is_state_attr(name)
         || matches!(
             name,
             "role" | "href" | "src" | "alt" | "title" | "placeholder" | "name" | "type" | "value"
         )
+}
+
+/// Boolean state attributes: shown by name alone.
+pub(crate) fn is_state_attr(name: &str) -> bool {
+    matches!(name, "checked" | "selected" | "disabled")
 }
 
 /// What the CNT keeps of one element.
@@ -106,7 +114,7 @@ pub(crate) fn classify(page: &Page, id: NodeId) -> Kind {
                 let name = &*a.name.local;
                 // An empty value says nothing (`alt=""` only marks decoration)
                 // except on `value`, where it is what a field holds.
-                let empty = a.value.trim().is_empty() && name != "value";
+                let empty = a.value.trim().is_empty() && name != "value" && !is_state_attr(name);
                 if a.name.ns == ns!() && is_kept_attr(name) && !empty {
                     attrs.push((name.to_string(), a.value.clone()));
                 }

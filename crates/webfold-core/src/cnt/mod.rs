@@ -10,8 +10,10 @@
 //!   and no children.
 //! - **Attributes kept:** `aria-*`, `role`, `href`, `src`, `alt`, `title`,
 //!   `placeholder`, `name`, `type`, `value` (empty values dropped, except
-//!   `value`), plus ours: the id and clickable. A `data:` URL shows only its
-//!   media type.
+//!   `value`), the states `checked`, `selected` and `disabled` (by name
+//!   alone: a live capture writes them as the user left the form, so an
+//!   agent sees whether its click took), plus ours: the id and clickable.
+//!   A `data:` URL shows only its media type.
 //! - **Clickable:** `a` with `href`, `button`, `input`, `select`, `textarea`,
 //!   `label`, `summary`, `option`; `[onclick]`; an ARIA widget role (button,
 //!   checkbox, combobox, link, menuitem, menuitemcheckbox, menuitemradio,

@@ -86,6 +86,9 @@ fn write_node(out: &mut String, node: &CntNode, cut: Cut, stats: &mut CutStats) 
         for (name, value) in &node.attrs {
             out.push(' ');
             out.push_str(name);
+            if super::filter::is_state_attr(name) {
+                continue;
+            }
             out.push('=');
             if write_value(out, name, value, cut.text_limit) {
                 stats.texts_cut += 1;

@@ -10,7 +10,7 @@ use webfold_agent::{
     ProviderKind, ViewKind,
 };
 
-use webfold_agent::steps::{StepOptions, run_steps};
+use webfold_agent::team::{Ending, TeamOptions, TeamRun, User, run_team};
 use webfold_browser::BrowserOptions;
 use webfold_server::live::LiveBrowser;
 
@@ -64,9 +64,11 @@ pub struct Args {
     /// Send the full HTML at once instead of a view and chunks
     #[arg(long)]
     no_chunking: bool,
-    /// Act on the page in Chromium instead: one action per step on its
-    /// snapshot (--max-iterations steps, --view-max-tokens each) until the
-    /// model says the task is done; prints every step (INPUT is a URL)
+    /// Act on the page in Chromium instead: an operator plans the task (and
+    /// asks you what is missing), an agent takes one action per call on the
+    /// page's CNT (--max-iterations actions, --view-max-tokens each), a
+    /// corrector checks each step on the page, a lookup finds elements the
+    /// agent cannot name; prints every call (INPUT is a URL)
     #[arg(long)]
     act: bool,
     /// Wait for whole replies instead of streaming them
@@ -160,19 +162,19 @@ where
     })
 }
 
-/// `--act`: the acting agent in a live tab.
+/// `--act`: seed 003's agents in a live tab.
 fn act(args: &Args, cfg: &ProviderConfig) -> anyhow::Result<()> {
     let url = args.input.input.trim();
     if !(url.starts_with("http://") || url.starts_with("https://")) {
         bail!("--act opens the page in a browser: give an http(s) URL, not '{url}'");
     }
     let provider = Provider::new(cfg.clone())?;
-    let opts = StepOptions {
-        max_steps: args.max_iterations as usize,
+    let opts = TeamOptions {
+        max_actions: args.max_iterations as usize,
         view_max_tokens: args
             .view_max_tokens
-            .map_or(StepOptions::default().view_max_tokens, |n| n as usize),
-        ..StepOptions::default()
+            .map_or(TeamOptions::default().view_max_tokens, |n| n as usize),
+        ..TeamOptions::default()
     };
     let run = with_ctrl_c(|cancel| async move {
         let live = LiveBrowser::new(BrowserOptions::default());
@@ -180,7 +182,10 @@ fn act(args: &Args, cfg: &ProviderConfig) -> anyhow::Result<()> {
             let page = live.page(None).await?;
             let mut page = page.lock().await;
             page.tab().navigate(url).await?;
-            anyhow::Ok(run_steps(&provider, &args.task, &mut *page, &opts, &cancel).await?)
+            let mut user = Terminal;
+            anyhow::Ok(
+                run_team(&provider, &args.task, &mut *page, &mut user, &opts, &cancel).await?,
+            )
         }
         .await;
         live.shutdown().await;
@@ -189,23 +194,65 @@ fn act(args: &Args, cfg: &ProviderConfig) -> anyhow::Result<()> {
     if args.json {
         return crate::out::line(&serde_json::to_string(&run)?);
     }
-    for (n, step) in run.steps.iter().enumerate() {
+    print_team(&run)
+}
+
+/// The person at the terminal: the agents' words go to stderr; a question
+/// waits for a line when stdin is a terminal.
+struct Terminal;
+
+impl User for Terminal {
+    async fn talk(&mut self, message: &str) -> Option<String> {
+        use std::io::IsTerminal;
+        eprintln!("agent: {message}");
+        if !message.trim_end().ends_with('?') || !std::io::stdin().is_terminal() {
+            return None;
+        }
+        eprint!("you: ");
+        tokio::task::spawn_blocking(|| {
+            let mut line = String::new();
+            std::io::stdin().read_line(&mut line).ok()?;
+            let line = line.trim().to_string();
+            (!line.is_empty()).then_some(line)
+        })
+        .await
+        .ok()
+        .flatten()
+    }
+}
+
+fn print_team(run: &TeamRun) -> anyhow::Result<()> {
+    for turn in &run.turns {
+        let who = match turn.step {
+            Some(s) => format!("[{s}] {}", turn.role.name()),
+            None => turn.role.name().to_string(),
+        };
         crate::out::line(&format!(
-            "{}. {} {} → {} (view: {} tokens)",
-            n + 1,
-            step.tool.as_deref().unwrap_or("(no tool)"),
-            step.arguments.as_deref().unwrap_or(""),
-            step.result,
-            step.view_tokens
+            "{} {} → {} (view: {} tokens)",
+            who,
+            turn.arguments.as_deref().unwrap_or("(no tool call)"),
+            turn.result,
+            turn.view_tokens
         ))?;
     }
-    crate::out::line(match run.solved {
-        Some(true) => "done: solved",
-        Some(false) => "done: not solved",
-        None => "stopped at the step limit",
+    let steps = format!(
+        "{}/{} steps, {} actions",
+        run.steps_done,
+        run.plan.len(),
+        run.actions
+    );
+    crate::out::line(&match run.ending {
+        Ending::Solved => format!("solved ({steps})"),
+        Ending::NeedsInput => {
+            "stopped: the task needs an answer from you (run it again with the answer in --task)"
+                .to_string()
+        }
+        Ending::StepLimit => {
+            format!("stopped at the action limit ({steps}); raise --max-iterations")
+        }
     })?;
-    if let Some(answer) = &run.answer {
-        crate::out::line(answer)?;
+    if let Some(said) = &run.said {
+        crate::out::line(said)?;
     }
     eprintln!(
         "{} input + {} output tokens",
