@@ -163,12 +163,19 @@ fn text_merging_is_recursive() {
     assert!(tree(html).ends_with("\n ab c\n"), "{}", tree(html));
 }
 
+/// The words an element took in stay, and its own are quoted among them:
+/// an agent reads which words are the link's.
 #[test]
 fn text_is_prepended_into_the_next_non_text_sibling() {
     let html = "<body><p>Read the <a href=/docs>docs</a></p><div><span>Label:</span><button>Go</button><button>Stop</button></div></body>";
     assert_eq!(
         tree(html),
-        "3 body\n 4 p,a* href=/docs Read the docs\n 8 div\n  11 button* Label: Go\n  13 button* Stop\n"
+        "3 body\n 4 p,a* href=/docs Read the \"docs\"\n 8 div\n  11 button* Label: \"Go\"\n  13 button* Stop\n"
+    );
+    let both = "<body><p>eu <span onclick=go()>mauris.</span> velit sit.</p><label>Name <input></label></body>";
+    assert_eq!(
+        tree(both),
+        "3 body\n 4 p,span* eu \"mauris.\" velit sit.\n 9 label*\n  11 input* Name\n"
     );
 }
 
@@ -177,7 +184,7 @@ fn last_text_is_appended_only_into_a_childless_previous_sibling() {
     let appended = "<body><div><button>Save</button> now</div><a href=1>x</a></body>";
     assert_eq!(
         tree(appended),
-        "3 body\n 4 div,button* Save now\n 8 a* href=1 x\n"
+        "3 body\n 4 div,button* \"Save\" now\n 8 a* href=1 x\n"
     );
     let kept = "<body><div><ul><li><a href=1>x</a></li><li><a href=2>y</a></li></ul>tail</div><a href=3>z</a></body>";
     assert_eq!(

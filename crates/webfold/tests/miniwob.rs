@@ -33,13 +33,6 @@ const TASKS: &[&str] = &[
     "focus-text",
 ];
 const SEEDS: u32 = 20;
-/// click-link's links are bare `<span>`s in a paragraph. The CNT gives a
-/// link the loose words around it (seed 003's text appropriation), so when
-/// the link's word also sits inside those words, no reader can tell which
-/// span is the link; the policy then says so instead of guessing. The test
-/// asks that most episodes name the link and that none clicks a wrong one.
-const LINK_IN_PROSE: f64 = 0.5;
-
 #[derive(Default)]
 struct Tally {
     reward: f64,
@@ -102,6 +95,7 @@ const STATES: [&str; 3] = ["checked", "selected", "disabled"];
 struct Node {
     id: u32,
     tags: Vec<String>,
+    clickable: bool,
     line: String,
 }
 
@@ -127,14 +121,11 @@ impl Node {
     fn checked(&self) -> bool {
         self.line.split(' ').any(|w| w == "checked")
     }
-    /// The CNT gives an element the loose text before it (and after it, when
-    /// it ends its parent): its own label is at one end.
+    /// The element's label: its whole text, or the words the CNT quotes
+    /// as its own among the loose words it took in (`eu "mauris." velit`).
     fn reads(&self, label: &str) -> bool {
         let t = self.text();
-        let starts = t
-            .strip_prefix(label)
-            .is_some_and(|rest| !rest.starts_with(char::is_alphanumeric));
-        t == label || starts || t.ends_with(&format!(" {label}"))
+        t == label || t.contains(&format!("\"{label}\""))
     }
     fn attr(&self, name: &str) -> Option<&str> {
         let key = format!("{name}=");
@@ -153,6 +144,7 @@ fn nodes(view: &str) -> Vec<Node> {
             let (id, rest) = l.trim_start().split_once(' ')?;
             let id: u32 = id.parse().ok()?;
             let (tags, line) = rest.split_once(' ').unwrap_or((rest, ""));
+            let clickable = tags.ends_with('*');
             let tags = tags
                 .trim_end_matches('*')
                 .split(',')
@@ -161,6 +153,7 @@ fn nodes(view: &str) -> Vec<Node> {
             Some(Node {
                 id,
                 tags,
+                clickable,
                 line: line.to_string(),
             })
         })
@@ -203,8 +196,9 @@ fn decide(tool: &str, msg: &str) -> serde_json::Value {
         "found" => {
             let wanted = section(msg, "Element wanted:\n", "\n\nThe page");
             let wanted = wanted.split('"').nth(1).unwrap_or(wanted);
-            let exact = ns.iter().find(|n| n.text() == wanted);
-            match exact.or_else(|| ns.iter().find(|n| n.reads(wanted))) {
+            // Something to act on: a clickable node that reads so.
+            let mut can = ns.iter().filter(|n| n.clickable);
+            match can.find(|n| n.reads(wanted)) {
                 Some(n) => json!({"id": n.id}),
                 None => json!({"reason": format!("nothing reads {wanted:?}")}),
             }
@@ -419,13 +413,8 @@ async fn miniwob_tasks_through_the_acting_agent() {
     for (task, t) in &report {
         let mean = t.reward / n;
         assert_eq!(t.wrong, 0, "{task}: an episode ended with a wrong answer");
-        let least = if **task == "click-link" {
-            LINK_IN_PROSE
-        } else {
-            0.9
-        };
         assert!(
-            mean >= least,
+            mean >= 0.9,
             "{task}: mean reward {mean:.2} over {SEEDS} seeds (see the failed episodes above)"
         );
     }

@@ -27,6 +27,9 @@ struct Item {
     /// the same line: true for text and inline elements, false for blocks.
     inline_start: bool,
     inline_end: bool,
+    /// The element's own text within `text` (bytes), once loose text
+    /// around it was appropriated; `None` while all of `text` is its own.
+    own: Option<(usize, usize)>,
 }
 
 impl Item {
@@ -99,6 +102,7 @@ pub(super) fn build(page: &Page) -> Cnt {
                     children: Vec::new(),
                     inline_start: true,
                     inline_end: true,
+                    own: None,
                 });
                 Slot::One((items.len() - 1) as u32)
             }
@@ -127,6 +131,7 @@ pub(super) fn build(page: &Page) -> Cnt {
                     children: Vec::new(),
                     inline_start: facts.inline,
                     inline_end: facts.inline,
+                    own: None,
                 };
                 if let [only] = kids[..] {
                     absorb_single_child(&mut me, &mut items, only);
@@ -187,6 +192,7 @@ fn empty_item(id: NodeId) -> Item {
         children: Vec::new(),
         inline_start: false,
         inline_end: false,
+        own: None,
     }
 }
 
@@ -238,6 +244,7 @@ fn merge_text_runs(items: &mut [Item], kids: Vec<u32>) -> Vec<u32> {
             tail.inline_start,
         );
         head.inline_end = tail.inline_end;
+        head.own = None;
         if head.tag != tail.tag {
             head.tag.clear();
         }
@@ -271,6 +278,7 @@ fn appropriate_text(items: &mut [Item], kids: Vec<u32>) -> Vec<u32> {
                 && items[prev as usize].children.is_empty()
             {
                 let (sib, text) = two_mut(items, prev as usize, ki);
+                sib.own = Some(sib.own.unwrap_or((0, sib.text.len())));
                 sib.text = join_text(
                     mem::take(&mut sib.text),
                     sib.inline_end,
@@ -291,6 +299,11 @@ fn appropriate_text(items: &mut [Item], kids: Vec<u32>) -> Vec<u32> {
                     &sib.text,
                     sib.inline_start,
                 );
+                // The sibling's text ends the joined text (less a space
+                // the two shared), so its own part moves right by this.
+                let shift = joined.len().saturating_sub(sib.text.len());
+                let (start, end) = sib.own.unwrap_or((0, sib.text.len()));
+                sib.own = Some((start + shift, end + shift));
                 sib.text = joined;
                 sib.absorbed.push(text.id);
                 sib.absorbed.append(&mut text.absorbed);
@@ -305,6 +318,7 @@ fn appropriate_text(items: &mut [Item], kids: Vec<u32>) -> Vec<u32> {
 fn absorb_single_child(me: &mut Item, items: &mut [Item], only: u32) {
     let child = &mut items[only as usize];
     if child.is_pure_text() {
+        me.own = None;
         me.text = mem::take(&mut child.text);
         me.absorbed.push(child.id);
         me.absorbed.append(&mut child.absorbed);
@@ -329,6 +343,7 @@ fn absorb_single_child(me: &mut Item, items: &mut [Item], only: u32) {
         }
     }
     me.text = mem::take(&mut child.text);
+    me.own = child.own;
     me.children = mem::take(&mut child.children);
     me.clickable |= child.clickable;
     me.absorbed.push(child.id);
@@ -369,6 +384,24 @@ fn join_text(mut a: String, a_inline_end: bool, b: &str, b_inline_start: bool) -
     a
 }
 
+/// `text` trimmed, and the own part within it trimmed too: `None` when it
+/// is empty or the whole text (nothing to tell apart).
+fn trimmed_with_own(text: &str, own: Option<(usize, usize)>) -> (String, Option<(usize, usize)>) {
+    let lead = text.len() - text.trim_start().len();
+    let trimmed = text.trim();
+    let own = own.and_then(|(s, e)| {
+        let (s, e) = (
+            s.saturating_sub(lead),
+            e.saturating_sub(lead).min(trimmed.len()),
+        );
+        let part = trimmed.get(s..e)?;
+        let s = s + (part.len() - part.trim_start().len());
+        let e = e - (part.len() - part.trim_end().len());
+        (s < e && (s, e) != (0, trimmed.len())).then_some((s, e))
+    });
+    (trimmed.to_string(), own)
+}
+
 /// Collapse whitespace runs (and no-break spaces, which read as spaces) to
 /// one space, keeping a space at an edge that had whitespace.
 fn collapse_keeping_edges(s: &str) -> String {
@@ -407,10 +440,12 @@ fn compact(page: &Page, mut items: Vec<Item>, root: u32) -> Cnt {
         for &k in kids.iter().rev() {
             stack.push((k, Some(me)));
         }
+        let (text, own) = trimmed_with_own(&item.text, item.own);
         nodes.push(CntNode {
             id: item.id,
             tag: mem::take(&mut item.tag),
-            text: item.text.trim().to_string(),
+            text,
+            own,
             attrs: mem::take(&mut item.attrs),
             clickable: item.clickable,
             absorbed: mem::take(&mut item.absorbed),

@@ -29,7 +29,10 @@
 //!      result keeps a tag and attributes only where all of them shared it.
 //!   2. A text node goes into the next sibling's text, in front; a text node
 //!      that is the last child goes after the previous sibling's text when
-//!      that sibling has no children.
+//!      that sibling has no children. The sibling's own words stay known
+//!      ([`CntNode::own`]) and the text view quotes them among the words it
+//!      took in (`p,a* href=/docs Read the "docs"`), so a reader can tell
+//!      which words a link or button says.
 //!   3. A node with one child: a text child becomes the parent's text;
 //!      otherwise, unless both are clickable, the parent absorbs the child:
 //!      its attributes (the child's win), text, children and clickable (OR);
@@ -137,6 +140,9 @@ pub struct CntNode {
     pub tag: String,
     /// Whitespace-collapsed text, before any children.
     pub text: String,
+    /// The element's own words within `text` (byte range) when loose text
+    /// around it was appropriated into it; the text view quotes them.
+    pub own: Option<(usize, usize)>,
     /// Kept attributes, in source order (a merged child's value wins).
     pub attrs: Vec<(String, String)>,
     pub clickable: bool,

@@ -67,7 +67,8 @@ fn indent(out: &mut String, depth: usize) {
 }
 
 fn write_node(out: &mut String, node: &CntNode, cut: Cut, stats: &mut CutStats) {
-    let (text, hidden) = cut_text(&node.text, cut.text_limit);
+    let marked = own_marked(node);
+    let (text, hidden) = cut_text(marked.as_deref().unwrap_or(&node.text), cut.text_limit);
     if node.is_text() {
         // A text line reads as text unless it could pass for a node line
         // (`12 div`) or a marker; only then is it quoted.
@@ -103,6 +104,19 @@ fn write_node(out: &mut String, node: &CntNode, cut: Cut, stats: &mut CutStats) 
         let _ = write!(out, "…+{hidden} [{}]", node.id);
         stats.texts_cut += 1;
     }
+}
+
+/// The text with the element's own words quoted among the loose words it
+/// took in (`eu "mauris." velit`): which words are the link's own.
+fn own_marked(node: &CntNode) -> Option<String> {
+    let (s, e) = node.own?;
+    let t = &node.text;
+    Some(format!(
+        "{}\"{}\"{}",
+        t.get(..s)?,
+        t.get(s..e)?,
+        t.get(e..)?
+    ))
 }
 
 /// Writes an attribute value, quoted only when it has to be; returns whether

@@ -10,6 +10,8 @@ use crate::input::ViewInput;
 ///
 /// One node per line: `ID TAGS[*] [attr=value]... [text]`, indented one space
 /// per level; `*` marks clickable nodes, and lines without an id are text.
+/// An element that took in the loose words around it quotes its own words
+/// among them (`Read the "docs"`).
 /// Nodes with many children show their first and last ones around a marker
 /// `… N hidden [P.F-L]`; long texts end in `…+N [ID]`. The budget goes to the
 /// page's main content first, then the rest, then navigation, footers and
