@@ -158,14 +158,14 @@ async fn reply(hub: &Hub, ask: &Ask, outcome: &Outcome) -> ServerFrame {
         context_id: ask.context_id.clone(),
         message,
         is_complete: true,
-        result: Some(AgentResult {
+        result: Some(Box::new(AgentResult {
             dom_changes: output.get("domChanges").cloned().unwrap_or(Value::Null),
             action: output.get("action").cloned().unwrap_or(Value::Null),
             iterations: outcome.iterations,
             input_tokens: outcome.usage.input_tokens,
             output_tokens: outcome.usage.output_tokens,
             fallback: outcome.fallback.clone(),
-        }),
+        })),
     })
 }
 

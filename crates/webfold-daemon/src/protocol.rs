@@ -292,8 +292,9 @@ pub struct AgentResponse {
     pub message: String,
     pub is_complete: bool,
     /// The built-in agent's structured answer, beside its words.
+    // Boxed: every other frame is small.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub result: Option<AgentResult>,
+    pub result: Option<Box<AgentResult>>,
 }
 
 /// What the built-in agent's run gave besides its reply: the changes it
