@@ -285,6 +285,22 @@ pub struct Recorded {
 }
 
 impl Recorded {
+    /// The text of every tool result the request carries, in either format.
+    pub fn tool_results(&self) -> Vec<&str> {
+        let mut out = Vec::new();
+        for m in self.body["messages"].as_array().into_iter().flatten() {
+            if m["role"] == "tool" {
+                out.extend(m["content"].as_str());
+            }
+            for b in m["content"].as_array().into_iter().flatten() {
+                if b["type"] == "tool_result" {
+                    out.extend(b["content"].as_str());
+                }
+            }
+        }
+        out
+    }
+
     pub fn header(&self, name: &str) -> Option<&str> {
         self.headers
             .iter()

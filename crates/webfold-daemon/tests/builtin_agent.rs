@@ -243,13 +243,10 @@ async fn a_chunk_comes_from_the_live_tab_and_the_answer_reaches_it() {
     assert_eq!(reqs.len(), 2);
     let system = reqs[0].body["messages"][0]["content"].as_str().unwrap();
     assert!(system.contains("p.price"), "{system}");
-    let tool = reqs[1].body["messages"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|m| m["role"] == "tool")
-        .expect("a tool result");
-    let chunk = tool["content"].as_str().unwrap();
+    let results = reqs[1].tool_results();
+    let [chunk] = results.as_slice() else {
+        panic!("one tool result: {results:?}")
+    };
     assert!(
         chunk.contains("7 € (flash sale)") && !chunk.contains("12 €"),
         "{chunk}"

@@ -17,6 +17,7 @@ use super::agent::ModelArgs;
 /// or localhost needs none.
 #[derive(Parser)]
 #[command(
+    mut_arg("provider", |a| a.help("Offer the built-in agent, calling this API [default: none]")),
     after_help = "Examples:\n  webfold daemon\n  webfold daemon --provider openai --base-url http://127.0.0.1:8080/v1 --model local\n\nOne daemon runs per user; `webfold mcp --tools page,ui` starts it when it is not running.\nIt listens on 127.0.0.1 only. `webfold pair` prints what the extension needs; `webfold doctor` checks the setup."
 )]
 pub struct Args {
