@@ -13,15 +13,9 @@ import { createServer } from "node:http";
 import { connect } from "node:net";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join, dirname } from "node:path";
-import { fileURLToPath } from "node:url";
-import { chromium } from "playwright-core";
+import { join } from "node:path";
+import { check, env, launch, log, serveFixture, until } from "./lib.mjs";
 
-const env = (k) => {
-  const v = process.env[k];
-  if (!v) throw new Error(`${k} is not set`);
-  return v;
-};
 const BIN = env("WEBFOLD_BIN");
 const HOME = env("WEBFOLD_HOME");
 const PROJECT = env("WEBFOLD_PROJECT");
@@ -29,31 +23,8 @@ const PROJECT2 = env("WEBFOLD_PROJECT2");
 const EXT = env("EXTENSION_DIR");
 const EXT_ID = env("EXTENSION_ID");
 const SHOTS = env("SHOTS_DIR");
-const CHROMIUM = process.env.CHROMIUM || "/usr/bin/chromium";
-const here = dirname(fileURLToPath(import.meta.url));
 
-const log = (...a) => console.error("[drive]", ...a);
 const summary = { screenshots: [] };
-
-function check(cond, what) {
-  if (!cond) throw new Error(`check failed: ${what}`);
-}
-
-/** Polls `probe` until it returns something truthy, or fails after `ms`. */
-async function until(what, probe, ms = 15_000) {
-  const deadline = Date.now() + ms;
-  let last;
-  for (;;) {
-    try {
-      last = await probe();
-      if (last) return last;
-    } catch (e) {
-      last = e;
-    }
-    if (Date.now() > deadline) throw new Error(`timed out after ${ms} ms waiting for ${what} (last: ${last})`);
-    await new Promise((r) => setTimeout(r, 25));
-  }
-}
 
 // ---- the agent: webfold's MCP server over stdio ----
 
@@ -184,13 +155,7 @@ const MARKDOWN_CASES = [
 
 // ---- the run ----
 
-const fixture = readFileSync(join(here, "fixture.html"));
-const server = createServer((req, res) => {
-  res.writeHead(200, { "content-type": "text/html; charset=utf-8" });
-  res.end(fixture);
-});
-await new Promise((r) => server.listen(0, "127.0.0.1", r));
-const pageUrl = `http://127.0.0.1:${server.address().port}/shop.html`;
+const { server, url: pageUrl } = await serveFixture();
 
 const profile = mkdtempSync(join(tmpdir(), "webfold-ext-profile-"));
 const dbDir = mkdtempSync(join(tmpdir(), "webfold-ext-db-"));
@@ -199,49 +164,14 @@ let agent2;
 let ctx;
 try {
 
-  const launched = Date.now();
-  ctx = await chromium.launchPersistentContext(profile, {
-    executablePath: CHROMIUM,
-    headless: true,
-    viewport: { width: 1280, height: 800 },
-    args: [
-      "--headless=new",
-      "--no-sandbox",
-      "--disable-gpu",
-      "--disable-quic",
-      "--no-first-run",
-      "--disable-background-networking",
-      "--disable-component-update",
-      "--disable-sync",
-      // Nothing leaves this machine: every name but loopback fails to resolve.
-      "--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1, EXCLUDE localhost",
-      `--disable-extensions-except=${EXT}`,
-      `--load-extension=${EXT}`,
-    ],
-  });
-  const sw = ctx.serviceWorkers()[0] ?? (await ctx.waitForEvent("serviceworker", { timeout: 10_000 }));
-  const extId = new URL(sw.url()).host;
+  const browser = await launch(EXT, profile, EXT_ID);
+  ctx = browser.ctx;
+  const { sw, extId, tabOf, openPanel } = browser;
   summary.extensionId = extId;
-  check(extId === EXT_ID, `extension id ${extId} is the manifest key's ${EXT_ID}`);
-  log(`extension ${extId} loaded in ${Date.now() - launched} ms`);
 
   const page = ctx.pages()[0] ?? (await ctx.newPage());
   await page.goto(pageUrl);
-  const tabOf = (url) =>
-    until(`the tab id of ${url}`, () => sw.evaluate(async (u) => (await chrome.tabs.query({ url: u }))[0]?.id, url));
   const tabId = await tabOf(pageUrl);
-  // The panel as a page in a window of its own, beside the page's window
-  // (a real side panel is not a page Playwright can drive): the page keeps
-  // its window, which captureVisibleTab shoots.
-  const openPanel = async (tab) => {
-    const url = `chrome-extension://${extId}/panel.html?tab=${tab}`;
-    const [p] = await Promise.all([
-      ctx.waitForEvent("page", { predicate: (x) => x.url() === url, timeout: 10_000 }),
-      sw.evaluate((u) => chrome.windows.create({ url: u, width: 420, height: 760 }), url),
-    ]);
-    await p.setViewportSize({ width: 420, height: 760 });
-    return p;
-  };
 
   // ---- pairing, as a user does it: paste what `webfold pair` prints ----
   const panel = await openPanel(tabId);

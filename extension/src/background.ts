@@ -209,7 +209,8 @@ function send(tabId: number, frame: unknown): boolean {
 
 function agentName(tab: WfTab, id: string | undefined): string {
   const a = tab.agents.find((x) => x.agentId === id);
-  return a ? `${a.client} in ${a.project}` : (id ?? "an agent");
+  if (!a) return id ?? "an agent";
+  return a.builtIn ? a.client : `${a.client} in ${a.project}`;
 }
 
 function onFrame(tabId: number, link: Link, text: string) {
@@ -263,17 +264,19 @@ function onFrame(tabId: number, link: Link, text: string) {
       break;
     }
     case "agent_response": {
+      const result = p.result as WfAgentResult | undefined;
       const open = tab.chat.find((e) => e.role === "assistant" && !e.complete && e.contextId === p.contextId);
       if (open) {
         open.text = String(p.message);
         open.complete = true;
+        open.result = result;
       } else {
-        tab.chat.push({ role: "assistant", text: String(p.message), contextId: String(p.contextId), complete: true, at: Date.now() });
+        tab.chat.push({ role: "assistant", text: String(p.message), contextId: String(p.contextId), complete: true, result, at: Date.now() });
       }
       break;
     }
     case "get_html":
-      void answerGetHtml(tabId, link, String(p.requestId), String(p.selector));
+      void answerGetHtml(tabId, link, String(p.requestId), typeof p.selector === "string" ? p.selector : undefined);
       return;
     case "view": {
       const v = { ...(p as Omit<WfPageView, "kind">), kind: "page_view" } as WfPageView;
@@ -293,6 +296,11 @@ function onFrame(tabId: number, link: Link, text: string) {
       if (entry && ["no_agent", "choose_agent", "unknown_agent", "unknown_context", "too_large"].includes(code)) {
         entry.error = message;
       }
+      if (code === "agent_failed") {
+        // The built-in agent's run ended without an answer: it shows where the answer would have.
+        tab.chat.push({ role: "assistant", text: "", error: message, complete: true, at: Date.now() });
+        break;
+      }
       tab.problem = message;
       break;
     }
@@ -303,7 +311,7 @@ function onFrame(tabId: number, link: Link, text: string) {
 }
 
 /** The daemon asks for the tab's current HTML (an agent's live read). */
-async function answerGetHtml(tabId: number, link: Link, requestId: string, selector: string) {
+async function answerGetHtml(tabId: number, link: Link, requestId: string, selector: string | undefined) {
   let answer: WfLiveHtml;
   try {
     await injectPicker(tabId);

@@ -266,16 +266,21 @@
       }
       draw();
     } else if (msg.kind === "get_html") {
-      let matches = 0;
-      try {
-        matches = document.querySelectorAll(msg.selector).length;
-      } catch {
-        reply({ error: `${msg.selector} is not a valid CSS selector in the browser` } satisfies WfLiveHtml);
-        return undefined;
+      // Without a selector the whole page is wanted: the built-in agent
+      // picks its chunk from it.
+      const selector = msg.selector;
+      let matches: number | undefined;
+      if (selector !== undefined) {
+        try {
+          matches = document.querySelectorAll(selector).length;
+        } catch {
+          reply({ error: `${selector} is not a valid CSS selector in the browser` } satisfies WfLiveHtml);
+          return undefined;
+        }
       }
       if (matches === 0) {
         reply({
-          error: `no element matches ${msg.selector} in the page now (it changed since the pick, or the tab moved on); read the outline for a selector that exists`,
+          error: `no element matches ${selector} in the page now (it changed since the pick, or the tab moved on); read the outline for a selector that exists`,
         } satisfies WfLiveHtml);
       } else {
         const { html, omitted } = pageHtml();

@@ -118,7 +118,7 @@ function render(v: WfView) {
   for (const a of agents) {
     const o = document.createElement("option");
     o.value = a.agentId;
-    o.textContent = `${a.client} · ${a.project}`;
+    o.textContent = a.builtIn ? a.client : `${a.client} · ${a.project}`;
     o.title = a.agentId;
     agentSelect.append(o);
   }
@@ -181,6 +181,13 @@ function render(v: WfView) {
       body.className = "md";
       body.append(renderMarkdown(e.text));
       li.append(body);
+      if (e.result) li.append(...resultNodes(e.result));
+      if (e.error) {
+        const meta = document.createElement("div");
+        meta.className = "meta error";
+        meta.textContent = e.error;
+        li.append(meta);
+      }
     } else {
       const body = document.createElement("div");
       body.className = "text";
@@ -205,6 +212,19 @@ function render(v: WfView) {
     : open
       ? "Pick an element first"
       : "Not connected";
+}
+
+/** The built-in agent's proposed changes (shown, not applied) and what the run cost. */
+function resultNodes(r: WfAgentResult): Node[] {
+  const changes = document.createElement("pre");
+  changes.className = "result";
+  changes.textContent = JSON.stringify({ domChanges: r.domChanges, action: r.action });
+  const meta = document.createElement("div");
+  meta.className = "meta";
+  const calls = `${r.iterations} model call${r.iterations === 1 ? "" : "s"}`;
+  const tokens = `${r.inputTokens.toLocaleString("en")} input + ${r.outputTokens.toLocaleString("en")} output tokens`;
+  meta.textContent = `${calls} · ${tokens}${r.fallback ? ` · sent the whole page: ${r.fallback}` : ""}`;
+  return [changes, meta];
 }
 
 function requestView(view: WfViewKind) {

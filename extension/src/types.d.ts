@@ -66,7 +66,7 @@ type WfToPage =
   | { kind: "start_pick" }
   | { kind: "stop_pick" }
   | { kind: "recapture"; selector: string }
-  | { kind: "get_html"; selector: string }
+  | { kind: "get_html"; selector?: string }
   | { kind: "highlight"; selector: string | null };
 
 /** The answer to `get_html`: the page's current HTML, or why not. */
@@ -79,6 +79,18 @@ interface WfAgent {
   agentId: string;
   project: string;
   client: string;
+  /** The daemon's own agent (a model it calls): `client` names it, there is no project. */
+  builtIn?: boolean;
+}
+
+/** The built-in agent's structured answer (`agent_response.result`): changes proposed, not applied. */
+interface WfAgentResult {
+  domChanges: unknown;
+  action: unknown;
+  iterations: number;
+  inputTokens: number;
+  outputTokens: number;
+  fallback?: string;
 }
 
 interface WfChatEntry {
@@ -90,6 +102,8 @@ interface WfChatEntry {
   /** For user messages: stored by the daemon for this agent. */
   deliveredTo?: string;
   error?: string;
+  /** For the built-in agent's answers. */
+  result?: WfAgentResult;
   at: number;
 }
 

@@ -12,6 +12,8 @@
 //!   answer in-process.
 //! - [`page`]: what the loop knows of the page: the views and the chunk tool.
 //! - [`run`]: the loop itself; [`Outcome`] is what it reports.
+//! - [`source`]: where chunks come from: the prompt's page, or a live tab
+//!   read again before each chunk ([`run_live`]).
 //! - [`schema`]: the JSON Schema subset the final answer is checked against.
 //! - [`prompts`]: the versioned prompt files.
 //! - [`team`]: seed 003's agents (operator, agent, corrector, lookup) acting
@@ -26,6 +28,7 @@ pub mod provider;
 pub mod replay;
 pub mod run;
 pub mod schema;
+pub mod source;
 mod sse;
 pub mod team;
 
@@ -33,5 +36,6 @@ pub use error::{AgentError, ProviderError};
 pub use message::{Block, Message, Reply, Role, ToolChoice, ToolSpec, Usage};
 pub use page::{PageContext, ViewKind};
 pub use provider::{Model, Provider, ProviderConfig, ProviderKind, RetryPolicy};
-pub use run::{AgentOptions, FinalTool, Mode, Outcome, run};
+pub use run::{AgentOptions, FinalTool, Mode, Outcome, run, run_live};
+pub use source::{Current, PageSource};
 pub use tokio_util::sync::CancellationToken;

@@ -8,9 +8,10 @@ use webfold_core::chunk::{self, ChunkOptions};
 use webfold_core::cnt::{self, Cnt};
 use webfold_core::contract::{Ctx, Request, Surface, fence, parse, schema};
 use webfold_core::outline::{self, OutlineOptions};
+use webfold_core::select::UniqueSelectors;
 use webfold_core::snapshot::{self, SnapshotOptions};
 use webfold_core::tokens::Encoding;
-use webfold_core::{Error, Page};
+use webfold_core::{Error, NodeId, Page};
 
 use crate::message::ToolSpec;
 use crate::prompts;
@@ -160,5 +161,23 @@ impl PageContext {
         let opts = opts.with_ctx(self.ctx());
         let out = chunk::view(&self.page, &opts, &self.url, None).map_err(|e| format!("{e:#}"))?;
         Ok(fence::delimit(&out.text))
+    }
+
+    /// `args` with a node id (`id`, without a selector) replaced by the
+    /// unique selector of that element here, so that another version of the
+    /// page can answer them. Anything else is left for the chunk view to judge.
+    pub fn ids_as_selectors(&self, mut args: Map<String, Value>) -> Map<String, Value> {
+        if args.contains_key("selector") {
+            return args;
+        }
+        let id = args.get("id").and_then(Value::as_u64);
+        let found = id
+            .and_then(|n| u32::try_from(n).ok())
+            .and_then(|n| UniqueSelectors::new(&self.page).selector(NodeId(n)));
+        if let Some(selector) = found {
+            args.remove("id");
+            args.insert("selector".into(), Value::String(selector));
+        }
+        args
     }
 }

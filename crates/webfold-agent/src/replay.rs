@@ -8,6 +8,7 @@ use std::sync::{Arc, Mutex};
 use serde_json::{Value, json};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::{TcpListener, TcpStream};
+use tokio::sync::Notify;
 
 use crate::message::Usage;
 use crate::provider::ProviderKind;
@@ -284,6 +285,22 @@ pub struct Recorded {
 }
 
 impl Recorded {
+    /// The text of every tool result the request carries, in either format.
+    pub fn tool_results(&self) -> Vec<&str> {
+        let mut out = Vec::new();
+        for m in self.body["messages"].as_array().into_iter().flatten() {
+            if m["role"] == "tool" {
+                out.extend(m["content"].as_str());
+            }
+            for b in m["content"].as_array().into_iter().flatten() {
+                if b["type"] == "tool_result" {
+                    out.extend(b["content"].as_str());
+                }
+            }
+        }
+        out
+    }
+
     pub fn header(&self, name: &str) -> Option<&str> {
         self.headers
             .iter()
@@ -295,12 +312,16 @@ impl Recorded {
 struct State {
     replies: std::collections::VecDeque<Scripted>,
     requests: Vec<Recorded>,
+    /// Hung requests whose client closed the connection (gave up or was cancelled).
+    abandoned: usize,
 }
 
 /// The server; it stops when dropped.
 pub struct ReplayServer {
     addr: std::net::SocketAddr,
     state: Arc<Mutex<State>>,
+    /// Told of every request received and every hang given up.
+    changed: Arc<Notify>,
     task: tokio::task::JoinHandle<()>,
 }
 
@@ -318,8 +339,10 @@ impl ReplayServer {
         let state = Arc::new(Mutex::new(State {
             replies: replies.into(),
             requests: Vec::new(),
+            abandoned: 0,
         }));
-        let s = state.clone();
+        let changed = Arc::new(Notify::new());
+        let (s, g) = (state.clone(), changed.clone());
         let task = tokio::spawn(async move {
             while let Ok((sock, _)) = listener.accept().await {
                 // One request per connection, answered in arrival order.
@@ -328,16 +351,30 @@ impl ReplayServer {
                         let Ok(mut st) = s.lock() else { return };
                         st.requests.push(rec);
                         let next = st.replies.pop_front();
+                        g.notify_waiters();
                         Some((sock, next))
                     }
                     None => None,
                 };
                 if let Some((sock, next)) = reply {
-                    tokio::spawn(answer(sock, next));
+                    let (s, g) = (s.clone(), g.clone());
+                    tokio::spawn(async move {
+                        if answer(sock, next).await == Ended::Abandoned {
+                            if let Ok(mut st) = s.lock() {
+                                st.abandoned += 1;
+                            }
+                            g.notify_waiters();
+                        }
+                    });
                 }
             }
         });
-        Ok(ReplayServer { addr, state, task })
+        Ok(ReplayServer {
+            addr,
+            state,
+            changed,
+            task,
+        })
     }
 
     /// `http://127.0.0.1:PORT`: a base URL for either provider.
@@ -351,6 +388,29 @@ impl ReplayServer {
             .lock()
             .map(|s| s.requests.clone())
             .unwrap_or_default()
+    }
+
+    /// Waits until `n` requests have been received.
+    pub async fn until_received(&self, n: usize) {
+        self.until(|s| s.requests.len() >= n).await
+    }
+
+    /// Waits until `n` hung requests have been given up by their client:
+    /// how a test sees that a call was cancelled.
+    pub async fn until_abandoned(&self, n: usize) {
+        self.until(|s| s.abandoned >= n).await
+    }
+
+    async fn until(&self, done: impl Fn(&State) -> bool) {
+        loop {
+            let notified = self.changed.notified();
+            tokio::pin!(notified);
+            notified.as_mut().enable();
+            if self.state.lock().map(|s| done(&s)).unwrap_or(true) {
+                return;
+            }
+            notified.await;
+        }
     }
 
     /// Replies not yet sent.
@@ -406,7 +466,15 @@ async fn read_request(mut sock: TcpStream) -> Option<(TcpStream, Recorded)> {
     ))
 }
 
-async fn answer(mut sock: TcpStream, reply: Option<Scripted>) {
+/// How an answer ended.
+#[derive(PartialEq)]
+enum Ended {
+    Sent,
+    /// A hang the client closed.
+    Abandoned,
+}
+
+async fn answer(mut sock: TcpStream, reply: Option<Scripted>) -> Ended {
     let reply =
         reply.unwrap_or_else(|| Scripted::error(400, "the replay script has no more replies", &[]));
     match reply {
@@ -429,12 +497,12 @@ async fn answer(mut sock: TcpStream, reply: Option<Scripted>) {
         Scripted::Stream { events, complete } => {
             let head = "HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\ntransfer-encoding: chunked\r\nconnection: close\r\n\r\n";
             if sock.write_all(head.as_bytes()).await.is_err() {
-                return;
+                return Ended::Sent;
             }
             for ev in events {
                 let chunk = format!("{:x}\r\n{ev}\r\n", ev.len());
                 if sock.write_all(chunk.as_bytes()).await.is_err() || sock.flush().await.is_err() {
-                    return;
+                    return Ended::Sent;
                 }
             }
             if complete {
@@ -442,10 +510,14 @@ async fn answer(mut sock: TcpStream, reply: Option<Scripted>) {
             }
         }
         Scripted::Hang => {
-            std::future::pending::<()>().await;
+            // Never answers; reads until the client closes the connection.
+            let mut sink = [0u8; 1024];
+            while matches!(sock.read(&mut sink).await, Ok(n) if n > 0) {}
+            return Ended::Abandoned;
         }
     }
     let _ = sock.shutdown().await;
+    Ended::Sent
 }
 
 fn reason(status: u16) -> &'static str {

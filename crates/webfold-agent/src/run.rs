@@ -20,6 +20,7 @@ use crate::page::{CHUNK_TOOL, PageContext, ViewKind};
 use crate::prompts;
 use crate::provider::{ChatRequest, Model};
 use crate::schema;
+use crate::source::{self, PageSource};
 
 /// seed 000's default iteration cap.
 pub const DEFAULT_MAX_ITERATIONS: u32 = 5;
@@ -168,6 +169,19 @@ pub async fn run<M: Model>(
     opts: &AgentOptions,
     cancel: &CancellationToken,
 ) -> Result<Outcome, AgentError> {
+    run_live(model, page, page, task, opts, cancel).await
+}
+
+/// As [`run`], with `get_html_chunk` answered from what `source` says the
+/// page is now (a browser tab's live DOM); `page` makes the prompt.
+pub async fn run_live<M: Model, S: PageSource>(
+    model: &M,
+    page: &PageContext,
+    source: &S,
+    task: &str,
+    opts: &AgentOptions,
+    cancel: &CancellationToken,
+) -> Result<Outcome, AgentError> {
     schema::check_schema(&opts.final_tool.schema).map_err(AgentError::Schema)?;
     let mut log = Log::default();
     let fallback = if opts.chunking {
@@ -183,7 +197,7 @@ pub async fn run<M: Model>(
                 match conv
                     .run(
                         model,
-                        page,
+                        (page, source),
                         opts,
                         opts.max_iterations.max(1),
                         &mut log,
@@ -217,7 +231,10 @@ pub async fn run<M: Model>(
         task,
         Mode::FullHtml,
     );
-    match conv.run(model, page, opts, 1, &mut log, cancel).await? {
+    match conv
+        .run(model, (page, page), opts, 1, &mut log, cancel)
+        .await?
+    {
         Ok(output) => Ok(log.outcome(output, Mode::FullHtml, fallback)),
         Err(reason) => Err(AgentError::NoAnswer(match fallback {
             Some(first) => format!("{first}; then, with the full HTML, {reason}"),
@@ -304,10 +321,10 @@ impl Conversation {
 
     /// Calls the model until the final tool gives a valid answer, within
     /// `cap` calls plus one corrective turn.
-    async fn run<M: Model>(
+    async fn run<M: Model, S: PageSource>(
         &mut self,
         model: &M,
-        page: &PageContext,
+        (page, source): (&PageContext, &S),
         opts: &AgentOptions,
         cap: u32,
         log: &mut Log,
@@ -373,7 +390,11 @@ impl Conversation {
                         }
                     }
                 } else if name == CHUNK_TOOL && self.tools.iter().any(|t| t.name == CHUNK_TOOL) {
-                    match parse_object(arguments).and_then(|args| page.chunk(args)) {
+                    let answer = match parse_object(arguments) {
+                        Ok(args) => source::chunk(page, source, args).await,
+                        Err(e) => Err(e),
+                    };
+                    match answer {
                         Ok(html) => (html, None),
                         Err(e) => (e.clone(), Some(e)),
                     }

@@ -12,6 +12,7 @@ use tokio::net::{TcpListener, UnixListener};
 
 use crate::DaemonError;
 use crate::auth::{Token, allowed_extensions};
+use crate::builtin::BuiltinAgent;
 use crate::home::{Home, write_private};
 use crate::hub::Hub;
 use crate::protocol::PROTOCOL_VERSION;
@@ -89,10 +90,12 @@ impl Drop for Instance {
     }
 }
 
-/// Binds both listeners and serves until `stop` completes.
+/// Binds both listeners and serves until `stop` completes; `agent`, when
+/// given, is offered to tabs beside the coding agents.
 pub async fn run(
     home: Home,
     port: u16,
+    agent: Option<BuiltinAgent>,
     stop: impl Future<Output = ()>,
     ready: impl FnOnce(&Endpoint),
 ) -> Result<(), DaemonError> {
@@ -126,7 +129,7 @@ pub async fn run(
         &home.endpoint(),
         &serde_json::to_vec_pretty(&endpoint).unwrap_or_default(),
     )?;
-    let hub = Hub::new(home.clone())?;
+    let hub = Hub::with_agent(home.clone(), agent)?;
     let gate = Arc::new(Gate {
         port,
         token,

@@ -9,16 +9,20 @@
 //!
 //! Anything else is refused with the list of agents to choose from: a
 //! message is never guessed into the wrong editor. A reply goes to the tab
-//! whose session id it names, and nowhere else.
+//! whose session id it names, and nowhere else. The built-in agent (when the
+//! daemon has a model provider) is one more agent in rules 1, 2 and 4; it
+//! belongs to no project.
 
 use std::collections::{BTreeMap, HashMap, VecDeque};
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, Mutex, MutexGuard};
+use std::sync::{Arc, Mutex, MutexGuard, Weak};
 
 use tokio::sync::{Notify, mpsc, oneshot};
+use webfold_agent::CancellationToken;
 use webfold_store::{HistoryStore, Message, Role};
 
 use crate::DaemonError;
+use crate::builtin::{AGENT_ID, Ask, BuiltinAgent};
 use crate::home::Home;
 use crate::project::{ProjectFiles, StoredContext};
 use crate::protocol::{
@@ -45,6 +49,8 @@ struct Session {
     last_active: i64,
     partial: HashMap<String, String>,
     outbox: VecDeque<ServerFrame>,
+    /// Cancels the built-in agent's runs for this tab when it disconnects.
+    runs: Option<CancellationToken>,
 }
 
 struct Agent {
@@ -99,7 +105,17 @@ pub struct Hub {
     changed: Notify,
     home: Home,
     registry: Registry,
+    /// By the history file's path.
     histories: Mutex<HashMap<PathBuf, HistoryStore>>,
+    agent: Option<Arc<BuiltinAgent>>,
+    /// The hub itself, for the built-in agent's runs (spawned tasks).
+    me: Weak<Hub>,
+}
+
+/// Where a user message goes.
+enum Route {
+    Coding(String, PathBuf),
+    Builtin(Arc<BuiltinAgent>),
 }
 
 /// What `get_ui_context` answers.
@@ -146,13 +162,20 @@ fn error(code: &str, message: impl Into<String>) -> ServerFrame {
 
 impl Hub {
     pub fn new(home: Home) -> Result<Arc<Hub>, DaemonError> {
+        Hub::with_agent(home, None)
+    }
+
+    /// A hub that offers `agent` beside the coding agents.
+    pub fn with_agent(home: Home, agent: Option<BuiltinAgent>) -> Result<Arc<Hub>, DaemonError> {
         let registry = Registry::load(&home)?;
-        Ok(Arc::new(Hub {
+        Ok(Arc::new_cyclic(|me| Hub {
             state: Mutex::default(),
             changed: Notify::new(),
             home,
             registry,
             histories: Mutex::default(),
+            agent: agent.map(Arc::new),
+            me: me.clone(),
         }))
     }
 
@@ -165,14 +188,18 @@ impl Hub {
     }
 
     fn history(&self, project: &Path) -> Result<HistoryStore, DaemonError> {
+        self.history_in(&ProjectFiles::new(project))
+    }
+
+    fn history_in(&self, files: &ProjectFiles) -> Result<HistoryStore, DaemonError> {
+        let path = files.history();
         let mut h = self.histories.lock().unwrap_or_else(|p| p.into_inner());
-        if let Some(store) = h.get(project) {
+        if let Some(store) = h.get(&path) {
             return Ok(store.clone());
         }
-        let files = ProjectFiles::new(project);
         files.ensure()?;
-        let store = HistoryStore::open(&files.history()).map_err(DaemonError::store)?;
-        h.insert(project.to_owned(), store.clone());
+        let store = HistoryStore::open(&path).map_err(DaemonError::store)?;
+        h.insert(path, store.clone());
         Ok(store)
     }
 
@@ -183,25 +210,30 @@ impl Hub {
         }
     }
 
-    fn agents_frame(state: &State, session_id: &str) -> ServerFrame {
+    fn agents_frame(&self, state: &State, session_id: &str) -> ServerFrame {
         let selected = state
             .sessions
             .get(session_id)
             .and_then(|s| s.selected_agent.clone())
-            .filter(|a| state.agents.contains_key(a));
+            .filter(|a| state.agents.contains_key(a) || self.builtin(a).is_some());
+        let coding = state.agents.iter().map(|(id, a)| AgentInfo {
+            agent_id: id.clone(),
+            project: a.project.display().to_string(),
+            client: a.client.clone(),
+            built_in: false,
+        });
         ServerFrame::Agents(Agents {
             protocol_version: PROTOCOL_VERSION,
-            agents: state
-                .agents
-                .iter()
-                .map(|(id, a)| AgentInfo {
-                    agent_id: id.clone(),
-                    project: a.project.display().to_string(),
-                    client: a.client.clone(),
-                })
+            agents: coding
+                .chain(self.agent.as_ref().map(|a| a.info()))
                 .collect(),
             selected,
         })
+    }
+
+    /// The built-in agent, when `agent_id` names it and the daemon has one.
+    fn builtin(&self, agent_id: &str) -> Option<Arc<BuiltinAgent>> {
+        self.agent.clone().filter(|_| agent_id == AGENT_ID)
     }
 
     /// Sends to every socket of a tab; with none, keeps it for the next one
@@ -225,10 +257,10 @@ impl Hub {
         true
     }
 
-    fn broadcast_agents(state: &mut State) {
+    fn broadcast_agents(&self, state: &mut State) {
         let ids: Vec<String> = state.sessions.keys().cloned().collect();
         for id in ids {
-            let frame = Self::agents_frame(state, &id);
+            let frame = self.agents_frame(state, &id);
             Self::send(state, &id, frame, false);
         }
     }
@@ -240,7 +272,7 @@ impl Hub {
         let mut st = self.state();
         st.next_conn += 1;
         let conn = st.next_conn;
-        let frame = Self::agents_frame(&st, session_id);
+        let frame = self.agents_frame(&st, session_id);
         let session = st.sessions.entry(session_id.to_string()).or_default();
         let _ = tx.try_send(frame);
         while let Some(f) = session.outbox.pop_front() {
@@ -262,9 +294,13 @@ impl Hub {
             None => true,
         };
         // Nobody is left to answer this tab's requests: they fail now
-        // rather than at their timeout.
+        // rather than at their timeout, and the built-in agent's runs for it
+        // stop (nobody would see their answer).
         if gone {
             st.waiting.retain(|_, w| w.session_id != session_id);
+            if let Some(runs) = st.sessions.get_mut(session_id).and_then(|s| s.runs.take()) {
+                runs.cancel();
+            }
         }
     }
 
@@ -278,6 +314,17 @@ impl Hub {
         timeout: std::time::Duration,
     ) -> Result<LiveHtml, String> {
         self.project_of_agent(agent_id)?;
+        self.tab_html(session_id, Some(selector), timeout).await
+    }
+
+    /// Asks a connected tab for its current HTML: the request/answer
+    /// exchange behind [`Hub::live_html`] and the built-in agent's chunks.
+    pub(crate) async fn tab_html(
+        &self,
+        session_id: &str,
+        selector: Option<&str>,
+        timeout: std::time::Duration,
+    ) -> Result<LiveHtml, String> {
         let (tx, rx) = oneshot::channel();
         let request_id = {
             let mut st = self.state();
@@ -302,7 +349,7 @@ impl Hub {
             );
             let frame = ServerFrame::GetHtml(GetHtml {
                 request_id: request_id.clone(),
-                selector: selector.to_string(),
+                selector: selector.map(str::to_string),
             });
             Self::send(&mut st, session_id, frame, false);
             request_id
@@ -358,17 +405,7 @@ impl Hub {
 
     /// The side panel's view of the page this tab captured last.
     pub async fn page_view(&self, session_id: &str, req: GetView) -> ServerFrame {
-        let latest = {
-            let st = self.state();
-            st.sessions.get(session_id).and_then(|s| {
-                s.contexts
-                    .iter()
-                    .rev()
-                    .find(|c| c.html_path.is_some())
-                    .cloned()
-            })
-        }
-        .or_else(|| self.files_of(session_id).latest_context(session_id));
+        let latest = self.latest_capture(session_id);
         let answer = |tokens, lines, url, error| {
             ServerFrame::View(ViewFrame {
                 request_id: req.request_id.clone(),
@@ -400,6 +437,18 @@ impl Hub {
             Ok((tokens, lines)) => answer(tokens, lines, Some(url), None),
             Err(why) => answer(0, Vec::new(), Some(url), Some(why)),
         }
+    }
+
+    /// The latest selection of a tab that carries its page.
+    pub(crate) fn latest_capture(&self, session_id: &str) -> Option<StoredContext> {
+        let kept = self.state().sessions.get(session_id).and_then(|s| {
+            s.contexts
+                .iter()
+                .rev()
+                .find(|c| c.html_path.is_some())
+                .cloned()
+        });
+        kept.or_else(|| self.files_of(session_id).latest_context(session_id))
     }
 
     /// Stores a selection; answers `context_stored` once it is on disk.
@@ -453,6 +502,13 @@ impl Hub {
     /// A tab chose the agent it talks to.
     pub fn select_agent(&self, session_id: &str, agent_id: &str) -> ServerFrame {
         let mut st = self.state();
+        if self.builtin(agent_id).is_some() {
+            st.sessions
+                .entry(session_id.to_string())
+                .or_default()
+                .selected_agent = Some(agent_id.to_string());
+            return self.agents_frame(&st, session_id);
+        }
         let Some(project) = st.agents.get(agent_id).map(|a| a.project.clone()) else {
             return error(
                 "unknown_agent",
@@ -463,7 +519,7 @@ impl Hub {
             .entry(session_id.to_string())
             .or_default()
             .selected_agent = Some(agent_id.to_string());
-        let frame = Self::agents_frame(&st, session_id);
+        let frame = self.agents_frame(&st, session_id);
         drop(st);
         if let Err(e) = self.registry.bind(session_id, &project) {
             return error("storage", e.to_string());
@@ -473,7 +529,7 @@ impl Hub {
 
     /// Routes a user message to one agent, stores it, and says so.
     pub async fn user_message(&self, session_id: &str, m: UserMessage) -> ServerFrame {
-        let (agent_id, project) = match self.route(session_id, m.agent_id.as_deref()) {
+        let route = match self.route(session_id, m.agent_id.as_deref()) {
             Ok(r) => r,
             Err(frame) => return frame,
         };
@@ -486,6 +542,10 @@ impl Hub {
                 ),
             );
         }
+        let (agent_id, project) = match route {
+            Route::Coding(id, project) => (id, project),
+            Route::Builtin(agent) => return self.ask_builtin(session_id, m, agent).await,
+        };
         if let Err(e) = self.registry.bind(session_id, &project) {
             return error("storage", e.to_string());
         }
@@ -529,16 +589,80 @@ impl Hub {
         })
     }
 
-    fn route(
+    /// A message for the built-in agent: stored in the tab's history, then
+    /// answered by a run of its own, cancelled if the tab goes away.
+    async fn ask_builtin(
         &self,
         session_id: &str,
-        named: Option<&str>,
-    ) -> Result<(String, PathBuf), ServerFrame> {
+        m: UserMessage,
+        agent: Arc<BuiltinAgent>,
+    ) -> ServerFrame {
+        if let Err(e) = self
+            .remember(session_id, Role::User, &m.message, &m.context_id)
+            .await
+        {
+            return error("storage", e);
+        }
+        let cancel = {
+            let mut st = self.state();
+            let session = st.sessions.entry(session_id.to_string()).or_default();
+            session.last_active = now_ms();
+            session
+                .runs
+                .get_or_insert_with(CancellationToken::new)
+                .child_token()
+        };
+        if let Some(hub) = self.me.upgrade() {
+            let ask = Ask {
+                session_id: session_id.to_string(),
+                context_id: m.context_id.clone(),
+                message: m.message,
+            };
+            tokio::spawn(crate::builtin::answer(hub, agent, ask, cancel));
+        }
+        ServerFrame::MessageStored(MessageStored {
+            context_id: m.context_id,
+            agent_id: AGENT_ID.into(),
+        })
+    }
+
+    /// Keeps one message of a conversation with the built-in agent in the
+    /// tab's history (its project's, when it has one).
+    pub(crate) async fn remember(
+        &self,
+        session_id: &str,
+        role: Role,
+        content: &str,
+        context_id: &str,
+    ) -> Result<i64, String> {
+        let stored = Message {
+            id: 0,
+            session_id: session_id.to_string(),
+            role,
+            content: content.to_string(),
+            context_id: Some(context_id.to_string()),
+            agent_id: Some(AGENT_ID.into()),
+            timestamp: now_ms(),
+        };
+        let history = self
+            .history_in(&self.files_of(session_id))
+            .map_err(|e| e.to_string())?;
+        history.append(stored).await.map_err(|e| e.to_string())
+    }
+
+    /// Sends a frame to a tab; `queue` keeps it for a tab that is offline.
+    pub(crate) fn tell(&self, session_id: &str, frame: ServerFrame, queue: bool) {
+        Self::send(&mut self.state(), session_id, frame, queue);
+    }
+
+    fn route(&self, session_id: &str, named: Option<&str>) -> Result<Route, ServerFrame> {
         let st = self.state();
-        let project_of = |id: &str| {
-            st.agents
+        let project_of = |id: &str| match self.builtin(id) {
+            Some(agent) => Some(Route::Builtin(agent)),
+            None => st
+                .agents
                 .get(id)
-                .map(|a| (id.to_string(), a.project.clone()))
+                .map(|a| Route::Coding(id.to_string(), a.project.clone())),
         };
         if let Some(id) = named {
             return project_of(id).ok_or_else(|| {
@@ -563,23 +687,26 @@ impl Hub {
                 .map(|(id, _)| id)
                 .collect();
             if let [only] = mine.as_slice() {
-                return Ok(((*only).clone(), project));
+                return Ok(Route::Coding((*only).clone(), project));
             }
         }
-        match st.agents.len() {
-            0 => Err(error(
+        let mut all = st
+            .agents
+            .iter()
+            .map(|(id, a)| Route::Coding(id.clone(), a.project.clone()))
+            .chain(self.agent.clone().map(Route::Builtin));
+        match (all.next(), all.next()) {
+            (None, _) => Err(error(
                 "no_agent",
                 "no coding agent is connected: start one with webfold's MCP server (webfold mcp), then send again",
             )),
-            1 => Ok(st
-                .agents
-                .iter()
-                .next()
-                .map(|(id, a)| (id.clone(), a.project.clone()))
-                .unwrap_or_default()),
-            n => Err(error(
+            (Some(only), None) => Ok(only),
+            _ => Err(error(
                 "choose_agent",
-                format!("{n} coding agents are connected: choose one (select_agent or agentId)"),
+                format!(
+                    "{} agents are connected: choose one (select_agent or agentId)",
+                    st.agents.len() + usize::from(self.agent.is_some())
+                ),
             )),
         }
     }
@@ -611,6 +738,11 @@ impl Hub {
         if self.state().agents.contains_key(agent_id) {
             return Err(format!("agent id {agent_id} is already connected"));
         }
+        if agent_id == AGENT_ID {
+            return Err(format!(
+                "agent id {AGENT_ID} is the daemon's built-in agent: choose another"
+            ));
+        }
         let mut inbox = VecDeque::new();
         if let Ok(h) = self.history(&project) {
             for m in h.undelivered(agent_id).await.unwrap_or_default() {
@@ -632,14 +764,14 @@ impl Hub {
                 inbox,
             },
         );
-        Self::broadcast_agents(&mut st);
+        self.broadcast_agents(&mut st);
         Ok(())
     }
 
     pub fn disconnect_agent(&self, agent_id: &str) {
         let mut st = self.state();
         if st.agents.remove(agent_id).is_some() {
-            Self::broadcast_agents(&mut st);
+            self.broadcast_agents(&mut st);
         }
     }
 
@@ -829,6 +961,7 @@ impl Hub {
             context_id: context_id.to_string(),
             message: full,
             is_complete: true,
+            result: None,
         });
         Ok(Self::send(&mut self.state(), session_id, frame, true))
     }

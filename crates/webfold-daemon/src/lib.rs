@@ -13,11 +13,15 @@
 //! - [`ws`] and [`ipc`]: the two listeners; [`client`]: how `webfold mcp` and
 //!   the CLI reach the daemon (starting it when absent).
 //! - [`registry`], [`project`], [`home`]: what is kept on disk, private to the user.
+//! - [`builtin`]: the daemon's own agent (with a model provider): a
+//!   side-panel message answered by webfold-agent's loop, chunks read from
+//!   the tab's live DOM.
 //! - [`page_view`]: the side panel's views (CNT, outline with tokens) of a
 //!   tab's captured page, made by the core as an agent's tools make them.
 //! - [`daemon`]: one daemon per user, run in the foreground.
 
 pub mod auth;
+pub mod builtin;
 pub mod client;
 pub mod daemon;
 pub mod home;

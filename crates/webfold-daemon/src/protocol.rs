@@ -207,8 +207,8 @@ pub enum ServerFrame {
     Agents(Agents),
     Error(ErrorFrame),
     Pong,
-    /// Asks the tab for its current HTML, checked against `selector`;
-    /// answered by an `html` frame with the same `requestId`.
+    /// Asks the tab for its current HTML, checked against `selector` when
+    /// there is one; answered by an `html` frame with the same `requestId`.
     GetHtml(GetHtml),
     /// A view of the tab's latest captured page, answering `get_view`.
     View(ViewFrame),
@@ -218,8 +218,10 @@ pub enum ServerFrame {
 #[serde(rename_all = "camelCase")]
 pub struct GetHtml {
     pub request_id: String,
-    /// A CSS selector that must match in the live page.
-    pub selector: String,
+    /// A CSS selector that must match in the live page; without one, the
+    /// whole page is wanted (the built-in agent picks its chunk itself).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub selector: Option<String>,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
@@ -289,6 +291,29 @@ pub struct AgentResponse {
     /// Markdown.
     pub message: String,
     pub is_complete: bool,
+    /// The built-in agent's structured answer, beside its words.
+    // Boxed: every other frame is small.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub result: Option<Box<AgentResult>>,
+}
+
+/// What the built-in agent's run gave besides its reply: the changes it
+/// proposes (shown, never applied to the page) and what the run cost.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct AgentResult {
+    /// The DOM changes, as the model wrote them.
+    pub dom_changes: serde_json::Value,
+    /// How to apply them (e.g. "append", "replace"), as the model said.
+    pub action: serde_json::Value,
+    /// Model calls made.
+    pub iterations: u32,
+    /// Tokens over every call, as the provider counted them.
+    pub input_tokens: u64,
+    pub output_tokens: u64,
+    /// Why the run sent the whole page instead of a view, when it did.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fallback: Option<String>,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
@@ -314,14 +339,20 @@ pub struct AgentInfo {
     pub agent_id: String,
     /// The project directory the agent works in.
     pub project: String,
-    /// The agent's client, as it named itself (e.g. "claude-code").
+    /// The agent's client, as it named itself (e.g. "claude-code"); for the
+    /// built-in agent, its name with the provider and model.
     pub client: String,
+    /// The daemon's own agent (a model it calls), not a coding agent: it
+    /// has no project.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub built_in: bool,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct ErrorFrame {
     /// A stable code: `bad_frame`, `unauthorized`, `too_large`, `unknown_context`,
-    /// `no_agent`, `choose_agent`, `unknown_agent`, `storage`, `unknown_request`.
+    /// `no_agent`, `choose_agent`, `unknown_agent`, `storage`, `unknown_request`,
+    /// `agent_failed` (the built-in agent's run ended without an answer).
     pub code: String,
     pub message: String,
 }

@@ -5,13 +5,17 @@
 //! and checks each step (pick, ask, streamed answer, Refresh, a service
 //! worker restart, two tabs routed to two agents); this test builds what it
 //! needs, starts the daemon, runs the driver, and checks the daemon's own
-//! record afterwards.
+//! record afterwards. `extension/e2e/agent.mjs` asks the daemon's built-in
+//! agent, with a scripted provider on 127.0.0.1 as its model.
 
+use std::ffi::OsStr;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
+use webfold_agent::replay::{Part, ReplayServer, Scripted};
+use webfold_agent::{ProviderKind, Usage};
 use webfold_daemon::auth::EXTENSION_ID;
 use webfold_daemon::client::Connection;
 use webfold_daemon::home::Home;
@@ -58,11 +62,13 @@ impl Drop for Daemon {
     }
 }
 
-/// Starts `webfold daemon` on any free port; ready once its socket answers.
-fn daemon(home: &Path) -> Daemon {
+/// Starts `webfold daemon` on any free port (with `extra` flags); ready
+/// once its socket answers.
+fn daemon(home: &Path, extra: &[&str]) -> Daemon {
     let log = std::fs::File::create(home.join("daemon.stderr")).unwrap();
     let child = Command::new(BIN)
         .args(["daemon", "--port", "0"])
+        .args(extra)
         .env("WEBFOLD_HOME", home)
         .stdin(Stdio::null())
         .stdout(Stdio::null())
@@ -83,31 +89,28 @@ fn daemon(home: &Path) -> Daemon {
     daemon
 }
 
-#[test]
-fn the_extension_picks_asks_streams_restarts_and_routes_two_tabs() {
+/// Builds the extension and installs its driver; Chromium's path.
+fn prepare() -> PathBuf {
     let chromium = chromium();
     run_script("build-extension", "the extension did not build");
     run_script(
         "install-extension-e2e",
         "playwright-core (the test's driver) did not install",
     );
-    let home = scratch("home");
-    let project = scratch("project");
-    let project2 = scratch("project2");
-    let shots = scratch("screenshots");
-    let _daemon = daemon(&home);
+    chromium
+}
 
+/// Runs a driver script of `extension/e2e` with `envs`; its JSON summary.
+fn drive(script: &str, home: &Path, chromium: &Path, envs: &[(&str, &OsStr)]) -> Value {
     let ext = repo().join("extension");
     let out = Command::new("node")
-        .arg(ext.join("e2e/drive.mjs"))
+        .arg(ext.join("e2e").join(script))
         .env("WEBFOLD_BIN", BIN)
-        .env("WEBFOLD_HOME", &home)
-        .env("WEBFOLD_PROJECT", &project)
-        .env("WEBFOLD_PROJECT2", &project2)
+        .env("WEBFOLD_HOME", home)
         .env("EXTENSION_DIR", ext.join("dist").canonicalize().unwrap())
         .env("EXTENSION_ID", EXTENSION_ID)
-        .env("SHOTS_DIR", &shots)
-        .env("CHROMIUM", &chromium)
+        .env("CHROMIUM", chromium)
+        .envs(envs.iter().copied())
         .stdin(Stdio::null())
         .output()
         .expect("node runs");
@@ -116,11 +119,32 @@ fn the_extension_picks_asks_streams_restarts_and_routes_two_tabs() {
     eprintln!("{stderr}");
     assert!(
         out.status.success(),
-        "the extension driver failed:\n{stdout}\n{stderr}"
+        "the extension driver {script} failed:\n{stdout}\n{stderr}"
     );
     let summary: Value = serde_json::from_str(stdout.lines().last().unwrap_or(""))
         .unwrap_or_else(|e| panic!("{e}: {stdout}"));
     assert_eq!(summary["ok"], true, "{summary}");
+    summary
+}
+
+#[test]
+fn the_extension_picks_asks_streams_restarts_and_routes_two_tabs() {
+    let chromium = prepare();
+    let home = scratch("home");
+    let project = scratch("project");
+    let project2 = scratch("project2");
+    let shots = scratch("screenshots");
+    let _daemon = daemon(&home, &[]);
+    let summary = drive(
+        "drive.mjs",
+        &home,
+        &chromium,
+        &[
+            ("WEBFOLD_PROJECT", project.as_os_str()),
+            ("WEBFOLD_PROJECT2", project2.as_os_str()),
+            ("SHOTS_DIR", shots.as_os_str()),
+        ],
+    );
     assert_eq!(summary["extensionId"], EXTENSION_ID);
     assert_eq!(
         summary["origin"],
@@ -186,4 +210,64 @@ fn the_extension_picks_asks_streams_restarts_and_routes_two_tabs() {
     let _ = std::fs::remove_dir_all(&home);
     let _ = std::fs::remove_dir_all(&project);
     let _ = std::fs::remove_dir_all(&project2);
+}
+
+/// The scripted model's final answer.
+const AGENT_REPLY: &str = "The price now reads 7 € (flash sale).";
+
+#[test]
+fn the_panel_asks_the_built_in_agent_which_reads_the_live_page() {
+    let chromium = prepare();
+    let home = scratch("agent-home");
+    let runtime = tokio::runtime::Runtime::new().unwrap();
+    let usage = Usage {
+        input_tokens: 800,
+        output_tokens: 30,
+    };
+    let answer = json!({
+        "domChanges": [{"selector": ".price", "type": "text", "value": "7 €"}],
+        "response": AGENT_REPLY,
+        "action": "append"
+    });
+    let server = runtime
+        .block_on(ReplayServer::start(vec![
+            Scripted::reply(
+                ProviderKind::OpenAi,
+                &[Part::tool(
+                    "c1",
+                    "get_html_chunk",
+                    json!({"selector": ".price"}),
+                )],
+                usage,
+                true,
+            ),
+            Scripted::reply(
+                ProviderKind::OpenAi,
+                &[Part::tool("c2", "dom_changes_generator", answer)],
+                usage,
+                true,
+            ),
+        ]))
+        .unwrap();
+    let base = format!("{}/v1", server.url());
+    let _daemon = daemon(
+        &home,
+        &["--provider", "openai", "--base-url", &base, "--model", "m"],
+    );
+    drive(
+        "agent.mjs",
+        &home,
+        &chromium,
+        &[("AGENT_REPLY", OsStr::new(AGENT_REPLY))],
+    );
+
+    // The model read the price as the page has it now, not as captured.
+    let reqs = server.requests();
+    assert_eq!(reqs.len(), 2, "{reqs:?}");
+    let read = reqs[1].tool_results().concat();
+    assert!(
+        read.contains("7 € (flash sale)") && !read.contains("12 €"),
+        "{read}"
+    );
+    let _ = std::fs::remove_dir_all(&home);
 }

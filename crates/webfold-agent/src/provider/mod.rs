@@ -47,6 +47,14 @@ impl std::str::FromStr for ProviderKind {
 }
 
 impl ProviderKind {
+    /// The provider's name as flags and JSON spell it.
+    pub fn name(self) -> &'static str {
+        match self {
+            ProviderKind::Anthropic => "anthropic",
+            ProviderKind::OpenAi => "openai",
+        }
+    }
+
     /// The environment variable the API key is read from.
     pub fn key_var(self) -> &'static str {
         match self {

@@ -38,17 +38,8 @@ pub struct Args {
     /// What to do on the page, in your words
     #[arg(long)]
     task: String,
-    /// Which API to call
-    #[arg(long, value_enum, default_value = "anthropic")]
-    provider: ProviderArg,
-    /// The server: Anthropic's base (https://api.anthropic.com) or an
-    /// OpenAI-compatible base ending in /v1 (https://api.openai.com/v1,
-    /// http://127.0.0.1:8080/v1)
-    #[arg(long, value_name = "URL")]
-    base_url: Option<String>,
-    /// The model name [default: claude-sonnet-4-5 or gpt-4.1]
-    #[arg(long, value_name = "NAME")]
-    model: Option<String>,
+    #[command(flatten)]
+    model: ModelArgs,
     /// JSON Schema (an object schema) of the final answer; its title names the tool
     #[arg(long, value_name = "FILE")]
     schema: Option<PathBuf>,
@@ -82,10 +73,47 @@ pub struct Args {
     json: bool,
 }
 
+/// The model to call: `webfold agent`'s flags, and `webfold daemon`'s for
+/// its built-in agent.
+#[derive(clap::Args)]
+pub struct ModelArgs {
+    /// Which API to call [default: anthropic]
+    #[arg(long, value_enum)]
+    pub provider: Option<ProviderArg>,
+    /// The server: Anthropic's base (https://api.anthropic.com) or an
+    /// OpenAI-compatible base ending in /v1 (https://api.openai.com/v1,
+    /// http://127.0.0.1:8080/v1)
+    #[arg(long, value_name = "URL")]
+    pub base_url: Option<String>,
+    /// The model name [default: claude-sonnet-4-5 or gpt-4.1]
+    #[arg(long, value_name = "NAME")]
+    pub model: Option<String>,
+}
+
+impl ModelArgs {
+    /// The provider's configuration, its key from the environment.
+    pub fn config(&self, kind: ProviderKind) -> anyhow::Result<ProviderConfig> {
+        Ok(ProviderConfig::from_env(
+            kind,
+            self.base_url.as_deref(),
+            self.model.as_deref(),
+        )?)
+    }
+}
+
 #[derive(Clone, Copy, ValueEnum)]
-enum ProviderArg {
+pub enum ProviderArg {
     Anthropic,
     Openai,
+}
+
+impl ProviderArg {
+    pub fn kind(self) -> ProviderKind {
+        match self {
+            ProviderArg::Anthropic => ProviderKind::Anthropic,
+            ProviderArg::Openai => ProviderKind::OpenAi,
+        }
+    }
 }
 
 #[derive(Clone, Copy, ValueEnum)]
@@ -96,11 +124,11 @@ enum ViewArg {
 }
 
 pub fn run(args: Args) -> anyhow::Result<()> {
-    let kind = match args.provider {
-        ProviderArg::Anthropic => ProviderKind::Anthropic,
-        ProviderArg::Openai => ProviderKind::OpenAi,
-    };
-    let mut cfg = ProviderConfig::from_env(kind, args.base_url.as_deref(), args.model.as_deref())?;
+    let kind = args
+        .model
+        .provider
+        .map_or(ProviderKind::Anthropic, ProviderArg::kind);
+    let mut cfg = args.model.config(kind)?;
     cfg.stream = !args.no_stream;
     cfg.timeout = Duration::from_secs(args.timeout);
     let final_tool = match &args.schema {

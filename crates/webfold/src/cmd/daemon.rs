@@ -1,22 +1,43 @@
-use anyhow::Context;
+use anyhow::{Context, bail};
 use clap::Parser;
+use webfold_daemon::builtin::BuiltinAgent;
 use webfold_daemon::daemon::configured_port;
 use webfold_daemon::home::Home;
 
+use super::agent::ModelArgs;
+
 /// Run the UI chatter daemon in the foreground: the browser extension and
 /// coding agents (through `webfold mcp --tools …,ui`) meet here.
+///
+/// With --provider, the side panel also offers a built-in agent, "webfold
+/// agent · PROVIDER MODEL", that answers with this model itself: it reads the
+/// outline of the page the user picked on and the live HTML of the parts it
+/// needs, and proposes DOM changes (shown in the panel, not applied). The API
+/// key comes from ANTHROPIC_API_KEY or OPENAI_API_KEY; a server on 127.0.0.1
+/// or localhost needs none.
 #[derive(Parser)]
 #[command(
-    after_help = "One daemon runs per user; `webfold mcp --tools page,ui` starts it when it is not running.\nIt listens on 127.0.0.1 only. `webfold pair` prints what the extension needs; `webfold doctor` checks the setup."
+    mut_arg("provider", |a| a.help("Offer the built-in agent, calling this API [default: none]")),
+    after_help = "Examples:\n  webfold daemon\n  webfold daemon --provider openai --base-url http://127.0.0.1:8080/v1 --model local\n\nOne daemon runs per user; `webfold mcp --tools page,ui` starts it when it is not running.\nIt listens on 127.0.0.1 only. `webfold pair` prints what the extension needs; `webfold doctor` checks the setup."
 )]
 pub struct Args {
     /// Port for the extension's WebSocket [default: $WEBFOLD_DAEMON_PORT, else 3457]
     /// (0 picks a free one)
     #[arg(long)]
     port: Option<u16>,
+    // `webfold agent`'s model flags, one definition for both.
+    #[command(flatten)]
+    model: ModelArgs,
 }
 
 pub fn run(args: Args) -> anyhow::Result<()> {
+    let agent = match args.model.provider {
+        Some(p) => Some(BuiltinAgent::new(args.model.config(p.kind())?)?),
+        None if args.model.base_url.is_some() || args.model.model.is_some() => {
+            bail!("--base-url and --model choose the built-in agent's model: give --provider too")
+        }
+        None => None,
+    };
     let home = Home::from_env()?;
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
@@ -25,6 +46,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     runtime.block_on(webfold_daemon::daemon::run(
         home.clone(),
         args.port.unwrap_or_else(configured_port),
+        agent,
         webfold_server::shutdown_signal(),
         |e| {
             eprintln!(
