@@ -180,7 +180,7 @@ impl Input {
 }
 
 /// The URL Chromium opens for INPUT: URLs as given, files as file:// URLs.
-fn browser_url(spec: &str) -> anyhow::Result<String> {
+pub(crate) fn browser_url(spec: &str) -> anyhow::Result<String> {
     if spec == "-" {
         bail!("--browser renders a file or URL, not standard input; save the page to a file first");
     }

@@ -201,6 +201,50 @@ async fn browser_pages_are_rendered_first() {
     assert_eq!(chunk, "<page-content>\n<h1>Rendered</h1>\n</page-content>");
 }
 
+/// With --browser the tab stays open: each chunk reads it again, so a page
+/// that keeps changing (a counter ticking every millisecond) answers two
+/// reads of the same element differently.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn browser_chunks_read_the_live_tab() {
+    let url = serve_page(
+        r#"<!doctype html><p id="n">0</p><script>let n = 0; setInterval(() => { document.getElementById('n').textContent = ++n }, 1)</script>"#,
+    )
+    .await;
+    let kind = ProviderKind::Anthropic;
+    let read = |id| Part::tool(id, "get_html_chunk", json!({"selector": "#n"}));
+    let done = Part::tool("c3", "dom_changes_generator", answer());
+    let server = ReplayServer::start(vec![
+        Scripted::reply(kind, &[read("c1")], usage(1, 1), false),
+        Scripted::reply(kind, &[read("c2")], usage(1, 1), false),
+        Scripted::reply(kind, &[done], usage(1, 1), false),
+    ])
+    .await
+    .unwrap();
+    let o = agent(&[
+        &url,
+        "--task",
+        "x",
+        "--base-url",
+        &server.url(),
+        "--browser",
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let reqs = server.requests();
+    let results = reqs[2].tool_results();
+    assert_eq!(results.len(), 2, "{results:?}");
+    let count = |r: &str| -> u64 {
+        let inner = r
+            .split("<p id=\"n\">")
+            .nth(1)
+            .and_then(|t| t.split('<').next());
+        inner
+            .and_then(|t| t.parse().ok())
+            .unwrap_or_else(|| panic!("no counter in {r}"))
+    };
+    let (first, second) = (count(results[0]), count(results[1]));
+    assert!(first > 0 && second > first, "{first} then {second}");
+}
+
 /// Serves one page on 127.0.0.1.
 async fn serve_page(html: &'static str) -> String {
     use tokio::io::{AsyncReadExt, AsyncWriteExt};

@@ -6,8 +6,8 @@ use std::time::Duration;
 use anyhow::{Context, bail};
 use clap::{Parser, ValueEnum};
 use webfold_agent::{
-    AgentOptions, CancellationToken, FinalTool, Outcome, PageContext, Provider, ProviderConfig,
-    ProviderKind, ViewKind,
+    AgentOptions, CancellationToken, Current, FinalTool, Outcome, PageContext, Provider,
+    ProviderConfig, ProviderKind, ViewKind,
 };
 
 use webfold_agent::team::{Ending, TeamOptions, TeamRun, User, run_team};
@@ -149,6 +149,9 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     if args.act {
         return act(&args, &cfg);
     }
+    if args.input.browser.browser {
+        return live(&args, &cfg, &opts);
+    }
     let input = args.input.load()?;
     let page = input.page();
     // The fallback sends the page as the model would see it live: the
@@ -165,6 +168,68 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         Ok(webfold_agent::run(&provider, &context, &args.task, &opts, &cancel).await?)
     })?;
     print(&outcome, &cfg, args.json)
+}
+
+/// `--browser`: the page stays open in Chromium for the whole run, and each
+/// `get_html_chunk` reads the tab again, so chunks are the live DOM's.
+fn live(args: &Args, cfg: &ProviderConfig, opts: &AgentOptions) -> anyhow::Result<()> {
+    let url = crate::input::browser_url(&args.input.input)?;
+    let provider = Provider::new(cfg.clone())?;
+    let encoding = args.input.encoding;
+    let chromium = args.input.browser.chromium.options();
+    let outcome = with_ctrl_c(|cancel| async move {
+        let browser = webfold_browser::Browser::launch(chromium).await?;
+        let run = async {
+            let tab = browser.new_tab().await?;
+            tab.navigate(&url).await?;
+            let source = LiveTab { tab, encoding };
+            let first = source.read().await?;
+            let outcome =
+                webfold_agent::run_live(&provider, &first, &source, &args.task, opts, &cancel)
+                    .await;
+            // A browser we attached to keeps running; only our tab goes.
+            let _ = source.tab.close().await;
+            anyhow::Ok(outcome?)
+        }
+        .await;
+        browser.close().await;
+        run
+    })?;
+    print(&outcome, cfg, args.json)
+}
+
+/// A Chromium tab as the source of chunks.
+struct LiveTab {
+    tab: webfold_browser::Tab,
+    encoding: webfold_core::tokens::Encoding,
+}
+
+impl LiveTab {
+    /// The tab's page now, with its real layout.
+    async fn read(&self) -> Result<PageContext, webfold_browser::BrowserError> {
+        let captured = self.tab.capture().await?;
+        let html = match captured.page.document_element() {
+            Some(root) => captured.page.outer_html(root),
+            None => String::new(),
+        };
+        Ok(PageContext::new(
+            captured.page,
+            html,
+            captured.url,
+            self.encoding,
+        ))
+    }
+}
+
+impl webfold_agent::PageSource for LiveTab {
+    async fn current(&self, _args: &serde_json::Map<String, serde_json::Value>) -> Current {
+        match self.read().await {
+            Ok(now) => Current::Fresh(now),
+            Err(e) => Current::Stale(format!(
+                "Note: the browser tab could not be read just now ({e}), so this is the page as first loaded; it may be out of date."
+            )),
+        }
+    }
 }
 
 /// Runs `work` on a runtime of its own; Ctrl-C cancels its token.
