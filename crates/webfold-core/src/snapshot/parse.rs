@@ -287,6 +287,11 @@ fn parse_item(item: &str) -> Result<Line, String> {
         (item[..used].to_string(), decoded, &item[used..])
     } else {
         let end = unquoted_key_end(item);
+        // `- a::` or `- a:: # x` would read back as the key `a` once
+        // rendered; the renderer quotes such keys, so a reader never needs them.
+        if item[..end].ends_with(':') {
+            return Err("a key ending in ':' must be quoted".into());
+        }
         (
             item[..end].to_string(),
             item[..end].to_string(),
@@ -629,6 +634,18 @@ mod tests {
                 .as_deref(),
             Some("😀")
         );
+    }
+
+    /// Found by fuzzing: `text::` read as the key `text:`, which rendered
+    /// back as `text:` and read as `text`.
+    #[test]
+    fn an_unquoted_key_ending_in_a_colon_is_refused() {
+        for bad in ["- img\n- text:: # \"7- img", "- a::", "- a:::  x"] {
+            let e = parse(bad).unwrap_err().to_string();
+            assert!(e.contains("must be quoted"), "{bad}: {e}");
+        }
+        let t = parse("- 'a:': x # c\n- a:b: c").unwrap();
+        assert_eq!(parse(&t.render()).unwrap().lines, t.lines);
     }
 
     #[test]
