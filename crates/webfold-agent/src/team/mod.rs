@@ -146,6 +146,8 @@ pub struct TeamRun {
     pub said: Option<String>,
     pub usage: Usage,
     pub turns: Vec<Turn>,
+    /// The prompt set the calls were made with.
+    pub prompt_version: &'static str,
 }
 
 /// Runs `task` on `page` with seed 003's agents.
@@ -174,6 +176,7 @@ where
             said: None,
             usage: Usage::default(),
             turns: Vec::new(),
+            prompt_version: crate::prompts::VERSION,
         },
     };
     let Some(plan) = team.plan(task, page, user).await? else {

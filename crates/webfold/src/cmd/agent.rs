@@ -285,7 +285,12 @@ fn act(args: &Args, cfg: &ProviderConfig) -> anyhow::Result<()> {
         run
     })?;
     if args.json {
-        return crate::out::line(&serde_json::to_string(&run)?);
+        let report = Report {
+            run: &run,
+            provider: cfg.kind,
+            model: &cfg.model,
+        };
+        return crate::out::line(&serde_json::to_string(&report)?);
     }
     print_team(&run)
 }
@@ -367,10 +372,11 @@ fn read_schema(path: &std::path::Path) -> anyhow::Result<serde_json::Value> {
     }
 }
 
+/// A run as `--json` prints it: what the run says, and which model said it.
 #[derive(serde::Serialize)]
-struct Report<'a> {
+struct Report<'a, T> {
     #[serde(flatten)]
-    outcome: &'a Outcome,
+    run: &'a T,
     provider: ProviderKind,
     model: &'a str,
 }
@@ -378,7 +384,7 @@ struct Report<'a> {
 fn print(outcome: &Outcome, cfg: &ProviderConfig, json: bool) -> anyhow::Result<()> {
     if json {
         let report = Report {
-            outcome,
+            run: outcome,
             provider: cfg.kind,
             model: &cfg.model,
         };
