@@ -481,42 +481,59 @@ pub struct CountOutput {
 
 #[tool_router]
 impl WebfoldTools {
+    /// The tools of `groups`, built once per process: building them
+    /// generates, checks and compacts every tool's schema, which would
+    /// otherwise cost each new MCP session (one per `/mcp` client).
+    fn router(groups: ToolGroups) -> ToolRouter<Self> {
+        static BUILT: [std::sync::OnceLock<ToolRouter<WebfoldTools>>; 8] =
+            [const { std::sync::OnceLock::new() }; 8];
+        let slot = usize::from(groups.page)
+            | usize::from(groups.browser) << 1
+            | usize::from(groups.ui) << 2;
+        BUILT[slot]
+            .get_or_init(|| {
+                let mut tool_router = ToolRouter::new();
+                if groups.page {
+                    tool_router += Self::tool_router();
+                }
+                if groups.browser {
+                    tool_router += Self::browser_tool_router();
+                }
+                if groups.ui {
+                    tool_router += Self::ui_tool_router();
+                }
+                // Agents pay for every token of the tool list: schemas keep what a
+                // caller needs, results are text (no output schema to repeat them).
+                for route in tool_router.map.values_mut() {
+                    let schema = serde_json::Value::Object((*route.attr.input_schema).clone());
+                    if let serde_json::Value::Object(o) =
+                        webfold_core::contract::schema::compact_object(schema)
+                    {
+                        route.attr.input_schema = Arc::new(o);
+                    }
+                    // `live` reads the user's browser tab through the daemon: only
+                    // servers with the UI tools list it (others refuse it anyway).
+                    if !groups.ui
+                        && route.attr.name == "get_html_chunk"
+                        && let Some(props) = Arc::make_mut(&mut route.attr.input_schema)
+                            .get_mut("properties")
+                            .and_then(serde_json::Value::as_object_mut)
+                    {
+                        props.remove("live");
+                    }
+                    route.attr.output_schema = None;
+                    route.attr.title = None;
+                    if let Some(a) = route.attr.annotations.as_mut() {
+                        a.title = None;
+                    }
+                }
+                tool_router
+            })
+            .clone()
+    }
+
     pub fn new(ctx: ToolContext) -> Self {
-        let mut tool_router = ToolRouter::new();
-        if ctx.groups.page {
-            tool_router += Self::tool_router();
-        }
-        if ctx.groups.browser {
-            tool_router += Self::browser_tool_router();
-        }
-        if ctx.groups.ui {
-            tool_router += Self::ui_tool_router();
-        }
-        // Agents pay for every token of the tool list: schemas keep what a
-        // caller needs, results are text (no output schema to repeat them).
-        for route in tool_router.map.values_mut() {
-            let schema = serde_json::Value::Object((*route.attr.input_schema).clone());
-            if let serde_json::Value::Object(o) =
-                webfold_core::contract::schema::compact_object(schema)
-            {
-                route.attr.input_schema = Arc::new(o);
-            }
-            // `live` reads the user's browser tab through the daemon: only
-            // servers with the UI tools list it (others refuse it anyway).
-            if !ctx.groups.ui
-                && route.attr.name == "get_html_chunk"
-                && let Some(props) = Arc::make_mut(&mut route.attr.input_schema)
-                    .get_mut("properties")
-                    .and_then(serde_json::Value::as_object_mut)
-            {
-                props.remove("live");
-            }
-            route.attr.output_schema = None;
-            route.attr.title = None;
-            if let Some(a) = route.attr.annotations.as_mut() {
-                a.title = None;
-            }
-        }
+        let tool_router = Self::router(ctx.groups);
         Self {
             ctx,
             sessions: Arc::default(),
