@@ -31,7 +31,6 @@ impl ActingPage for Shop {
         Ok(PageView {
             text: format!("1 body\n 5 h1 Mug\n 12 button* {button}\n"),
             url: "https://shop.test/mug".into(),
-            title: "Mug".into(),
         })
     }
 

@@ -84,7 +84,6 @@ impl ActingPage for Form {
         Ok(PageView {
             text: format!("1 body\n 7 input* name=name value=\"\"\n 9 button* Save{status}"),
             url: "https://form.test/".into(),
-            title: "Form".into(),
         })
     }
 

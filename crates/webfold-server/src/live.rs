@@ -495,7 +495,6 @@ impl webfold_agent::team::ActingPage for LivePage {
         let view = webfold_agent::team::PageView {
             text: text?,
             url: captured.url.clone(),
-            title: captured.title.clone(),
         };
         self.last = Some(captured);
         Ok(view)

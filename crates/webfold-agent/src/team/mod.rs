@@ -39,7 +39,6 @@ pub struct PageView {
     /// The CNT text.
     pub text: String,
     pub url: String,
-    pub title: String,
 }
 
 /// The page the agents act on: a live browser tab, or anything that can

@@ -347,7 +347,6 @@ mod tests {
         PageView {
             text: text.into(),
             url: "https://shop.test/".into(),
-            title: String::new(),
         }
     }
 
