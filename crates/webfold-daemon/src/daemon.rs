@@ -17,6 +17,7 @@ use crate::home::{Home, write_private};
 use crate::hub::Hub;
 use crate::protocol::PROTOCOL_VERSION;
 use crate::ws::Gate;
+use webfold_store::ChatterStore;
 
 /// The extension's default port (the bridge's is 3456).
 pub const DEFAULT_PORT: u16 = 3457;
@@ -91,11 +92,13 @@ impl Drop for Instance {
 }
 
 /// Binds both listeners and serves until `stop` completes; `agent`, when
-/// given, is offered to tabs beside the coding agents.
+/// given, is offered to tabs beside the coding agents; `shared`, when
+/// given, is the database this daemon shares with others.
 pub async fn run(
     home: Home,
     port: u16,
     agent: Option<BuiltinAgent>,
+    shared: Option<ChatterStore>,
     stop: impl Future<Output = ()>,
     ready: impl FnOnce(&Endpoint),
 ) -> Result<(), DaemonError> {
@@ -129,7 +132,7 @@ pub async fn run(
         &home.endpoint(),
         &serde_json::to_vec_pretty(&endpoint).unwrap_or_default(),
     )?;
-    let hub = Hub::with_agent(home.clone(), agent)?;
+    let hub = Hub::start(home.clone(), agent, shared).await?;
     let gate = Arc::new(Gate {
         port,
         token,
@@ -138,8 +141,12 @@ pub async fn run(
     ready(&endpoint);
     tokio::select! {
         _ = crate::ws::serve(tcp, hub.clone(), gate) => {},
-        _ = crate::ipc::serve(unix, hub, port) => {},
+        _ = crate::ipc::serve(unix, hub.clone(), port) => {},
         _ = stop => {},
+    }
+    // The others stop listing this daemon's tabs and agents at once.
+    if let Some(c) = hub.cluster() {
+        let _ = c.store().leave().await;
     }
     drop(instance);
     Ok(())

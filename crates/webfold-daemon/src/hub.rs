@@ -19,7 +19,7 @@ use std::sync::{Arc, Mutex, MutexGuard, Weak};
 
 use tokio::sync::{Notify, mpsc, oneshot};
 use webfold_agent::CancellationToken;
-use webfold_store::{HistoryStore, Message, Role};
+use webfold_store::{ChatterStore, History, HistoryStore, Message, Role};
 
 use crate::DaemonError;
 use crate::builtin::{AGENT_ID, Ask, BuiltinAgent};
@@ -31,6 +31,10 @@ use crate::protocol::{
     StatusUpdate, UserMessage, ViewFrame,
 };
 use crate::registry::Registry;
+
+mod cluster;
+
+pub use cluster::Cluster;
 
 /// Frames waiting for a tab that is offline (its service worker restarting).
 const MAX_OUTBOX: usize = 256;
@@ -51,12 +55,21 @@ struct Session {
     outbox: VecDeque<ServerFrame>,
     /// Cancels the built-in agent's runs for this tab when it disconnects.
     runs: Option<CancellationToken>,
+    /// With other daemons: the last frame read from the database for it.
+    delivered_seq: i64,
 }
 
 struct Agent {
     project: PathBuf,
     client: String,
     inbox: VecDeque<Delivery>,
+}
+
+/// An agent connected to another daemon sharing the database.
+#[derive(Clone, Debug, PartialEq)]
+struct RemoteAgent {
+    project: PathBuf,
+    client: String,
 }
 
 #[derive(Clone, Debug)]
@@ -71,6 +84,8 @@ struct Delivery {
 #[derive(Default)]
 struct State {
     agents: BTreeMap<String, Agent>,
+    /// Agents of the other daemons (empty without a shared database).
+    remote_agents: BTreeMap<String, RemoteAgent>,
     sessions: BTreeMap<String, Session>,
     /// `webfold ui N`: the session an agent of this project reads by default.
     picked: HashMap<PathBuf, String>,
@@ -108,6 +123,8 @@ pub struct Hub {
     /// By the history file's path.
     histories: Mutex<HashMap<PathBuf, HistoryStore>>,
     agent: Option<Arc<BuiltinAgent>>,
+    /// The database shared with other daemons, when there is one.
+    cluster: Option<Cluster>,
     /// The hub itself, for the built-in agent's runs (spawned tasks).
     me: Weak<Hub>,
 }
@@ -162,21 +179,48 @@ fn error(code: &str, message: impl Into<String>) -> ServerFrame {
 
 impl Hub {
     pub fn new(home: Home) -> Result<Arc<Hub>, DaemonError> {
-        Hub::with_agent(home, None)
+        let registry = Registry::load(&home)?;
+        Ok(Hub::build(home, registry, None, None))
     }
 
-    /// A hub that offers `agent` beside the coding agents.
-    pub fn with_agent(home: Home, agent: Option<BuiltinAgent>) -> Result<Arc<Hub>, DaemonError> {
+    /// A hub that offers `agent` beside the coding agents and, with
+    /// `shared`, works with the other daemons on that database.
+    pub async fn start(
+        home: Home,
+        agent: Option<BuiltinAgent>,
+        shared: Option<ChatterStore>,
+    ) -> Result<Arc<Hub>, DaemonError> {
         let registry = Registry::load(&home)?;
-        Ok(Arc::new_cyclic(|me| Hub {
+        let (cluster, jobs) = match shared {
+            Some(store) => {
+                let (c, jobs) = Cluster::new(store);
+                (Some(c), Some(jobs))
+            }
+            None => (None, None),
+        };
+        let hub = Hub::build(home, registry, agent.map(Arc::new), cluster);
+        if let Some(jobs) = jobs {
+            cluster::join(&hub, jobs).await?;
+        }
+        Ok(hub)
+    }
+
+    fn build(
+        home: Home,
+        registry: Registry,
+        agent: Option<Arc<BuiltinAgent>>,
+        cluster: Option<Cluster>,
+    ) -> Arc<Hub> {
+        Arc::new_cyclic(|me| Hub {
             state: Mutex::default(),
             changed: Notify::new(),
             home,
             registry,
             histories: Mutex::default(),
-            agent: agent.map(Arc::new),
+            agent,
+            cluster,
             me: me.clone(),
-        }))
+        })
     }
 
     fn state(&self) -> MutexGuard<'_, State> {
@@ -187,26 +231,50 @@ impl Hub {
         &self.home
     }
 
-    fn history(&self, project: &Path) -> Result<HistoryStore, DaemonError> {
-        self.history_in(&ProjectFiles::new(project))
+    /// The database shared with other daemons, when there is one.
+    pub fn cluster(&self) -> Option<&Cluster> {
+        self.cluster.as_ref()
     }
 
-    fn history_in(&self, files: &ProjectFiles) -> Result<HistoryStore, DaemonError> {
+    fn history(&self, project: &Path) -> Result<History, DaemonError> {
+        self.history_in(&ProjectFiles::new(project), Some(project))
+    }
+
+    /// The history of `project` (kept in `files`): the shared database's
+    /// when there is one, else the project's own file.
+    fn history_in(
+        &self,
+        files: &ProjectFiles,
+        project: Option<&Path>,
+    ) -> Result<History, DaemonError> {
+        if let Some(c) = &self.cluster {
+            return Ok(History::Shared {
+                store: c.store().clone(),
+                project: project.map(|p| p.display().to_string()),
+            });
+        }
         let path = files.history();
         let mut h = self.histories.lock().unwrap_or_else(|p| p.into_inner());
         if let Some(store) = h.get(&path) {
-            return Ok(store.clone());
+            return Ok(History::File(store.clone()));
         }
         files.ensure()?;
         let store = HistoryStore::open(&path).map_err(DaemonError::store)?;
         h.insert(path, store.clone());
-        Ok(store)
+        Ok(History::File(store))
     }
 
     fn files_of(&self, session_id: &str) -> ProjectFiles {
-        match self.registry.project_of(session_id) {
-            Some(p) => ProjectFiles::new(&p),
-            None => ProjectFiles::unbound(&self.home),
+        self.files_for(self.registry.project_of(session_id).as_deref())
+    }
+
+    /// Where a tab of `project` keeps its files here: the project's
+    /// `.webfold/`, or this daemon's home when the project is not a
+    /// directory of this machine (an agent's project on another daemon's).
+    fn files_for(&self, project: Option<&Path>) -> ProjectFiles {
+        match project {
+            Some(p) if self.cluster.is_none() || p.is_dir() => ProjectFiles::new(p),
+            _ => ProjectFiles::unbound(&self.home),
         }
     }
 
@@ -215,13 +283,27 @@ impl Hub {
             .sessions
             .get(session_id)
             .and_then(|s| s.selected_agent.clone())
-            .filter(|a| state.agents.contains_key(a) || self.builtin(a).is_some());
-        let coding = state.agents.iter().map(|(id, a)| AgentInfo {
+            .filter(|a| {
+                state.agents.contains_key(a)
+                    || state.remote_agents.contains_key(a)
+                    || self.builtin(a).is_some()
+            });
+        let info = |id: &String, project: &Path, client: &str| AgentInfo {
             agent_id: id.clone(),
-            project: a.project.display().to_string(),
-            client: a.client.clone(),
+            project: project.display().to_string(),
+            client: client.to_string(),
             built_in: false,
-        });
+        };
+        let local = state
+            .agents
+            .iter()
+            .map(|(id, a)| info(id, &a.project, &a.client));
+        let remote = state
+            .remote_agents
+            .iter()
+            .filter(|(id, _)| !state.agents.contains_key(*id))
+            .map(|(id, a)| info(id, &a.project, &a.client));
+        let coding = local.chain(remote);
         ServerFrame::Agents(Agents {
             protocol_version: PROTOCOL_VERSION,
             agents: coding
@@ -236,18 +318,36 @@ impl Hub {
         self.agent.clone().filter(|_| agent_id == AGENT_ID)
     }
 
-    /// Sends to every socket of a tab; with none, keeps it for the next one
-    /// (`queue`), or drops it (status updates are only news while they last).
-    fn send(state: &mut State, session_id: &str, frame: ServerFrame, queue: bool) -> bool {
+    /// Sends to every socket of a tab here. With none, and other daemons,
+    /// the database carries it to the daemon that holds the tab (or to the
+    /// one it connects to next, when `queue`); alone, this daemon keeps it
+    /// for the tab's next socket (`queue`) or drops it (status updates are
+    /// only news while they last).
+    fn send(&self, state: &mut State, session_id: &str, frame: ServerFrame, queue: bool) -> bool {
+        if Self::send_here(state, session_id, &frame) {
+            return true;
+        }
+        if let Some(c) = &self.cluster {
+            c.push(session_id, frame, queue);
+            return false;
+        }
         let session = state.sessions.entry(session_id.to_string()).or_default();
+        if queue {
+            if session.outbox.len() >= MAX_OUTBOX {
+                session.outbox.pop_front();
+            }
+            session.outbox.push_back(frame);
+        }
+        false
+    }
+
+    /// Sends to the tab's sockets on this daemon, if it has any.
+    fn send_here(state: &mut State, session_id: &str, frame: &ServerFrame) -> bool {
+        let Some(session) = state.sessions.get_mut(session_id) else {
+            return false;
+        };
         session.conns.retain(|(_, tx)| !tx.is_closed());
         if session.conns.is_empty() {
-            if queue {
-                if session.outbox.len() >= MAX_OUTBOX {
-                    session.outbox.pop_front();
-                }
-                session.outbox.push_back(frame);
-            }
             return false;
         }
         // A socket that cannot keep up is dropped rather than block everyone.
@@ -259,9 +359,10 @@ impl Hub {
 
     fn broadcast_agents(&self, state: &mut State) {
         let ids: Vec<String> = state.sessions.keys().cloned().collect();
+        // Each daemon tells its own tabs.
         for id in ids {
             let frame = self.agents_frame(state, &id);
-            Self::send(state, &id, frame, false);
+            Self::send_here(state, &id, &frame);
         }
     }
 
@@ -281,6 +382,9 @@ impl Hub {
             }
         }
         session.conns.push((conn, tx));
+        if let Some(c) = &self.cluster {
+            c.tab_here(session_id);
+        }
         conn
     }
 
@@ -297,6 +401,9 @@ impl Hub {
         // rather than at their timeout, and the built-in agent's runs for it
         // stop (nobody would see their answer).
         if gone {
+            if let Some(c) = &self.cluster {
+                c.tab_gone(session_id);
+            }
             st.waiting.retain(|_, w| w.session_id != session_id);
             if let Some(runs) = st.sessions.get_mut(session_id).and_then(|s| s.runs.take()) {
                 runs.cancel();
@@ -326,20 +433,28 @@ impl Hub {
         timeout: std::time::Duration,
     ) -> Result<LiveHtml, String> {
         let (tx, rx) = oneshot::channel();
+        let here = self.is_here(session_id);
+        let elsewhere = !here && self.is_elsewhere(session_id).await;
         let request_id = {
             let mut st = self.state();
-            let open = st.sessions.get_mut(session_id).is_some_and(|s| {
-                s.conns.retain(|(_, t)| !t.is_closed());
-                !s.conns.is_empty()
-            });
-            if !open {
+            if !here && !elsewhere {
                 return Err(format!(
                     "the browser tab {session_id} is not connected (closed, navigated away, or its browser is not running): \
                      ask the user to open the page and pick again, or read the captured copy without live"
                 ));
             }
             st.next_request += 1;
-            let request_id = format!("html-{}-{:04x}", st.next_request, rand_u16());
+            // With other daemons, the id names this one: the tab's daemon
+            // sends the answer back here.
+            let request_id = match &self.cluster {
+                Some(c) => format!(
+                    "html-{}-{}-{:04x}",
+                    c.instance(),
+                    st.next_request,
+                    rand_u16()
+                ),
+                None => format!("html-{}-{:04x}", st.next_request, rand_u16()),
+            };
             st.waiting.insert(
                 request_id.clone(),
                 Waiting {
@@ -351,7 +466,7 @@ impl Hub {
                 request_id: request_id.clone(),
                 selector: selector.map(str::to_string),
             });
-            Self::send(&mut st, session_id, frame, false);
+            self.send(&mut st, session_id, frame, false);
             request_id
         };
         let got = tokio::time::timeout(timeout, rx).await;
@@ -392,6 +507,12 @@ impl Hub {
             .is_some_and(|w| w.session_id == session_id);
         if let Some(w) = st.waiting.remove(&reply.request_id).filter(|_| mine) {
             let _ = w.reply.send(reply);
+            return None;
+        }
+        drop(st);
+        if let Some(c) = &self.cluster
+            && c.forward_reply(session_id, &reply)
+        {
             return None;
         }
         Some(error(
@@ -454,16 +575,27 @@ impl Hub {
     /// Stores a selection; answers `context_stored` once it is on disk.
     pub async fn set_context(&self, session_id: &str, ctx: SetContext) -> ServerFrame {
         let context_id = format!("ctx-{}-{:04x}", now_ms(), rand_u16());
-        let project = self.bind_default(session_id);
-        let files = match &project {
-            Some(p) => ProjectFiles::new(p),
-            None => ProjectFiles::unbound(&self.home),
+        let project = match self.bind_default(session_id).await {
+            Ok(p) => p,
+            Err(e) => return error("storage", e),
         };
-        let stored = match files.store_context(session_id, &context_id, ctx).await {
+        let files = self.files_for(project.as_deref());
+        let shared = self.cluster.as_ref().map(|_| ctx.clone());
+        let stored = match files
+            .store_context(session_id, &context_id, ctx, now_ms())
+            .await
+        {
             Ok(s) => s,
             Err(DaemonError::Input(e)) => return error("bad_frame", e),
             Err(e) => return error("storage", e.to_string()),
         };
+        if let (Some(c), Some(frame)) = (&self.cluster, shared)
+            && let Err(e) = c
+                .share_context(session_id, &stored, frame, project.as_deref())
+                .await
+        {
+            return error("storage", e);
+        }
         let mut st = self.state();
         let session = st.sessions.entry(session_id.to_string()).or_default();
         session.last_active = stored.timestamp;
@@ -481,48 +613,76 @@ impl Hub {
 
     /// The project a tab belongs to: its registered one, else the project
     /// of the only connected agents (so a lone agent just works).
-    fn bind_default(&self, session_id: &str) -> Option<PathBuf> {
+    async fn bind_default(&self, session_id: &str) -> Result<Option<PathBuf>, String> {
         if let Some(p) = self.registry.project_of(session_id) {
-            return Some(p);
+            return Ok(Some(p));
         }
-        let st = self.state();
-        let mut projects: Vec<&PathBuf> = st.agents.values().map(|a| &a.project).collect();
-        projects.dedup();
-        match projects.as_slice() {
-            [only] => {
-                let only = (*only).clone();
-                drop(st);
-                let _ = self.registry.bind(session_id, &only);
-                Some(only)
+        let only = {
+            let st = self.state();
+            let mut projects: Vec<&PathBuf> = st
+                .agents
+                .values()
+                .map(|a| &a.project)
+                .chain(st.remote_agents.values().map(|a| &a.project))
+                .collect();
+            projects.sort();
+            projects.dedup();
+            match projects.as_slice() {
+                [only] => Some((*only).clone()),
+                _ => None,
             }
-            _ => None,
+        };
+        if let Some(p) = &only {
+            self.bind(session_id, p).await?;
         }
+        Ok(only)
+    }
+
+    /// Binds a tab to a project, here and for the other daemons.
+    async fn bind(&self, session_id: &str, project: &Path) -> Result<(), String> {
+        if let Some(c) = &self.cluster {
+            c.bind(session_id, project).await?;
+        }
+        self.registry
+            .bind(session_id, project)
+            .map_err(|e| e.to_string())
+    }
+
+    /// The project of a connected agent, here or at another daemon.
+    fn project_of_any(state: &State, agent_id: &str) -> Option<PathBuf> {
+        state
+            .agents
+            .get(agent_id)
+            .map(|a| a.project.clone())
+            .or_else(|| state.remote_agents.get(agent_id).map(|a| a.project.clone()))
     }
 
     /// A tab chose the agent it talks to.
-    pub fn select_agent(&self, session_id: &str, agent_id: &str) -> ServerFrame {
-        let mut st = self.state();
-        if self.builtin(agent_id).is_some() {
-            st.sessions
-                .entry(session_id.to_string())
-                .or_default()
-                .selected_agent = Some(agent_id.to_string());
-            return self.agents_frame(&st, session_id);
-        }
-        let Some(project) = st.agents.get(agent_id).map(|a| a.project.clone()) else {
-            return error(
-                "unknown_agent",
-                format!("no agent {agent_id} is connected; choose one from the agents list"),
-            );
+    pub async fn select_agent(&self, session_id: &str, agent_id: &str) -> ServerFrame {
+        let chosen = {
+            let mut st = self.state();
+            let builtin = self.builtin(agent_id).is_some();
+            let project = Self::project_of_any(&st, agent_id);
+            if builtin || project.is_some() {
+                st.sessions
+                    .entry(session_id.to_string())
+                    .or_default()
+                    .selected_agent = Some(agent_id.to_string());
+            }
+            (self.agents_frame(&st, session_id), project, builtin)
         };
-        st.sessions
-            .entry(session_id.to_string())
-            .or_default()
-            .selected_agent = Some(agent_id.to_string());
-        let frame = self.agents_frame(&st, session_id);
-        drop(st);
-        if let Err(e) = self.registry.bind(session_id, &project) {
-            return error("storage", e.to_string());
+        let (frame, project) = match chosen {
+            (frame, _, true) => return frame,
+            (frame, Some(project), false) => (frame, project),
+            (_, None, false) => {
+                return error(
+                    "unknown_agent",
+                    format!("no agent {agent_id} is connected; choose one from the agents list"),
+                );
+            }
+        };
+        if let Err(e) = self.bind(session_id, &project).await {
+            return error("storage", e);
         }
         frame
     }
@@ -533,7 +693,7 @@ impl Hub {
             Ok(r) => r,
             Err(frame) => return frame,
         };
-        if self.context(session_id, &m.context_id).is_none() {
+        if self.context(session_id, &m.context_id).await.is_none() {
             return error(
                 "unknown_context",
                 format!(
@@ -546,8 +706,8 @@ impl Hub {
             Route::Coding(id, project) => (id, project),
             Route::Builtin(agent) => return self.ask_builtin(session_id, m, agent).await,
         };
-        if let Err(e) = self.registry.bind(session_id, &project) {
-            return error("storage", e.to_string());
+        if let Err(e) = self.bind(session_id, &project).await {
+            return error("storage", e);
         }
         let timestamp = now_ms();
         let stored = Message {
@@ -645,24 +805,25 @@ impl Hub {
             timestamp: now_ms(),
         };
         let history = self
-            .history_in(&self.files_of(session_id))
+            .history_in(
+                &self.files_of(session_id),
+                self.registry.project_of(session_id).as_deref(),
+            )
             .map_err(|e| e.to_string())?;
         history.append(stored).await.map_err(|e| e.to_string())
     }
 
     /// Sends a frame to a tab; `queue` keeps it for a tab that is offline.
     pub(crate) fn tell(&self, session_id: &str, frame: ServerFrame, queue: bool) {
-        Self::send(&mut self.state(), session_id, frame, queue);
+        let mut st = self.state();
+        self.send(&mut st, session_id, frame, queue);
     }
 
     fn route(&self, session_id: &str, named: Option<&str>) -> Result<Route, ServerFrame> {
         let st = self.state();
         let project_of = |id: &str| match self.builtin(id) {
             Some(agent) => Some(Route::Builtin(agent)),
-            None => st
-                .agents
-                .get(id)
-                .map(|a| Route::Coding(id.to_string(), a.project.clone())),
+            None => Self::project_of_any(&st, id).map(|p| Route::Coding(id.to_string(), p)),
         };
         if let Some(id) = named {
             return project_of(id).ok_or_else(|| {
@@ -679,21 +840,29 @@ impl Hub {
         if let Some(r) = selected.and_then(project_of) {
             return Ok(r);
         }
-        if let Some(project) = self.registry.project_of(session_id) {
-            let mine: Vec<&String> = st
-                .agents
+        let coding = || {
+            let remote = st
+                .remote_agents
                 .iter()
-                .filter(|(_, a)| a.project == project)
+                .filter(|(id, _)| !st.agents.contains_key(*id))
+                .map(|(id, a)| (id, &a.project));
+            st.agents
+                .iter()
+                .map(|(id, a)| (id, &a.project))
+                .chain(remote)
+        };
+        if let Some(project) = self.registry.project_of(session_id) {
+            let mine: Vec<&String> = coding()
+                .filter(|(_, p)| **p == project)
                 .map(|(id, _)| id)
                 .collect();
             if let [only] = mine.as_slice() {
                 return Ok(Route::Coding((*only).clone(), project));
             }
         }
-        let mut all = st
-            .agents
-            .iter()
-            .map(|(id, a)| Route::Coding(id.clone(), a.project.clone()))
+        let count = coding().count() + usize::from(self.agent.is_some());
+        let mut all = coding()
+            .map(|(id, p)| Route::Coding(id.clone(), p.clone()))
             .chain(self.agent.clone().map(Route::Builtin));
         match (all.next(), all.next()) {
             (None, _) => Err(error(
@@ -703,26 +872,48 @@ impl Hub {
             (Some(only), None) => Ok(only),
             _ => Err(error(
                 "choose_agent",
-                format!(
-                    "{} agents are connected: choose one (select_agent or agentId)",
-                    st.agents.len() + usize::from(self.agent.is_some())
-                ),
+                format!("{count} agents are connected: choose one (select_agent or agentId)"),
             )),
         }
     }
 
-    fn context(&self, session_id: &str, context_id: &str) -> Option<StoredContext> {
-        let st = self.state();
-        let found = st
+    /// A pick of a tab: kept here, or (with other daemons) one another
+    /// daemon stored, written here on first use.
+    async fn context(&self, session_id: &str, context_id: &str) -> Option<StoredContext> {
+        let found = self
+            .state()
             .sessions
             .get(session_id)
             .and_then(|s| s.contexts.iter().find(|c| c.context_id == context_id))
             .cloned();
-        drop(st);
-        found.or_else(|| {
-            self.files_of(session_id)
-                .load_context(session_id, context_id)
-        })
+        let files = self.files_of(session_id);
+        if let Some(c) = found.or_else(|| files.load_context(session_id, context_id)) {
+            return Some(c);
+        }
+        self.cluster
+            .as_ref()?
+            .fetch_context(&files, session_id, Some(context_id))
+            .await
+    }
+
+    /// A tab's latest pick: with other daemons, the database knows it.
+    async fn latest_context(&self, session_id: &str) -> Option<StoredContext> {
+        let here = self
+            .state()
+            .sessions
+            .get(session_id)
+            .filter(|s| !s.conns.is_empty())
+            .and_then(|s| s.contexts.back().cloned());
+        if here.is_some() {
+            return here;
+        }
+        let files = self.files_of(session_id);
+        if let Some(c) = &self.cluster
+            && let Some(found) = c.fetch_context(&files, session_id, None).await
+        {
+            return Some(found);
+        }
+        files.latest_context(session_id)
     }
 
     // ---- the agents' side ----
@@ -735,42 +926,82 @@ impl Hub {
         project: PathBuf,
         client: String,
     ) -> Result<(), String> {
-        if self.state().agents.contains_key(agent_id) {
-            return Err(format!("agent id {agent_id} is already connected"));
+        {
+            let st = self.state();
+            if st.agents.contains_key(agent_id) {
+                return Err(format!("agent id {agent_id} is already connected"));
+            }
+            if st.remote_agents.contains_key(agent_id) {
+                return Err(format!(
+                    "agent id {agent_id} is already connected to another daemon on this database"
+                ));
+            }
         }
         if agent_id == AGENT_ID {
             return Err(format!(
                 "agent id {AGENT_ID} is the daemon's built-in agent: choose another"
             ));
         }
-        let mut inbox = VecDeque::new();
-        if let Ok(h) = self.history(&project) {
-            for m in h.undelivered(agent_id).await.unwrap_or_default() {
-                inbox.push_back(Delivery {
-                    history_id: m.id,
-                    session_id: m.session_id,
-                    context_id: m.context_id.unwrap_or_default(),
-                    message: m.content,
-                    timestamp: m.timestamp,
-                });
-            }
+        if let Some(c) = &self.cluster {
+            c.agent_here(agent_id, &project, &client).await?;
         }
-        let mut st = self.state();
-        st.agents.insert(
-            agent_id.to_string(),
-            Agent {
-                project,
-                client,
-                inbox,
-            },
-        );
-        self.broadcast_agents(&mut st);
+        {
+            let mut st = self.state();
+            st.agents.insert(
+                agent_id.to_string(),
+                Agent {
+                    project,
+                    client,
+                    inbox: VecDeque::new(),
+                },
+            );
+            self.broadcast_agents(&mut st);
+        }
+        self.refill_inbox(agent_id).await;
         Ok(())
+    }
+
+    /// Puts the messages an agent has not read (from before a restart, or
+    /// stored by another daemon) in its inbox, each once, and wakes it.
+    pub(crate) async fn refill_inbox(&self, agent_id: &str) {
+        let Ok(project) = self.project_of_agent(agent_id) else {
+            return;
+        };
+        let Ok(h) = self.history(&project) else {
+            return;
+        };
+        let unread = h.undelivered(agent_id).await.unwrap_or_default();
+        let mut st = self.state();
+        let Some(agent) = st.agents.get_mut(agent_id) else {
+            return;
+        };
+        let mut added = false;
+        for m in unread {
+            if agent.inbox.iter().any(|d| d.history_id == m.id) {
+                continue;
+            }
+            added = true;
+            agent.inbox.push_back(Delivery {
+                history_id: m.id,
+                session_id: m.session_id,
+                context_id: m.context_id.unwrap_or_default(),
+                message: m.content,
+                timestamp: m.timestamp,
+            });
+        }
+        if added {
+            *st.activity.entry(project).or_default() += 1;
+            drop(st);
+            self.changed.notify_waiters();
+        }
     }
 
     pub fn disconnect_agent(&self, agent_id: &str) {
         let mut st = self.state();
         if st.agents.remove(agent_id).is_some() {
+            if let Some(c) = &self.cluster {
+                c.agent_gone(agent_id);
+            }
             self.broadcast_agents(&mut st);
         }
     }
@@ -807,7 +1038,7 @@ impl Hub {
                 if let Ok(h) = self.history(&project) {
                     let _ = h.mark_delivered(d.history_id).await;
                 }
-                let context = self.context(&d.session_id, &d.context_id);
+                let context = self.context(&d.session_id, &d.context_id).await;
                 return Ok(context.map(|context| UiContext {
                     session_id: d.session_id,
                     context,
@@ -818,10 +1049,10 @@ impl Hub {
             }
             let fresh = self.activity(&project) != seen;
             if fresh || tokio::time::Instant::now() >= deadline {
-                return Ok(self.latest_selection(&project, agent_id, session_id));
+                return Ok(self.latest_selection(&project, agent_id, session_id).await);
             }
             if tokio::time::timeout_at(deadline, notified).await.is_err() {
-                return Ok(self.latest_selection(&project, agent_id, session_id));
+                return Ok(self.latest_selection(&project, agent_id, session_id).await);
             }
         }
     }
@@ -839,25 +1070,19 @@ impl Hub {
         inbox.remove(at)
     }
 
-    fn latest_selection(
+    async fn latest_selection(
         &self,
         project: &Path,
         agent_id: &str,
         session_id: Option<&str>,
     ) -> Option<UiContext> {
-        let sessions = self.sessions_of(project, agent_id);
+        let sessions = self.sessions_of(project, agent_id).await;
         let picked = self.state().picked.get(project).cloned();
         let chosen = session_id
             .map(str::to_string)
             .or(picked)
             .or_else(|| sessions.first().map(|s| s.session_id.clone()))?;
-        let context = {
-            let st = self.state();
-            st.sessions
-                .get(&chosen)
-                .and_then(|s| s.contexts.back().cloned())
-        }
-        .or_else(|| self.files_of(&chosen).latest_context(&chosen))?;
+        let context = self.latest_context(&chosen).await?;
         Some(UiContext {
             timestamp: context.timestamp,
             session_id: chosen.clone(),
@@ -871,31 +1096,54 @@ impl Hub {
     }
 
     /// The tabs of a project, most recently active first.
-    pub fn sessions_of(&self, project: &Path, agent_id: &str) -> Vec<SessionInfo> {
+    pub async fn sessions_of(&self, project: &Path, agent_id: &str) -> Vec<SessionInfo> {
         let ids = self.registry.sessions_of(project);
-        let st = self.state();
-        let unread: Vec<&str> = st
-            .agents
-            .get(agent_id)
-            .map(|a| a.inbox.iter().map(|d| d.session_id.as_str()).collect())
-            .unwrap_or_default();
-        let mut out: Vec<SessionInfo> = ids
-            .into_iter()
-            .filter_map(|id| {
-                let live = st.sessions.get(&id);
-                let latest = live
-                    .and_then(|s| s.contexts.back().cloned())
-                    .or_else(|| ProjectFiles::new(project).latest_context(&id))?;
-                Some(SessionInfo {
-                    has_unread_message: unread.contains(&id.as_str()),
-                    connected: live.is_some_and(|s| s.conns.iter().any(|(_, t)| !t.is_closed())),
-                    last_active: live.map(|s| s.last_active).unwrap_or(latest.timestamp),
-                    page_url: latest.page.url.clone(),
-                    page_title: latest.page.title.clone(),
-                    session_id: id,
-                })
-            })
-            .collect();
+        let elsewhere = match &self.cluster {
+            Some(c) => c.tabs_elsewhere(&ids).await,
+            None => Vec::new(),
+        };
+        let mut out = Vec::with_capacity(ids.len());
+        for id in ids {
+            // (connected here, last active, the pick kept here) and unread.
+            let (here, unread) = {
+                let st = self.state();
+                let unread = st
+                    .agents
+                    .get(agent_id)
+                    .is_some_and(|a| a.inbox.iter().any(|d| d.session_id == id));
+                let here = st.sessions.get(&id).map(|s| {
+                    let connected = s.conns.iter().any(|(_, t)| !t.is_closed());
+                    (
+                        connected,
+                        s.last_active,
+                        s.contexts.back().map(|c| c.page.clone()),
+                    )
+                });
+                (here, unread)
+            };
+            let connected = here.as_ref().is_some_and(|h| h.0) || elsewhere.contains(&id);
+            let latest = match (&here, &self.cluster) {
+                (Some((true, at, Some(page))), _) => Some((page.clone(), *at)),
+                (_, Some(c)) => c.latest_page(&id).await,
+                (_, None) => None,
+            }
+            .or_else(|| {
+                self.files_for(Some(project))
+                    .latest_context(&id)
+                    .map(|c| (c.page, c.timestamp))
+            });
+            let Some((page, timestamp)) = latest else {
+                continue;
+            };
+            out.push(SessionInfo {
+                has_unread_message: unread,
+                connected,
+                last_active: here.map_or(timestamp, |h| h.1.max(timestamp)),
+                page_url: page.url,
+                page_title: page.title,
+                session_id: id,
+            });
+        }
         out.sort_by_key(|s| std::cmp::Reverse(s.last_active));
         out
     }
@@ -924,10 +1172,16 @@ impl Hub {
                 "no tab has session {session_id}; list_sessions shows this project's tabs"
             ));
         }
+        // A part goes out now (`Err`: whether it reached the tab here); the
+        // last part completes the answer.
         let full = {
             let mut st = self.state();
             let session = st.sessions.entry(session_id.to_string()).or_default();
-            if !complete {
+            if complete {
+                let mut full = session.partial.remove(context_id).unwrap_or_default();
+                full.push_str(message);
+                Ok(full)
+            } else {
                 session
                     .partial
                     .entry(context_id.to_string())
@@ -937,11 +1191,12 @@ impl Hub {
                     context_id: context_id.to_string(),
                     chunk: message.to_string(),
                 });
-                return Ok(Self::send(&mut st, session_id, frame, true));
+                Err(self.send(&mut st, session_id, frame, true))
             }
-            let mut full = session.partial.remove(context_id).unwrap_or_default();
-            full.push_str(message);
-            full
+        };
+        let full = match full {
+            Ok(full) => full,
+            Err(here) => return Ok(here || self.is_elsewhere(session_id).await),
         };
         let stored = Message {
             id: 0,
@@ -963,10 +1218,14 @@ impl Hub {
             is_complete: true,
             result: None,
         });
-        Ok(Self::send(&mut self.state(), session_id, frame, true))
+        let here = {
+            let mut st = self.state();
+            self.send(&mut st, session_id, frame, true)
+        };
+        Ok(here || self.is_elsewhere(session_id).await)
     }
 
-    pub fn update_status(
+    pub async fn update_status(
         &self,
         agent_id: &str,
         session_id: &str,
@@ -975,7 +1234,11 @@ impl Hub {
     ) -> Result<bool, String> {
         self.project_of_agent(agent_id)?;
         let frame = ServerFrame::StatusUpdate(StatusUpdate { status, detail });
-        Ok(Self::send(&mut self.state(), session_id, frame, false))
+        let here = {
+            let mut st = self.state();
+            self.send(&mut st, session_id, frame, false)
+        };
+        Ok(here || self.is_elsewhere(session_id).await)
     }
 
     pub async fn history_of(
@@ -987,6 +1250,22 @@ impl Hub {
         let project = self.project_of_agent(agent_id)?;
         let h = self.history(&project).map_err(|e| e.to_string())?;
         h.recent(session_id, limit).await.map_err(|e| e.to_string())
+    }
+
+    /// Whether this daemon holds a socket of the tab.
+    fn is_here(&self, session_id: &str) -> bool {
+        self.state().sessions.get_mut(session_id).is_some_and(|s| {
+            s.conns.retain(|(_, t)| !t.is_closed());
+            !s.conns.is_empty()
+        })
+    }
+
+    /// Whether another daemon sharing the database holds the tab.
+    async fn is_elsewhere(&self, session_id: &str) -> bool {
+        match &self.cluster {
+            Some(c) => !c.tabs_elsewhere(&[session_id.to_string()]).await.is_empty(),
+            None => false,
+        }
     }
 
     /// Agents and tabs, for `webfold doctor`.

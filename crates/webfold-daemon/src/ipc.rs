@@ -287,7 +287,7 @@ async fn call(
             let _: ListSessions = params(p)?;
             let agent = me()?;
             let project = hub.agent_project(agent)?;
-            Ok(json!({ "sessions": hub.sessions_of(&project, agent) }))
+            Ok(json!({ "sessions": hub.sessions_of(&project, agent).await }))
         }
         "respond_to_browser" => {
             let a: RespondToBrowser = params(p)?;
@@ -304,8 +304,9 @@ async fn call(
         }
         "update_status" => {
             let a: UpdateStatus = params(p)?;
-            let delivered =
-                hub.update_status(me()?, session(&a.session_id)?, a.status, a.detail)?;
+            let delivered = hub
+                .update_status(me()?, session(&a.session_id)?, a.status, a.detail)
+                .await?;
             Ok(json!({ "success": true, "delivered": delivered }))
         }
         "get_conversation_history" => {
@@ -333,7 +334,7 @@ async fn call(
         }
         "ui_list" => {
             let a: UiList = params(p)?;
-            Ok(json!({ "sessions": hub.sessions_of(&canonical(a.project), "") }))
+            Ok(json!({ "sessions": hub.sessions_of(&canonical(a.project), "").await }))
         }
         "ui_pick" => {
             let a: UiPick = params(p)?;

@@ -9,7 +9,8 @@
 //! - [`protocol`]: the WebSocket frames (strict, versioned, JSON Schema checked in).
 //! - [`auth`]: Host, Origin and token checks; the extension's fixed id.
 //! - [`hub`]: tabs, agents and routing: a message reaches exactly one agent,
-//!   an answer exactly the tab it answers.
+//!   an answer exactly the tab it answers; with `--db postgres://…`, also
+//!   across daemons sharing that database ([`hub::Cluster`]).
 //! - [`ws`] and [`ipc`]: the two listeners; [`client`]: how `webfold mcp` and
 //!   the CLI reach the daemon (starting it when absent).
 //! - [`registry`], [`project`], [`home`]: what is kept on disk, private to the user.

@@ -11,7 +11,6 @@ use serde::{Deserialize, Serialize};
 
 use crate::DaemonError;
 use crate::home::{Home, private_dir, write_private};
-use crate::hub::now_ms;
 use crate::protocol::{
     Ancestor, Child, Element, MAX_HTML_BYTES, MAX_SCREENSHOT_BYTES, PageInfo, SetContext,
 };
@@ -97,12 +96,14 @@ impl ProjectFiles {
         Ok(())
     }
 
-    /// Writes a selection's screenshot and page, then the tab's file.
+    /// Writes a selection's screenshot and page, then the tab's file;
+    /// `timestamp` is when the tab sent it.
     pub async fn store_context(
         &self,
         session_id: &str,
         context_id: &str,
         ctx: SetContext,
+        timestamp: i64,
     ) -> Result<StoredContext, DaemonError> {
         let SetContext {
             element,
@@ -167,7 +168,7 @@ impl ProjectFiles {
                 screenshot_path,
                 html_path,
                 dom_path,
-                timestamp: now_ms(),
+                timestamp,
             };
             let mut all = files.contexts(&session);
             all.push(stored.clone());

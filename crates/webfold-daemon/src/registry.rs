@@ -55,6 +55,27 @@ impl Registry {
             .collect()
     }
 
+    /// Takes in the bindings another daemon made (from a shared database),
+    /// writing the file once.
+    pub fn bind_all(
+        &self,
+        all: impl IntoIterator<Item = (String, PathBuf)>,
+    ) -> Result<(), DaemonError> {
+        let mut map = self.map();
+        let mut changed = false;
+        for (session, project) in all {
+            if is_session_id(&session) && map.get(&session) != Some(&project) {
+                map.insert(session, project);
+                changed = true;
+            }
+        }
+        if !changed {
+            return Ok(());
+        }
+        let json = serde_json::to_vec_pretty(&*map).unwrap_or_default();
+        write_private(&self.path, &json)
+    }
+
     /// Binds a tab to a project, writing the file when that changes it.
     pub fn bind(&self, session_id: &str, project: &Path) -> Result<(), DaemonError> {
         let mut map = self.map();

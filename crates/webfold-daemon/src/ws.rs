@@ -290,7 +290,7 @@ pub async fn answer(
             error("bad_frame", "the message is empty")
         }
         ClientFrame::UserMessage(m) => hub.user_message(session_id, m).await,
-        ClientFrame::SelectAgent(a) => hub.select_agent(session_id, &a.agent_id),
+        ClientFrame::SelectAgent(a) => hub.select_agent(session_id, &a.agent_id).await,
         ClientFrame::Ping => ServerFrame::Pong,
         ClientFrame::Html(reply) => return Ok(hub.html_reply(session_id, reply)),
         ClientFrame::GetView(v) => hub.page_view(session_id, v).await,

@@ -4,122 +4,37 @@
 //! live page; the answer comes back to the tab; a tab that goes away
 //! cancels the run; a provider that keeps failing is reported.
 
-use std::path::PathBuf;
 use std::time::Duration;
 
-use futures_util::{SinkExt, StreamExt};
+use futures_util::SinkExt;
 use serde_json::{Value, json};
-use tokio::net::TcpStream;
 use tokio_tungstenite::tungstenite::Message;
-use tokio_tungstenite::tungstenite::client::IntoClientRequest;
-use tokio_tungstenite::tungstenite::http::HeaderValue;
-use tokio_tungstenite::{MaybeTlsStream, WebSocketStream};
 use webfold_agent::replay::{Part, ReplayServer, Scripted};
 use webfold_agent::{ProviderConfig, ProviderKind, Usage};
-use webfold_daemon::auth::EXTENSION_ID;
 use webfold_daemon::builtin::{AGENT_ID, BuiltinAgent};
-use webfold_daemon::home::Home;
 
-const WAIT: Duration = Duration::from_secs(10);
+mod support;
 
-struct Daemon {
-    port: u16,
-    token: String,
-    _stop: tokio::sync::oneshot::Sender<()>,
-    _home: Scratch,
-}
-
-struct Scratch(PathBuf);
-
-impl Drop for Scratch {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
-}
+use support::{Daemon, Tab, WAIT};
 
 /// A daemon in a scratch home whose built-in agent calls `server`.
 async fn daemon(name: &str, server: &ReplayServer) -> Daemon {
-    let dir = std::env::temp_dir().join(format!("webfold-builtin-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
     let base = format!("{}/v1", server.url());
     let mut cfg = ProviderConfig::new(ProviderKind::OpenAi, Some(&base), Some("m"), None).unwrap();
     cfg.stream = false;
     cfg.retry.base_delay = Duration::from_millis(1);
     cfg.retry.max_delay = Duration::from_millis(4);
     let agent = BuiltinAgent::new(cfg).unwrap();
-    let (ready_tx, ready_rx) = tokio::sync::oneshot::channel();
-    let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
-    let home = Home::at(dir.clone());
-    tokio::spawn(webfold_daemon::daemon::run(
-        home.clone(),
-        0,
-        Some(agent),
-        async {
-            let _ = stopped.await;
-        },
-        move |e| {
-            let _ = ready_tx.send(e.port);
-        },
-    ));
-    let port = ready_rx.await.expect("the daemon starts");
-    Daemon {
-        port,
-        token: std::fs::read_to_string(home.token()).unwrap(),
-        _stop: stop,
-        _home: Scratch(dir),
-    }
+    Daemon::start(&format!("builtin-{name}"), Some(agent), None).await
 }
 
-struct Tab {
-    ws: WebSocketStream<MaybeTlsStream<TcpStream>>,
-    /// Every frame read, in order.
-    seen: Vec<Value>,
+/// The shop page's pick and question, as the panel sends them.
+trait Shopper {
+    async fn pick(&mut self) -> String;
+    async fn ask(&mut self, context_id: &str, message: &str);
 }
 
-impl Tab {
-    async fn open(d: &Daemon, n: u8) -> Tab {
-        let session = format!("{n:02x}").repeat(32);
-        let mut req = format!("ws://127.0.0.1:{}/ws?sessionId={session}", d.port)
-            .into_client_request()
-            .unwrap();
-        let h = req.headers_mut();
-        let origin = format!("chrome-extension://{EXTENSION_ID}");
-        h.insert("origin", HeaderValue::from_str(&origin).unwrap());
-        let proto = format!("webfold.token.{}", d.token);
-        h.insert(
-            "sec-websocket-protocol",
-            HeaderValue::from_str(&proto).unwrap(),
-        );
-        let (ws, _) = tokio_tungstenite::connect_async(req).await.unwrap();
-        Tab {
-            ws,
-            seen: Vec::new(),
-        }
-    }
-
-    async fn send(&mut self, kind: &str, payload: Value) {
-        let frame = json!({"type": kind, "payload": payload}).to_string();
-        self.ws.send(Message::Text(frame.into())).await.unwrap();
-    }
-
-    /// The next frame of this type (others are kept in `seen`).
-    async fn next(&mut self, kind: &str) -> Value {
-        loop {
-            let msg = tokio::time::timeout(WAIT, self.ws.next())
-                .await
-                .unwrap_or_else(|_| panic!("no {kind} frame within 10 s: {:?}", self.seen))
-                .expect("socket open")
-                .expect("readable frame");
-            if let Message::Text(t) = msg {
-                let v: Value = serde_json::from_str(&t).unwrap();
-                self.seen.push(v.clone());
-                if v["type"] == kind {
-                    return v["payload"].clone();
-                }
-            }
-        }
-    }
-
+impl Shopper for Tab {
     /// Picks the price on the shop page; the context id.
     async fn pick(&mut self) -> String {
         self.send("set_context", json!({

@@ -24,18 +24,33 @@ pub enum Change {
     Missed,
 }
 
-/// A subscription to [`Change`]s, in commit order.
-pub struct Changes {
-    pub(crate) events: broadcast::Receiver<Change>,
+/// An event that can say "some were lost": what a subscriber is given when
+/// it fell behind.
+pub trait Lossy: Clone {
+    fn missed() -> Self;
+}
+
+impl Lossy for Change {
+    fn missed() -> Self {
+        Change::Missed
+    }
+}
+
+/// A subscription to what a listening connection hears, in commit order.
+pub struct Subscription<E> {
+    pub(crate) events: broadcast::Receiver<E>,
     pub(crate) listening: watch::Receiver<bool>,
 }
 
-impl Changes {
-    /// The next change; `None` once the store is gone.
-    pub async fn next(&mut self) -> Option<Change> {
+/// A subscription to [`Change`]s.
+pub type Changes = Subscription<Change>;
+
+impl<E: Lossy> Subscription<E> {
+    /// The next event; `None` once the store is gone.
+    pub async fn next(&mut self) -> Option<E> {
         match self.events.recv().await {
-            Ok(change) => Some(change),
-            Err(broadcast::error::RecvError::Lagged(_)) => Some(Change::Missed),
+            Ok(event) => Some(event),
+            Err(broadcast::error::RecvError::Lagged(_)) => Some(E::missed()),
             Err(broadcast::error::RecvError::Closed) => None,
         }
     }
@@ -45,7 +60,7 @@ impl Changes {
         *self.listening.borrow()
     }
 
-    /// Waits until the listening connection is up: changes committed after
+    /// Waits until the listening connection is up: events committed after
     /// this returns are heard. `false` if `timeout` passed first.
     pub async fn wait_listening(&mut self, timeout: std::time::Duration) -> bool {
         tokio::time::timeout(timeout, self.listening.wait_for(|up| *up))

@@ -167,6 +167,51 @@ impl HistoryStore {
     }
 }
 
+/// A project's history, wherever it is kept: its own file, or the database
+/// several daemons share.
+#[derive(Clone)]
+pub enum History {
+    File(HistoryStore),
+    Shared {
+        store: crate::ChatterStore,
+        project: Option<String>,
+    },
+}
+
+impl History {
+    /// Stores a message durably and gives it its id.
+    pub async fn append(&self, m: Message) -> Result<i64> {
+        match self {
+            History::File(h) => h.append(m).await,
+            History::Shared { store, project } => store.append(project.as_deref(), m).await,
+        }
+    }
+
+    /// Marks a user message as read by its agent.
+    pub async fn mark_delivered(&self, id: i64) -> Result<()> {
+        match self {
+            History::File(h) => h.mark_delivered(id).await,
+            History::Shared { store, .. } => store.mark_delivered(id).await,
+        }
+    }
+
+    /// The user messages `agent_id` has not read yet, oldest first.
+    pub async fn undelivered(&self, agent_id: &str) -> Result<Vec<Message>> {
+        match self {
+            History::File(h) => h.undelivered(agent_id).await,
+            History::Shared { store, .. } => store.undelivered(agent_id).await,
+        }
+    }
+
+    /// The last `limit` messages of a session, oldest first.
+    pub async fn recent(&self, session_id: &str, limit: usize) -> Result<Vec<Message>> {
+        match self {
+            History::File(h) => h.recent(session_id, limit).await,
+            History::Shared { store, .. } => store.recent(session_id, limit).await,
+        }
+    }
+}
+
 fn row_to_message(r: &rusqlite::Row<'_>) -> rusqlite::Result<Message> {
     let role: String = r.get(2)?;
     Ok(Message {
@@ -182,61 +227,4 @@ fn row_to_message(r: &rusqlite::Row<'_>) -> rusqlite::Result<Message> {
         agent_id: r.get(5)?,
         timestamp: r.get(6)?,
     })
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn msg(session: &str, role: Role, content: &str, agent: Option<&str>) -> Message {
-        Message {
-            id: 0,
-            session_id: session.into(),
-            role,
-            content: content.into(),
-            context_id: Some("c1".into()),
-            agent_id: agent.map(str::to_string),
-            timestamp: 1,
-        }
-    }
-
-    #[tokio::test]
-    async fn messages_come_back_in_order_and_unread_ones_by_agent() {
-        let dir = std::env::temp_dir().join(format!("webfold-history-{}", std::process::id()));
-        let path = dir.join("history.db");
-        let h = HistoryStore::open(&path).unwrap();
-        let first = h
-            .append(msg("s", Role::User, "one", Some("a1")))
-            .await
-            .unwrap();
-        h.append(msg("s", Role::Assistant, "two", Some("a1")))
-            .await
-            .unwrap();
-        h.append(msg("s", Role::User, "three", Some("a1")))
-            .await
-            .unwrap();
-        h.append(msg("other", Role::User, "x", Some("a2")))
-            .await
-            .unwrap();
-        let recent: Vec<String> = h
-            .recent("s", 2)
-            .await
-            .unwrap()
-            .into_iter()
-            .map(|m| m.content)
-            .collect();
-        assert_eq!(recent, ["two", "three"]);
-        h.mark_delivered(first).await.unwrap();
-        // A second handle (the daemon after a restart) sees the same file.
-        let again = HistoryStore::open(&path).unwrap();
-        let unread: Vec<String> = again
-            .undelivered("a1")
-            .await
-            .unwrap()
-            .into_iter()
-            .map(|m| m.content)
-            .collect();
-        assert_eq!(unread, ["three"]);
-        std::fs::remove_dir_all(dir).unwrap();
-    }
 }

@@ -11,6 +11,7 @@
 //! `postgres://` URL or a file path.
 
 mod changes;
+mod chatter;
 mod history;
 mod id;
 mod postgres;
@@ -19,8 +20,12 @@ mod sqlite;
 use std::future::Future;
 use std::pin::Pin;
 
-pub use changes::{Change, Changes};
-pub use history::{HistoryStore, Message, Role};
+pub use changes::{Change, Changes, Lossy, Subscription};
+pub use chatter::{
+    CHATTER_CHANNEL, ChatterEvent, ChatterEvents, ChatterStore, HEARTBEAT, Heard, PRESENCE_LEASE,
+    Presence, PresentAgent,
+};
+pub use history::{History, HistoryStore, Message, Role};
 pub use id::{ConversationId, InvalidId};
 pub use postgres::{PostgresOptions, PostgresStore};
 pub use sqlite::{SqliteOptions, SqliteStore, default_db_path};

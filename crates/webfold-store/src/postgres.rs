@@ -26,7 +26,8 @@ use tokio_postgres::{AsyncMessage, Client, Config, NoTls, Row};
 
 use crate::{
     CONVERSATION_COLUMNS, Change, Changes, Conversation, ConversationId, ListQuery,
-    NewConversation, NewPage, Result, Store, StoreError, StoreFuture, StoredPage, now_ms,
+    NewConversation, NewPage, Result, Store, StoreError, StoreFuture, StoredPage, Subscription,
+    now_ms,
 };
 
 /// The notification channel for refreshes and deletions. A payload is
@@ -124,7 +125,7 @@ struct Listener {
 }
 
 /// A connection lent by the pool; returned on drop unless the server closed it.
-struct Pooled {
+pub(crate) struct Pooled {
     client: Option<Client>,
     inner: Arc<Inner>,
     _permit: OwnedSemaphorePermit,
@@ -210,7 +211,13 @@ impl PostgresStore {
             }),
         };
         let mut client = store.client().await?;
-        migrate(&mut client, &store.inner.shown, MIGRATIONS).await?;
+        migrate(
+            &mut client,
+            &store.inner.shown,
+            "schema_version",
+            MIGRATIONS,
+        )
+        .await?;
         drop(client);
         Ok(store)
     }
@@ -220,8 +227,12 @@ impl PostgresStore {
         &self.inner.shown
     }
 
+    pub(crate) fn config(&self) -> &Config {
+        &self.inner.config
+    }
+
     /// A connection from the pool, or a new one; waits at most `acquire_timeout`.
-    async fn client(&self) -> Result<Pooled> {
+    pub(crate) async fn client(&self) -> Result<Pooled> {
         let inner = &self.inner;
         let permit = tokio::time::timeout(
             inner.opts.acquire_timeout,
@@ -287,12 +298,14 @@ impl PostgresStore {
     }
 }
 
-/// Holds one `LISTEN` connection for as long as `stop` is open, reconnecting
-/// with backoff (0.1 s doubling to 5 s) whenever it is lost.
-async fn listen(
+/// Holds one `LISTEN` connection on `channel` for as long as `stop` is
+/// open, reconnecting with backoff (0.1 s doubling to 5 s) whenever it is
+/// lost. Each payload goes to `heard` in commit order; `heard(None)` says the
+/// connection came back after a loss, so what was sent meanwhile is gone.
+pub(crate) async fn listen(
     config: Config,
-    origin: String,
-    events: broadcast::Sender<Change>,
+    channel: &'static str,
+    mut heard: impl FnMut(Option<&str>) + Send,
     listening: watch::Sender<bool>,
     mut stop: oneshot::Receiver<()>,
 ) {
@@ -301,7 +314,7 @@ async fn listen(
     loop {
         let session = async {
             let (client, mut connection) = config.connect(NoTls).await.ok()?;
-            let (heard, mut inbox) = mpsc::unbounded_channel();
+            let (tx, mut inbox) = mpsc::unbounded_channel();
             // The connection delivers notifications in order; forward them
             // until the server closes it.
             tokio::spawn(async move {
@@ -309,35 +322,32 @@ async fn listen(
                     std::future::poll_fn(|cx| connection.poll_message(cx)).await
                 {
                     if let AsyncMessage::Notification(n) = message
-                        && heard.send(n.payload().to_string()).is_err()
+                        && tx.send(n.payload().to_string()).is_err()
                     {
                         break;
                     }
                 }
             });
             client
-                .batch_execute(&format!("LISTEN {CHANNEL}"))
+                .batch_execute(&format!("LISTEN {channel}"))
                 .await
                 .ok()?;
             listening.send_replace(true);
             if !std::mem::take(&mut first) {
-                // What was sent while the connection was down is lost.
-                let _ = events.send(Change::Missed);
+                heard(None);
             }
             while let Some(payload) = inbox.recv().await {
-                if let Some(change) = parse_change(&payload, &origin) {
-                    let _ = events.send(change);
-                }
+                heard(Some(&payload));
             }
             drop(client);
             Some(())
         };
-        let heard = tokio::select! {
+        let up = tokio::select! {
             _ = &mut stop => return,
             up = session => up.is_some(),
         };
         listening.send_replace(false);
-        if heard {
+        if up {
             backoff = Duration::from_millis(100);
         }
         tokio::select! {
@@ -393,7 +403,7 @@ fn unreachable(shown: &str, e: &tokio_postgres::Error) -> StoreError {
     }
 }
 
-fn pg_error(shown: &str, e: tokio_postgres::Error) -> StoreError {
+pub(crate) fn pg_error(shown: &str, e: tokio_postgres::Error) -> StoreError {
     if let Some(db) = e.as_db_error() {
         // The server is shutting down or restarting.
         if db.code().code().starts_with("57P") {
@@ -407,18 +417,30 @@ fn pg_error(shown: &str, e: tokio_postgres::Error) -> StoreError {
     StoreError::Backend(format!("PostgreSQL: {e}"))
 }
 
-/// Applies `migrations` in one transaction under an advisory lock.
-async fn migrate(client: &mut Client, shown: &str, migrations: &[&str]) -> Result<()> {
+/// Applies `migrations` in one transaction under an advisory lock; `track`
+/// is the table that records how many were applied (the conversations'
+/// `schema_version`, or the daemon's own).
+pub(crate) async fn migrate(
+    client: &mut Client,
+    shown: &str,
+    track: &str,
+    migrations: &[&str],
+) -> Result<()> {
     let err = |e| pg_error(shown, e);
     let tx = client.transaction().await.map_err(err)?;
     tx.execute("SELECT pg_advisory_xact_lock($1)", &[&MIGRATION_LOCK])
         .await
         .map_err(err)?;
-    tx.batch_execute("CREATE TABLE IF NOT EXISTS schema_version (version BIGINT NOT NULL)")
-        .await
-        .map_err(err)?;
+    tx.batch_execute(&format!(
+        "CREATE TABLE IF NOT EXISTS {track} (version BIGINT NOT NULL)"
+    ))
+    .await
+    .map_err(err)?;
     let current: i64 = tx
-        .query_one("SELECT COALESCE(MAX(version), 0) FROM schema_version", &[])
+        .query_one(
+            &format!("SELECT COALESCE(MAX(version), 0) FROM {track}"),
+            &[],
+        )
         .await
         .map_err(err)?
         .get(0);
@@ -434,7 +456,7 @@ async fn migrate(client: &mut Client, shown: &str, migrations: &[&str]) -> Resul
         let version = i as i64 + 1;
         tx.batch_execute(sql).await.map_err(err)?;
         tx.execute(
-            "INSERT INTO schema_version (version) VALUES ($1)",
+            &format!("INSERT INTO {track} (version) VALUES ($1)"),
             &[&version],
         )
         .await
@@ -634,10 +656,20 @@ impl Store for PostgresStore {
             let (events, _) = broadcast::channel(CHANGES_BUFFER);
             let (up, listening) = watch::channel(false);
             let (stop, stopped) = oneshot::channel();
+            let (origin, sender) = (self.inner.origin.clone(), events.clone());
+            let heard = move |payload: Option<&str>| {
+                let change = match payload {
+                    None => Some(Change::Missed),
+                    Some(p) => parse_change(p, &origin),
+                };
+                if let Some(change) = change {
+                    let _ = sender.send(change);
+                }
+            };
             runtime.spawn(listen(
                 self.inner.config.clone(),
-                self.inner.origin.clone(),
-                events.clone(),
+                CHANNEL,
+                heard,
                 up,
                 stopped,
             ));
@@ -648,7 +680,7 @@ impl Store for PostgresStore {
             });
         }
         let listener = slot.as_ref()?;
-        Some(Changes {
+        Some(Subscription {
             events: listener.events.subscribe(),
             listening: listener.listening.clone(),
         })

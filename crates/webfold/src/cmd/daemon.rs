@@ -1,8 +1,11 @@
+use std::path::Path;
+
 use anyhow::{Context, bail};
 use clap::Parser;
 use webfold_daemon::builtin::BuiltinAgent;
 use webfold_daemon::daemon::configured_port;
 use webfold_daemon::home::Home;
+use webfold_store::{ChatterStore, Database};
 
 use super::agent::ModelArgs;
 
@@ -18,13 +21,17 @@ use super::agent::ModelArgs;
 #[derive(Parser)]
 #[command(
     mut_arg("provider", |a| a.help("Offer the built-in agent, calling this API [default: none]")),
-    after_help = "Examples:\n  webfold daemon\n  webfold daemon --provider openai --base-url http://127.0.0.1:8080/v1 --model local\n\nOne daemon runs per user; `webfold mcp --tools page,ui` starts it when it is not running.\nIt listens on 127.0.0.1 only. `webfold pair` prints what the extension needs; `webfold doctor` checks the setup."
+    after_help = "Examples:\n  webfold daemon\n  webfold daemon --provider openai --base-url http://127.0.0.1:8080/v1 --model local\n  webfold daemon --db postgres://webfold@db.internal:5432/webfold\n\nOne daemon runs per user; `webfold mcp --tools page,ui` starts it when it is not running.\nIt listens on 127.0.0.1 only. `webfold pair` prints what the extension needs; `webfold doctor` checks the setup."
 )]
 pub struct Args {
     /// Port for the extension's WebSocket [default: $WEBFOLD_DAEMON_PORT, else 3457]
     /// (0 picks a free one)
     #[arg(long)]
     port: Option<u16>,
+    /// A postgres://user@host:5432/db URL to share with other daemons: a tab
+    /// on one reaches an agent on another [default: each project's .webfold/]
+    #[arg(long, value_name = "URL")]
+    db: Option<String>,
     // `webfold agent`'s model flags, one definition for both.
     #[command(flatten)]
     model: ModelArgs,
@@ -38,15 +45,29 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         }
         None => None,
     };
+    let db = match args.db {
+        Some(url) => match Database::from_arg(Path::new(&url)) {
+            Database::Postgres(url) => Some(url),
+            Database::Sqlite(_) => bail!(
+                "--db takes a postgres:// URL shared with other daemons; without it each project keeps its history in its own .webfold/"
+            ),
+        },
+        None => None,
+    };
     let home = Home::from_env()?;
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
         .context("cannot start the async runtime")?;
+    let shared = match db {
+        Some(url) => Some(runtime.block_on(ChatterStore::open(&url))?),
+        None => None,
+    };
     runtime.block_on(webfold_daemon::daemon::run(
         home.clone(),
         args.port.unwrap_or_else(configured_port),
         agent,
+        shared,
         webfold_server::shutdown_signal(),
         |e| {
             eprintln!(
