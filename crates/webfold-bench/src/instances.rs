@@ -5,7 +5,8 @@
 //! the load (a conversation created on the first is read on both); then how
 //! long a refresh committed by one store takes to be heard by another
 //! (PostgreSQL's `LISTEN/NOTIFY`, what retires the other instances' cached
-//! pages).
+//! pages); last, the chat's round trips with the tab on one `webfold daemon`
+//! and the agent on another sharing a database, beside one daemon alone.
 //!
 //! `webfold-bench instances --binary target/release/webfold [--db postgres://…]
 //! [--seconds N] [--connections C] [--events N]`
@@ -28,7 +29,10 @@ use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 use anyhow::{Context, bail};
+use webfold_daemon::home::Home;
 use webfold_store::{Change, NewConversation, NewPage, PostgresOptions, PostgresStore, Store};
+
+use crate::ui_latency;
 
 struct Options {
     binary: PathBuf,
@@ -379,6 +383,8 @@ pub fn main(args: &[String]) -> anyhow::Result<()> {
         .enable_all()
         .build()?;
     let (from_start, after_ack) = runtime.block_on(events(&pg_db(), o.events))?;
+    let alone = chatter(&o.binary, &scratch, None, o.events, &runtime)?;
+    let shared = chatter(&o.binary, &scratch, Some(&pg_db()), o.events, &runtime)?;
     let _ = std::fs::remove_dir_all(&scratch);
 
     println!(
@@ -413,5 +419,34 @@ pub fn main(args: &[String]) -> anyhow::Result<()> {
         quantile_ms(&after_ack, 0.5),
         quantile_ms(&after_ack, 0.99),
     );
+    println!(
+        "\nchat, {} round trips: one daemon alone (tab and agent on it)",
+        o.events
+    );
+    alone.print();
+    println!("tab on daemon A, agent on daemon B, one PostgreSQL database");
+    shared.print();
     Ok(())
+}
+
+/// The chat's round trips: one daemon alone (`db` none), or the tab on one
+/// daemon and the agent on another sharing `db`.
+fn chatter(
+    binary: &Path,
+    scratch: &Path,
+    db: Option<&str>,
+    rounds: usize,
+    runtime: &tokio::runtime::Runtime,
+) -> anyhow::Result<ui_latency::RoundTrips> {
+    let homes = [scratch.join("daemon-a"), scratch.join("daemon-b")];
+    let mut daemons = Vec::new();
+    for home in &homes[..if db.is_some() { 2 } else { 1 }] {
+        let _ = std::fs::remove_dir_all(home);
+        std::fs::create_dir_all(home)?;
+        let extra: Vec<&str> = db.map(|url| vec!["--db", url]).unwrap_or_default();
+        daemons.push(ui_latency::start(binary, home, &extra)?);
+    }
+    let tab = Home::at(homes[0].clone());
+    let agent = Home::at(homes[daemons.len() - 1].clone());
+    runtime.block_on(ui_latency::round_trips(&tab, &agent, rounds))
 }

@@ -17,8 +17,8 @@
 //! against the full-HTML prompt on the large corpus pages (scripted
 //! transcripts), with iterations and the fallback rate.
 //! `webfold-bench instances` loads one and two `webfold serve` instances on
-//! PostgreSQL beside one on SQLite and times a refresh's notification from
-//! one instance to another.
+//! PostgreSQL beside one on SQLite, times a refresh's notification from
+//! one instance to another, and the chat's round trips across two daemons.
 //! `webfold-bench soak --seconds N` runs mixed bridge and MCP load on
 //! loopback and prints RSS and open file descriptors over time.
 
