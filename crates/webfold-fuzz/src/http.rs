@@ -126,12 +126,14 @@ struct Fixture {
 }
 
 impl Fixture {
-    fn new(generation: usize) -> Fixture {
+    fn new() -> Fixture {
+        // One directory per fixture in the process: threads (parallel tests)
+        // each have their own.
+        static MADE: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+        let n = MADE.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         let runtime = panics::runtime("http");
-        let dir = std::env::temp_dir().join(format!(
-            "webfold-fuzz-http-{}-{generation}",
-            std::process::id()
-        ));
+        let dir =
+            std::env::temp_dir().join(format!("webfold-fuzz-http-{}-{n}", std::process::id()));
         let _ = std::fs::remove_dir_all(&dir);
         let store = SqliteStore::open(&dir.join("webfold.db"), SqliteOptions::default())
             .expect("a fresh SQLite store");
@@ -188,7 +190,7 @@ impl Drop for Fixture {
 }
 
 thread_local! {
-    static FIXTURE: RefCell<Option<(usize, Fixture)>> = const { RefCell::new(None) };
+    static FIXTURE: RefCell<Option<Fixture>> = const { RefCell::new(None) };
 }
 
 pub fn check(bytes: &[u8]) {
@@ -199,19 +201,11 @@ pub fn check(bytes: &[u8]) {
 pub fn check_case(case: &HttpCase) -> Option<u16> {
     FIXTURE.with(|cell| {
         let mut slot = cell.borrow_mut();
-        let generation = match slot.as_ref() {
-            Some((g, f)) if f.served >= REQUESTS_PER_APP => g + 1,
-            Some(_) => 0,
-            None => 0,
-        };
-        if slot
-            .as_ref()
-            .is_none_or(|(_, f)| f.served >= REQUESTS_PER_APP)
-        {
+        if slot.as_ref().is_none_or(|f| f.served >= REQUESTS_PER_APP) {
             *slot = None;
-            *slot = Some((generation, Fixture::new(generation)));
+            *slot = Some(Fixture::new());
         }
-        let (_, f) = slot.as_mut()?;
+        let f = slot.as_mut()?;
         f.served += 1;
         f.ensure_conversation();
         let req = case.request(&f.id)?;
@@ -233,8 +227,19 @@ async fn answer(app: Router, req: Request<Body>, case: &HttpCase) -> u16 {
         .get(header::CONTENT_TYPE)
         .and_then(|v| v.to_str().ok())
         .is_some_and(|v| v.starts_with("application/json"));
+    let failed = status.is_client_error() || status.is_server_error();
+    // A response to HEAD has no body (RFC 9110, 9.3.2); its head still says
+    // what the same GET's body would be.
+    if case.method == "HEAD" {
+        assert!(
+            !failed || is_json,
+            "HEAD {}: {status} not declared as JSON",
+            case.target
+        );
+        return status.as_u16();
+    }
     // A 2xx event stream (MCP) may stay open for server messages: not read.
-    if !status.is_client_error() && !status.is_server_error() && !is_json {
+    if !failed && !is_json {
         return status.as_u16();
     }
     let body = axum::body::to_bytes(resp.into_body(), MAX_RESPONSE).await;
@@ -244,7 +249,7 @@ async fn answer(app: Router, req: Request<Body>, case: &HttpCase) -> u16 {
             case.method, case.target
         );
     };
-    if status.is_client_error() || status.is_server_error() {
+    if failed {
         let parsed: Result<serde_json::Value, _> = serde_json::from_slice(&body);
         assert!(
             matches!(parsed, Ok(serde_json::Value::Object(_))),
@@ -306,5 +311,18 @@ mod tests {
             Some(403)
         );
         assert_eq!(status("GET\x01 /\n".into()), None);
+    }
+
+    #[test]
+    fn a_refused_head_request_declares_json_and_has_no_body() {
+        // Found by fuzzing: the guard's 403 to HEAD has an empty body, as
+        // every answer to HEAD must; the check asked it for a JSON body.
+        let status = |r: &str| check_case(&HttpCase::parse(r.as_bytes()));
+        assert_eq!(status("HEAD /conversations\n"), Some(403));
+        assert_eq!(
+            status("HEAD /conversations/{id}/outline\nhost: 127.0.0.1:3456\n"),
+            Some(200)
+        );
+        assert_eq!(status("HEAD /nowhere\nhost: 127.0.0.1:3456\n"), Some(404));
     }
 }
