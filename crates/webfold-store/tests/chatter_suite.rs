@@ -73,7 +73,7 @@ async fn history_in_the_shared_database() {
     let url = cluster.new_database();
     let shared = |store: ChatterStore| History::Shared {
         store,
-        project: Some("/work/shop".into()),
+        project: Some("/home/me/shop".into()),
     };
     let a = ChatterStore::open(&url).await.unwrap();
     let b = ChatterStore::open(&url).await.unwrap();
