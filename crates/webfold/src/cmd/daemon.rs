@@ -5,7 +5,7 @@ use clap::Parser;
 use webfold_daemon::builtin::BuiltinAgent;
 use webfold_daemon::daemon::configured_port;
 use webfold_daemon::home::Home;
-use webfold_store::{ChatterStore, Database};
+use webfold_store::{ChatterStore, Database, StoreError};
 
 use super::agent::ModelArgs;
 
@@ -60,7 +60,15 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         .build()
         .context("cannot start the async runtime")?;
     let shared = match db {
-        Some(url) => Some(runtime.block_on(ChatterStore::open(&url))?),
+        Some(url) => match runtime.block_on(ChatterStore::open(&url)) {
+            Ok(store) => Some(store),
+            // The store's wording promises a retry, which a daemon that did
+            // not start cannot keep.
+            Err(StoreError::Unavailable { target, reason }) => bail!(
+                "cannot reach PostgreSQL at {target}: {reason}; start it and run the daemon again, or leave out --db"
+            ),
+            Err(e) => return Err(e.into()),
+        },
         None => None,
     };
     runtime.block_on(webfold_daemon::daemon::run(
