@@ -25,12 +25,11 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
-use tokio::sync::{broadcast, oneshot, watch};
 use tokio_postgres::Row;
 use tokio_postgres::types::ToSql;
 
 use crate::changes::{Lossy, Subscription};
-use crate::postgres::{Pooled, listen, migrate, pg_error};
+use crate::postgres::{Listener, Pooled, migrate, pg_error};
 use crate::{Message, PostgresOptions, PostgresStore, Result, Role, StoreError, now_ms};
 
 /// The notification channel of the daemons' events.
@@ -170,13 +169,7 @@ impl Presence {
 pub struct ChatterStore {
     pg: PostgresStore,
     instance: String,
-    listener: Arc<Mutex<Option<Listener>>>,
-}
-
-struct Listener {
-    events: broadcast::Sender<Heard>,
-    listening: watch::Receiver<bool>,
-    _stop: oneshot::Sender<()>,
+    listener: Arc<Mutex<Option<Listener<Heard>>>>,
 }
 
 /// A subscription to what the other daemons say, in commit order.
@@ -295,37 +288,13 @@ impl ChatterStore {
     /// Starts listening (once per handle) and subscribes. Needs a tokio runtime.
     pub fn events(&self) -> ChatterEvents {
         let mut slot = self.listener.lock().unwrap_or_else(|p| p.into_inner());
-        let listener = slot.get_or_insert_with(|| {
-            let (events, _) = broadcast::channel(4096);
-            let (up, listening) = watch::channel(false);
-            let (stop, stopped) = oneshot::channel();
-            let (instance, sender) = (self.instance.clone(), events.clone());
-            let heard = move |text: Option<&str>| {
-                let heard = match text {
-                    None => Some(Heard::Missed),
-                    Some(t) => read_payload(t, &instance),
-                };
-                if let Some(h) = heard {
-                    let _ = sender.send(h);
-                }
-            };
-            tokio::spawn(listen(
-                self.pg.config().clone(),
-                CHATTER_CHANNEL,
-                heard,
-                up,
-                stopped,
-            ));
-            Listener {
-                events,
-                listening,
-                _stop: stop,
-            }
-        });
-        Subscription {
-            events: listener.events.subscribe(),
-            listening: listener.listening.clone(),
-        }
+        slot.get_or_insert_with(|| {
+            let instance = self.instance.clone();
+            Listener::start(self.pg.config().clone(), CHATTER_CHANNEL, move |t| {
+                read_payload(t, &instance)
+            })
+        })
+        .subscribe()
     }
 
     // ---- history ----

@@ -24,6 +24,7 @@ use tokio::sync::{OwnedSemaphorePermit, Semaphore, broadcast, mpsc, oneshot, wat
 use tokio_postgres::config::SslMode;
 use tokio_postgres::{AsyncMessage, Client, Config, NoTls, Row};
 
+use crate::changes::Lossy;
 use crate::{
     CONVERSATION_COLUMNS, Change, Changes, Conversation, ConversationId, ListQuery,
     NewConversation, NewPage, Result, Store, StoreError, StoreFuture, StoredPage, Subscription,
@@ -114,14 +115,53 @@ struct Inner {
     /// This store's tag in the notifications it sends.
     origin: String,
     /// The listening connection's task, started by the first `changes`.
-    listener: Mutex<Option<Listener>>,
+    listener: Mutex<Option<Listener<Change>>>,
 }
 
-struct Listener {
-    events: broadcast::Sender<Change>,
+/// One `LISTEN` connection's task and what it heard, shared by every
+/// subscriber; dropping it ends the task.
+pub(crate) struct Listener<E> {
+    events: broadcast::Sender<E>,
     listening: watch::Receiver<bool>,
-    /// Dropped with the store, which ends the task.
     _stop: oneshot::Sender<()>,
+}
+
+impl<E: Lossy + Send + 'static> Listener<E> {
+    /// Starts listening on `channel` (on the current tokio runtime); each
+    /// payload `read` understands goes to the subscribers, and a lost
+    /// connection tells them they missed some.
+    pub(crate) fn start(
+        config: Config,
+        channel: &'static str,
+        read: impl Fn(&str) -> Option<E> + Send + 'static,
+    ) -> Listener<E> {
+        let (events, _) = broadcast::channel(CHANGES_BUFFER);
+        let (up, listening) = watch::channel(false);
+        let (stop, stopped) = oneshot::channel();
+        let sender = events.clone();
+        let heard = move |payload: Option<&str>| {
+            let event = match payload {
+                None => Some(E::missed()),
+                Some(p) => read(p),
+            };
+            if let Some(event) = event {
+                let _ = sender.send(event);
+            }
+        };
+        tokio::spawn(listen(config, channel, heard, up, stopped));
+        Listener {
+            events,
+            listening,
+            _stop: stop,
+        }
+    }
+
+    pub(crate) fn subscribe(&self) -> Subscription<E> {
+        Subscription {
+            events: self.events.subscribe(),
+            listening: self.listening.clone(),
+        }
+    }
 }
 
 /// A connection lent by the pool; returned on drop unless the server closed it.
@@ -652,38 +692,16 @@ impl Store for PostgresStore {
             .lock()
             .unwrap_or_else(|p| p.into_inner());
         if slot.is_none() {
-            let runtime = tokio::runtime::Handle::try_current().ok()?;
-            let (events, _) = broadcast::channel(CHANGES_BUFFER);
-            let (up, listening) = watch::channel(false);
-            let (stop, stopped) = oneshot::channel();
-            let (origin, sender) = (self.inner.origin.clone(), events.clone());
-            let heard = move |payload: Option<&str>| {
-                let change = match payload {
-                    None => Some(Change::Missed),
-                    Some(p) => parse_change(p, &origin),
-                };
-                if let Some(change) = change {
-                    let _ = sender.send(change);
-                }
-            };
-            runtime.spawn(listen(
+            // Listening needs a runtime to run on.
+            tokio::runtime::Handle::try_current().ok()?;
+            let origin = self.inner.origin.clone();
+            *slot = Some(Listener::start(
                 self.inner.config.clone(),
                 CHANNEL,
-                heard,
-                up,
-                stopped,
+                move |p| parse_change(p, &origin),
             ));
-            *slot = Some(Listener {
-                events,
-                listening,
-                _stop: stop,
-            });
         }
-        let listener = slot.as_ref()?;
-        Some(Subscription {
-            events: listener.events.subscribe(),
-            listening: listener.listening.clone(),
-        })
+        slot.as_ref().map(Listener::subscribe)
     }
 
     fn page(

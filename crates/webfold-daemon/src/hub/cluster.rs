@@ -314,9 +314,10 @@ async fn on_heard(hub: &Hub, heard: Heard) {
     let event = match heard {
         Heard::Missed => return catch_up(hub).await,
         Heard::Event { own, event } => match event {
-            // Own frames and messages are read like anyone's: the reader
-            // keeps each once.
-            e @ (ChatterEvent::Frame { .. } | ChatterEvent::Message { .. }) => e,
+            // Own frames are read like anyone's (the tab may have connected
+            // here since); an own message is in its local agent's inbox
+            // already.
+            e @ ChatterEvent::Frame { .. } => e,
             _ if own => return,
             e => e,
         },
