@@ -5,12 +5,14 @@
 //! prints (outline `@N` and node ids, CNT node and marker ids, snapshot and
 //! find refs) resolves on the same page.
 
+use std::collections::HashSet;
+
 use webfold_core::chunk::{self, ChunkOptions, ChunkTarget};
 use webfold_core::cnt::{Cnt, CntId, ViewOptions};
 use webfold_core::fetch_view::{self, MarkdownRequest};
 use webfold_core::outline::{self, DomNode, OutlineOptions};
 use webfold_core::snapshot::find::FindOptions;
-use webfold_core::snapshot::{self, Scope, SnapshotOptions, SnapshotSession};
+use webfold_core::snapshot::{self, Prepared, Scope, SnapshotOptions, SnapshotSession};
 use webfold_core::tokens::{self, Encoding};
 use webfold_core::{Error, NodeId, Page, decode};
 
@@ -37,11 +39,102 @@ pub fn check(bytes: &[u8]) {
 
 /// Every view of an already parsed page.
 pub fn check_page(page: &Page) {
-    outlines(page);
+    let mut resolver = Resolver::new(page);
+    outlines(&mut resolver);
     chunks(page);
     markdown(page);
-    snapshots(page);
-    cnt(page);
+    snapshots(&mut resolver);
+    cnt(&mut resolver);
+}
+
+/// Resolves the handles views print, each once per page: the views print
+/// the same ids and selectors again and again, and resolving one costs a
+/// view of its own.
+struct Resolver<'p> {
+    page: &'p Page,
+    ids: HashSet<u32>,
+    selectors: HashSet<(u32, String)>,
+    /// The snapshot `chunk --ref` builds (without a session) to read a ref
+    /// from, built once here instead of once a ref.
+    prepared: Option<Prepared>,
+}
+
+impl<'p> Resolver<'p> {
+    fn new(page: &'p Page) -> Self {
+        Resolver {
+            page,
+            ids: HashSet::new(),
+            selectors: HashSet::new(),
+            prepared: None,
+        }
+    }
+
+    /// `chunk --id` finds element `id` (whole, without a budget).
+    fn id(&mut self, id: u32, what: &str) {
+        if !self.ids.insert(id) {
+            return;
+        }
+        let opts = ChunkOptions {
+            max_tokens: None,
+            ..Default::default()
+        };
+        match chunk::chunk(self.page, &ChunkTarget::Id(NodeId(id)), &opts) {
+            Ok(c) => assert_eq!(c.chunks.first().map(|c| c.node_id), Some(NodeId(id))),
+            Err(e) => panic!("{what} printed node id {id}, and chunk says: {e}"),
+        }
+    }
+
+    /// An outline's `selector` selects its element and nothing else.
+    fn unique_selector(&mut self, selector: &str, id: NodeId, what: &str) {
+        // The root line stands for the document when there is no <body>.
+        if selector.is_empty() || !self.page.is_element(id) {
+            return;
+        }
+        if !self.selectors.insert((id.0, selector.to_string())) {
+            return;
+        }
+        match self.page.query_all(selector) {
+            Ok(found) => assert_eq!(
+                found,
+                [id],
+                "{what}: selector {selector:?} of node {id} matches {found:?}"
+            ),
+            Err(e) => panic!("{what}: selector {selector:?} of node {id}: {e}"),
+        }
+    }
+
+    /// `chunk --ref` finds the element each printed `[ref=r]` is for. The
+    /// first goes the whole way through `chunk --ref`; the others too when a
+    /// session reads them from its ref table, else from the snapshot
+    /// `chunk --ref` would build for each, built once.
+    fn refs(&mut self, text: &str, session: Option<&SnapshotSession>, what: &str) {
+        let refs = handles::snapshot_refs(text);
+        let Some((first, rest)) = refs.split_first() else {
+            return;
+        };
+        chunk_ref(self.page, first, session, what);
+        if session.is_some() {
+            for r in rest {
+                chunk_ref(self.page, r, session, what);
+            }
+            return;
+        }
+        let page = self.page;
+        let prepared = self.prepared.get_or_insert_with(|| {
+            snapshot::prepare(page, webfold_core::aria::Mode::Ai, URL, None)
+                .unwrap_or_else(|e| panic!("{what}: chunk --ref cannot build the snapshot: {e}"))
+                .0
+        });
+        for r in rest {
+            let line = prepared
+                .tree
+                .find_ref(r)
+                .unwrap_or_else(|| panic!("{what} printed [ref={r}], which chunk cannot find"));
+            let node = prepared.nodes[line]
+                .unwrap_or_else(|| panic!("{what} printed [ref={r}] for a line with no element"));
+            assert!(page.is_element(node), "{what}: ref {r} is not an element");
+        }
+    }
 }
 
 /// `result` is a view's text and its reported count: both must agree with the
@@ -60,7 +153,8 @@ fn within(view: &str, text: &str, reported: usize, budget: Option<usize>, enc: E
     }
 }
 
-fn outlines(page: &Page) {
+fn outlines(resolver: &mut Resolver) {
+    let page = resolver.page;
     for (budget, enc) in [
         (Some(1), Encoding::O200kBase),
         (Some(60), Encoding::Cl100kBase),
@@ -82,40 +176,12 @@ fn outlines(page: &Page) {
         let mut stack: Vec<&DomNode> = vec![&o.root];
         while let Some(n) = stack.pop() {
             ids.push(n.node_id.0);
-            unique_selector(page, &n.selector, n.node_id, &what);
+            resolver.unique_selector(&n.selector, n.node_id, &what);
             stack.extend(n.children.iter());
         }
         for id in ids {
-            resolve_id(page, id, &what);
+            resolver.id(id, &what);
         }
-    }
-}
-
-/// An outline's `selector` selects its element and nothing else.
-fn unique_selector(page: &Page, selector: &str, id: NodeId, what: &str) {
-    // The root line stands for the document when there is no <body>.
-    if selector.is_empty() || !page.is_element(id) {
-        return;
-    }
-    match page.query_all(selector) {
-        Ok(found) => assert_eq!(
-            found,
-            [id],
-            "{what}: selector {selector:?} of node {id} matches {found:?}"
-        ),
-        Err(e) => panic!("{what}: selector {selector:?} of node {id}: {e}"),
-    }
-}
-
-/// `chunk --id` finds element `id` (whole, without a budget).
-fn resolve_id(page: &Page, id: u32, what: &str) {
-    let opts = ChunkOptions {
-        max_tokens: None,
-        ..Default::default()
-    };
-    match chunk::chunk(page, &ChunkTarget::Id(NodeId(id)), &opts) {
-        Ok(c) => assert_eq!(c.chunks.first().map(|c| c.node_id), Some(NodeId(id))),
-        Err(e) => panic!("{what} printed node id {id}, and chunk says: {e}"),
     }
 }
 
@@ -193,7 +259,8 @@ fn markdown(page: &Page) {
     }
 }
 
-fn snapshots(page: &Page) {
+fn snapshots(resolver: &mut Resolver) {
+    let page = resolver.page;
     let plain = SnapshotOptions::default();
     let cases = [
         (plain.clone(), false),
@@ -233,9 +300,7 @@ fn snapshots(page: &Page) {
         };
         let budget = (!opts.full_snapshot).then(|| opts.clamped().max_tokens);
         within(&what, &snap.text, snap.tokens, budget, opts.encoding);
-        for r in handles::snapshot_refs(&snap.text) {
-            resolve_ref(page, &r, session.as_ref(), &what);
-        }
+        resolver.refs(&snap.text, session.as_ref(), &what);
         // A second snapshot of the same page in the session: deduped, diffed.
         if let Some(s) = session.as_mut() {
             let diff = SnapshotOptions {
@@ -244,9 +309,7 @@ fn snapshots(page: &Page) {
             };
             if let Ok(snap) = snapshot::snapshot(page, URL, &Scope::Page, &diff, Some(s)) {
                 within(&what, &snap.text, snap.tokens, budget, opts.encoding);
-                for r in handles::snapshot_refs(&snap.text) {
-                    resolve_ref(page, &r, Some(s), &what);
-                }
+                resolver.refs(&snap.text, Some(s), &what);
             }
         }
     }
@@ -267,14 +330,12 @@ fn snapshots(page: &Page) {
             Some(budget),
             opts.encoding,
         );
-        for r in handles::snapshot_refs(&found.text) {
-            resolve_ref(page, &r, None, &what);
-        }
+        resolver.refs(&found.text, None, &what);
     }
 }
 
 /// `chunk --ref` finds the element a snapshot printed `[ref=r]` for.
-fn resolve_ref(page: &Page, r: &str, session: Option<&SnapshotSession>, what: &str) {
+fn chunk_ref(page: &Page, r: &str, session: Option<&SnapshotSession>, what: &str) {
     let opts = ChunkOptions {
         r#ref: Some(r.to_string()),
         max_tokens: None,
@@ -289,8 +350,8 @@ fn resolve_ref(page: &Page, r: &str, session: Option<&SnapshotSession>, what: &s
     }
 }
 
-fn cnt(page: &Page) {
-    let cnt = Cnt::build(page);
+fn cnt(resolver: &mut Resolver) {
+    let cnt = Cnt::build(resolver.page);
     for budget in [1, 30, 300, 3000] {
         let opts = ViewOptions {
             max_tokens: budget,
@@ -301,7 +362,7 @@ fn cnt(page: &Page) {
         within(&what, &view.text, view.tokens, Some(budget), opts.encoding);
         let h = handles::cnt_handles(&view.to_json());
         for id in h.nodes {
-            resolve_id(page, id, &what);
+            resolver.id(id, &what);
         }
         for marker in h.markers {
             let id: CntId = serde_json::from_value(serde_json::Value::String(marker.clone()))
