@@ -31,7 +31,7 @@ impl Amount {
 
 /// Bytes of a page a fuzz input keeps: small inputs run fast, and libFuzzer
 /// grows them where coverage says it pays.
-const PAGE_WINDOW: usize = 8 * 1024;
+const PAGE_WINDOW: usize = 4 * 1024;
 
 pub fn for_target(target: Target, amount: Amount) -> Vec<Vec<u8>> {
     match target {

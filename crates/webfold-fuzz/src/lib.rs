@@ -93,7 +93,7 @@ impl Target {
     /// The longest input the target is fuzzed with (libFuzzer's `-max_len`).
     pub fn max_len(self) -> usize {
         match self {
-            Target::Page => 16 * 1024,
+            Target::Page => 8 * 1024,
             Target::Selector => 512,
             Target::SnapshotYaml => 8 * 1024,
             Target::Http => 4 * 1024,

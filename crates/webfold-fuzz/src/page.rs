@@ -69,18 +69,32 @@ impl<'p> Resolver<'p> {
         }
     }
 
-    /// `chunk --id` finds element `id` (whole, without a budget).
-    fn id(&mut self, id: u32, what: &str) {
-        if !self.ids.insert(id) {
-            return;
-        }
-        let opts = ChunkOptions {
-            max_tokens: None,
-            ..Default::default()
-        };
-        match chunk::chunk(self.page, &ChunkTarget::Id(NodeId(id)), &opts) {
-            Ok(c) => assert_eq!(c.chunks.first().map(|c| c.node_id), Some(NodeId(id))),
-            Err(e) => panic!("{what} printed node id {id}, and chunk says: {e}"),
+    /// `chunk --id` finds each element of `ids` a view printed. The first
+    /// new one is rendered whole (without a budget); the others only
+    /// resolved as chunk resolves them, since rendering is the same code
+    /// over and over and costs a page's worth of tokens each.
+    fn ids(&mut self, ids: impl IntoIterator<Item = u32>, what: &str) {
+        let mut rendered = false;
+        for id in ids {
+            if !self.ids.insert(id) {
+                continue;
+            }
+            let target = ChunkTarget::Id(NodeId(id));
+            let found = if rendered {
+                chunk::resolve(self.page, &target, false)
+            } else {
+                rendered = true;
+                let opts = ChunkOptions {
+                    max_tokens: None,
+                    ..Default::default()
+                };
+                chunk::chunk(self.page, &target, &opts)
+                    .map(|c| c.chunks.iter().map(|c| c.node_id).collect())
+            };
+            match found {
+                Ok(found) => assert_eq!(found.first(), Some(&NodeId(id))),
+                Err(e) => panic!("{what} printed node id {id}, and chunk says: {e}"),
+            }
         }
     }
 
@@ -104,9 +118,10 @@ impl<'p> Resolver<'p> {
     }
 
     /// `chunk --ref` finds the element each printed `[ref=r]` is for. The
-    /// first goes the whole way through `chunk --ref`; the others too when a
-    /// session reads them from its ref table, else from the snapshot
-    /// `chunk --ref` would build for each, built once.
+    /// first goes the whole way through `chunk --ref`; the others are
+    /// resolved as it resolves them (through the session's ref table), or,
+    /// without a session, read from the snapshot `chunk --ref` would build
+    /// for each, built once.
     fn refs(&mut self, text: &str, session: Option<&SnapshotSession>, what: &str) {
         let refs = handles::snapshot_refs(text);
         let Some((first, rest)) = refs.split_first() else {
@@ -115,7 +130,11 @@ impl<'p> Resolver<'p> {
         chunk_ref(self.page, first, session, what);
         if session.is_some() {
             for r in rest {
-                chunk_ref(self.page, r, session, what);
+                let found = snapshot::resolve_ref(self.page, r, URL, session)
+                    .and_then(|id| chunk::resolve(self.page, &ChunkTarget::Id(id), false));
+                if let Err(e) = found {
+                    panic!("{what} printed [ref={r}], and chunk says: {e}");
+                }
             }
             return;
         }
@@ -179,9 +198,7 @@ fn outlines(resolver: &mut Resolver) {
             resolver.unique_selector(&n.selector, n.node_id, &what);
             stack.extend(n.children.iter());
         }
-        for id in ids {
-            resolver.id(id, &what);
-        }
+        resolver.ids(ids, &what);
     }
 }
 
@@ -361,9 +378,7 @@ fn cnt(resolver: &mut Resolver) {
         let what = format!("cnt at {budget}");
         within(&what, &view.text, view.tokens, Some(budget), opts.encoding);
         let h = handles::cnt_handles(&view.to_json());
-        for id in h.nodes {
-            resolver.id(id, &what);
-        }
+        resolver.ids(h.nodes, &what);
         for marker in h.markers {
             let id: CntId = serde_json::from_value(serde_json::Value::String(marker.clone()))
                 .unwrap_or_else(|e| panic!("{what} printed marker {marker}: {e}"));

@@ -22,7 +22,7 @@ use serde::{Deserialize, Serialize};
 use webfold_core::Page;
 use webfold_core::chunk::ChunkOptions;
 use webfold_core::cnt::ViewOptions as CntViewOptions;
-use webfold_core::contract::{Ctx, Request, Surface, parse};
+use webfold_core::contract::{Ctx, Request, Surface, parse, schema};
 use webfold_core::fetch_view::{self, Format, MarkdownRequest};
 use webfold_core::outline::OutlineOptions;
 use webfold_core::snapshot::find::FindOptions;
@@ -187,16 +187,18 @@ impl<T, R> WithRequest<T, R> {
     }
 }
 
-fn property_names<T: JsonSchema>() -> Vec<String> {
-    let schema = schemars::SchemaGenerator::default().into_root_schema_for::<T>();
-    schema
-        .get("properties")
-        .and_then(serde_json::Value::as_object)
-        .map(|p| p.keys().cloned().collect())
-        .unwrap_or_default()
+fn property_names<T: JsonSchema + 'static>() -> &'static [String] {
+    schema::once_per_type::<T, Vec<String>>(|| {
+        let schema = schemars::SchemaGenerator::default().into_root_schema_for::<T>();
+        schema
+            .get("properties")
+            .and_then(serde_json::Value::as_object)
+            .map(|p| p.keys().cloned().collect::<Vec<_>>())
+            .unwrap_or_default()
+    })
 }
 
-impl<'de, T: DeserializeOwned + JsonSchema + Default, R: Request> Deserialize<'de>
+impl<'de, T: DeserializeOwned + JsonSchema + Default + 'static, R: Request> Deserialize<'de>
     for WithRequest<T, R>
 {
     fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
@@ -209,21 +211,22 @@ impl<'de, T: DeserializeOwned + JsonSchema + Default, R: Request> Deserialize<'d
     }
 }
 
-impl<T: DeserializeOwned + JsonSchema, R: Request> WithRequest<T, R> {
+impl<T: DeserializeOwned + JsonSchema + 'static, R: Request> WithRequest<T, R> {
     fn read(all: serde_json::Map<String, serde_json::Value>) -> Result<Self, String> {
         let own = property_names::<T>();
-        let options: Vec<String> = webfold_core::contract::schema::options::<R>()
-            .into_iter()
-            .map(|o| o.name)
-            .collect();
+        let options = schema::options::<R>();
         let (mut mine, mut theirs) = (serde_json::Map::new(), serde_json::Map::new());
         for (k, v) in all {
             if own.contains(&k) {
                 mine.insert(k, v);
-            } else if options.contains(&k) {
+            } else if options.iter().any(|o| o.name == k) {
                 theirs.insert(k, v);
             } else {
-                let mut valid: Vec<&str> = own.iter().chain(&options).map(String::as_str).collect();
+                let mut valid: Vec<&str> = own
+                    .iter()
+                    .chain(options.iter().map(|o| &o.name))
+                    .map(String::as_str)
+                    .collect();
                 valid.sort_unstable();
                 return Err(format!(
                     "unknown parameter '{k}': valid parameters are {}",
@@ -965,12 +968,9 @@ mod contract_tests {
         assert_eq!(p["max_elements"]["maximum"], 1000);
         assert_eq!(p["mode"]["enum"], serde_json::json!(["aria", "ai"]));
         assert_eq!(p["interactive_only"]["default"], true);
-        let names: Vec<String> = schema::options::<SnapshotOptions>()
-            .into_iter()
-            .map(|o| o.name)
-            .collect();
-        for n in names {
-            assert!(p.get(&n).is_some(), "page_snapshot lacks {n}");
+        for o in schema::options::<SnapshotOptions>() {
+            let n = &o.name;
+            assert!(p.get(n).is_some(), "page_snapshot lacks {n}");
         }
     }
 

@@ -112,7 +112,7 @@ fn args_for(spec: &OptionSpec) -> Vec<Arg> {
 impl<R: Request> clap::Args for Flags<R> {
     fn augment_args(mut cmd: Command) -> Command {
         for spec in schema::options::<R>() {
-            for arg in args_for(&spec) {
+            for arg in args_for(spec) {
                 cmd = cmd.arg(arg);
             }
         }

@@ -283,7 +283,9 @@ pub fn chunk(page: &Page, target: &ChunkTarget, opts: &ChunkOptions) -> Result<C
     })
 }
 
-fn resolve(page: &Page, target: &ChunkTarget, all: bool) -> Result<Vec<NodeId>, Error> {
+/// The elements `target` names, as [`chunk`] finds them before it renders
+/// any: the first match, or every one with `all`.
+pub fn resolve(page: &Page, target: &ChunkTarget, all: bool) -> Result<Vec<NodeId>, Error> {
     match target {
         ChunkTarget::Selector(source) => {
             let sel = Selector::parse(source)?;

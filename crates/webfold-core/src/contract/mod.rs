@@ -173,7 +173,7 @@ impl ViewName {
 
 /// A view's request: its options, declared once with serde and schemars.
 pub trait Request:
-    serde::Serialize + serde::de::DeserializeOwned + schemars::JsonSchema + Default
+    serde::Serialize + serde::de::DeserializeOwned + schemars::JsonSchema + Default + 'static
 {
     const VIEW: ViewName;
     /// Takes the surface's vocabulary and tokenizer.

@@ -15,7 +15,7 @@ pub fn from_json<R: Request>(obj: Map<String, Value>, surface: Surface) -> Resul
     let specs = schema::options::<R>();
     let mut checked = Map::new();
     for (name, value) in obj {
-        let spec = find(&specs, &name, surface)?;
+        let spec = find(specs, &name, surface)?;
         if value.is_null() {
             continue;
         }
@@ -49,7 +49,7 @@ where
     let mut obj = Map::new();
     for (name, raw) in pairs {
         let (name, raw) = (name.as_ref(), raw.as_ref());
-        let spec = find(&specs, name, surface)?;
+        let spec = find(specs, name, surface)?;
         let value = from_text(spec, raw, surface)?;
         match (&spec.kind, obj.get_mut(name)) {
             (Kind::List, Some(Value::Array(list))) => list.push(value),

@@ -6,6 +6,10 @@
 //! minimum/maximum, enum) and drops the rest (titles, formats, `null` arms of
 //! optional values, `$schema`).
 
+use std::any::{Any, TypeId};
+use std::collections::BTreeMap;
+use std::sync::{Mutex, PoisonError};
+
 use serde_json::{Map, Value};
 
 use super::Request;
@@ -83,8 +87,42 @@ pub fn compact_object(schema: Value) -> Value {
     Value::Object(out)
 }
 
-/// `R`'s options, read from its schema.
-pub fn options<R: Request>() -> Vec<OptionSpec> {
+/// `R`'s options, read from its schema once per process: every request a
+/// surface reads is checked against them, and generating a schema costs
+/// more than most requests.
+pub fn options<R: Request>() -> &'static [OptionSpec] {
+    once_per_type::<R, Vec<OptionSpec>>(read_options::<R>)
+}
+
+/// What `build` makes of type `T`, made once per process. For what a type
+/// alone decides (its schema and what is read from it); each value lives as
+/// long as the process, one per type and kind of value.
+pub fn once_per_type<T: 'static, V: Send + Sync + 'static>(build: fn() -> V) -> &'static V {
+    type Memo = BTreeMap<(TypeId, TypeId), &'static (dyn Any + Send + Sync)>;
+    static MEMO: Mutex<Memo> = Mutex::new(BTreeMap::new());
+    let key = (TypeId::of::<T>(), TypeId::of::<V>());
+    let known = MEMO
+        .lock()
+        .unwrap_or_else(PoisonError::into_inner)
+        .get(&key)
+        .copied();
+    // Built outside the lock, so a build may itself ask for another type's.
+    let value = known.unwrap_or_else(|| {
+        let built: &'static (dyn Any + Send + Sync) = Box::leak(Box::new(build()));
+        *MEMO
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .entry(key)
+            .or_insert(built)
+    });
+    match value.downcast_ref::<V>() {
+        Some(v) => v,
+        // The key holds V's type: the entry is a V.
+        None => unreachable!("a memo entry of another type"),
+    }
+}
+
+fn read_options<R: Request>() -> Vec<OptionSpec> {
     let schema = of::<R>();
     let required: Vec<&str> = schema
         .get("required")
