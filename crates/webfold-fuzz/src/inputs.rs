@@ -60,7 +60,8 @@ fn case_pages(amount: Amount) -> Vec<String> {
         .collect()
 }
 
-/// Corpus pages cut to a window from the start and one from `<body`.
+/// Corpus pages cut to a window from the start and one from `<body`, each
+/// under the next plan.
 fn pages(amount: Amount) -> Vec<Vec<u8>> {
     let mut out = Vec::new();
     for p in webfold_corpus::sample(amount.every(100)) {
@@ -72,7 +73,10 @@ fn pages(amount: Amount) -> Vec<Vec<u8>> {
         }
     }
     out.extend(case_pages(amount).into_iter().map(String::into_bytes));
-    out
+    out.iter()
+        .enumerate()
+        .map(|(n, page)| crate::page::input(n, page))
+        .collect()
 }
 
 fn find(haystack: &[u8], needle: &[u8]) -> Option<usize> {

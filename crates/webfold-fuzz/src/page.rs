@@ -1,5 +1,10 @@
 //! Bytes → decode → parse → every view at several budgets.
 //!
+//! An input is a plan ([`PLAN`] bytes, one a view: which of its budgets and
+//! options to ask for) and the page's bytes. Every input asks every view once,
+//! so each costs a handful of views rather than thirty; the fuzzer steers the
+//! budgets as it steers the page, and a run covers all of them.
+//!
 //! Invariants: nothing panics; a view that answers `Ok` is within its budget
 //! by the core's exact count (and reports that count); every handle a view
 //! prints (outline `@N` and node ids, CNT node and marker ids, snapshot and
@@ -29,22 +34,48 @@ const CONTENT_TYPES: [&str; 3] = [
     "application/xhtml+xml; charset=\"windows-1252\"",
 ];
 
-pub fn check(bytes: &[u8]) {
+/// Bytes of plan before the page: one a view, in the order of [`Plan`].
+pub const PLAN: usize = 7;
+
+/// Which case of each view an input asks for: its plan byte modulo the
+/// number of cases.
+struct Plan([u8; PLAN]);
+
+impl Plan {
+    fn pick<'c, T>(&self, view: usize, cases: &'c [T]) -> &'c T {
+        &cases[usize::from(self.0[view]) % cases.len()]
+    }
+}
+
+/// Splits an input into its plan and its page; a short input has a page of
+/// nothing and the rest of its plan zero.
+fn split(input: &[u8]) -> (Plan, &[u8]) {
+    let mut plan = [0; PLAN];
+    let n = input.len().min(PLAN);
+    plan[..n].copy_from_slice(&input[..n]);
+    (Plan(plan), &input[n..])
+}
+
+/// A starting input: `page` under the `n`-th plan, so that consecutive
+/// starting inputs go through every case of every view.
+pub fn input(n: usize, page: &[u8]) -> Vec<u8> {
+    let plan = (0..PLAN).map(|view| (n + view) as u8);
+    plan.chain(page.iter().copied()).collect()
+}
+
+pub fn check(input: &[u8]) {
+    let (plan, bytes) = split(input);
     for ct in CONTENT_TYPES {
         let _ = decode::decode_html(bytes, Some(ct));
     }
     let page = Page::parse_bytes(bytes, None);
-    check_page(&page);
-}
-
-/// Every view of an already parsed page.
-pub fn check_page(page: &Page) {
-    let mut resolver = Resolver::new(page);
-    outlines(&mut resolver);
-    chunks(page);
-    markdown(page);
-    snapshots(&mut resolver);
-    cnt(&mut resolver);
+    let mut resolver = Resolver::new(&page);
+    outline_view(&mut resolver, &plan);
+    chunk_view(&page, &plan);
+    markdown(&page, &plan);
+    snapshot_view(&mut resolver, &plan);
+    find_view(&mut resolver, &plan);
+    cnt(&mut resolver, &plan);
 }
 
 /// Resolves the handles views print, each once per page: the views print
@@ -172,69 +203,69 @@ fn within(view: &str, text: &str, reported: usize, budget: Option<usize>, enc: E
     }
 }
 
-fn outlines(resolver: &mut Resolver) {
+fn outline_view(resolver: &mut Resolver, plan: &Plan) {
     let page = resolver.page;
-    for (budget, enc) in [
-        (Some(1), Encoding::O200kBase),
-        (Some(60), Encoding::Cl100kBase),
-        (Some(400), Encoding::O200kBase),
-        (Some(8000), Encoding::O200kBase),
-    ] {
-        let opts = OutlineOptions {
-            max_tokens: budget,
-            encoding: enc,
-            max_depth: if budget == Some(8000) { 64 } else { 4 },
-            ..Default::default()
-        };
-        let Ok(o) = outline::outline(page, &opts) else {
-            continue;
-        };
-        let what = format!("outline at {budget:?}");
-        within(&what, &o.text, o.tokens, budget, enc);
-        let mut ids = handles::outline_at_ids(&o.text);
-        let mut stack: Vec<&DomNode> = vec![&o.root];
-        while let Some(n) = stack.pop() {
-            ids.push(n.node_id.0);
-            resolver.unique_selector(&n.selector, n.node_id, &what);
-            stack.extend(n.children.iter());
-        }
-        resolver.ids(ids, &what);
+    let &(budget, enc) = plan.pick(
+        0,
+        &[
+            (1, Encoding::O200kBase),
+            (60, Encoding::Cl100kBase),
+            (400, Encoding::O200kBase),
+            (8000, Encoding::O200kBase),
+        ],
+    );
+    let opts = OutlineOptions {
+        max_tokens: Some(budget),
+        encoding: enc,
+        max_depth: if budget == 8000 { 64 } else { 4 },
+        ..Default::default()
+    };
+    let Ok(o) = outline::outline(page, &opts) else {
+        return;
+    };
+    let what = format!("outline at {budget}");
+    within(&what, &o.text, o.tokens, Some(budget), enc);
+    let mut ids = handles::outline_at_ids(&o.text);
+    let mut stack: Vec<&DomNode> = vec![&o.root];
+    while let Some(n) = stack.pop() {
+        ids.push(n.node_id.0);
+        resolver.unique_selector(&n.selector, n.node_id, &what);
+        stack.extend(n.children.iter());
     }
+    resolver.ids(ids, &what);
 }
 
-fn chunks(page: &Page) {
+fn chunk_view(page: &Page, plan: &Plan) {
     let first_element = (0..page.len() as u32)
         .map(NodeId)
         .find(|&n| page.is_element(n));
-    let mut targets = vec![
-        (ChunkTarget::Selector("body".into()), false),
-        (ChunkTarget::Selector("p, li, a".into()), true),
-        (ChunkTarget::Id(NodeId(page.len() as u32)), false),
-    ];
-    if let Some(n) = first_element {
-        targets.push((ChunkTarget::Id(n), false));
-    }
-    for (target, all) in &targets {
-        for budget in [Some(1), Some(50), Some(500)] {
-            let opts = ChunkOptions {
-                all: *all,
-                max_tokens: budget,
-                ..Default::default()
-            };
-            match chunk::chunk(page, target, &opts) {
-                Ok(c) => {
-                    let what = format!("chunk {target:?} at {budget:?}");
-                    within(&what, &c.text, c.tokens, budget, opts.encoding);
-                    for part in c.chunks.iter().flat_map(|c| &c.folded) {
-                        folded_resolves(page, &part.selector, part.node_id, &what);
-                    }
-                }
-                Err(Error::ElementNotFound { .. })
-                | Err(Error::UnknownNodeId(_))
-                | Err(Error::BudgetTooSmall { .. }) => {}
-                Err(e) => panic!("chunk {target:?} at {budget:?}: {e}"),
+    let (target, all) = match plan.pick(1, &[0, 1, 2, 3]) {
+        0 => (ChunkTarget::Selector("body".into()), false),
+        1 => (ChunkTarget::Selector("p, li, a".into()), true),
+        2 => (ChunkTarget::Id(NodeId(page.len() as u32)), false),
+        _ => match first_element {
+            Some(n) => (ChunkTarget::Id(n), false),
+            None => return,
+        },
+    };
+    let budget = *plan.pick(2, &[1, 50, 500]);
+    let opts = ChunkOptions {
+        all,
+        max_tokens: Some(budget),
+        ..Default::default()
+    };
+    match chunk::chunk(page, &target, &opts) {
+        Ok(c) => {
+            let what = format!("chunk {target:?} at {budget}");
+            within(&what, &c.text, c.tokens, Some(budget), opts.encoding);
+            for part in c.chunks.iter().flat_map(|c| &c.folded) {
+                folded_resolves(page, &part.selector, part.node_id, &what);
             }
         }
+        Err(Error::ElementNotFound { .. })
+        | Err(Error::UnknownNodeId(_))
+        | Err(Error::BudgetTooSmall { .. }) => {}
+        Err(e) => panic!("chunk {target:?} at {budget}: {e}"),
     }
 }
 
@@ -250,105 +281,107 @@ fn folded_resolves(page: &Page, selector: &str, first: NodeId, what: &str) {
     }
 }
 
-fn markdown(page: &Page) {
-    for (main, budget, max_lines) in [
-        (true, Some(1), 0),
-        (true, Some(200), 20),
-        (false, Some(40), 0),
-        (false, None, 5),
-    ] {
-        let req = MarkdownRequest {
-            main,
-            max_tokens: budget,
-            max_lines,
-            ..Default::default()
-        };
-        let Ok(view) = fetch_view::markdown(page, &req, Some(URL)) else {
-            continue;
-        };
-        let p = &view.paged;
-        if let Some(b) = budget {
-            let reported = p.tokens.unwrap_or(usize::MAX);
-            within("markdown", &p.text, reported, Some(b), req.encoding);
-        }
-        assert!(p.first_line >= 1 && p.last_line + 1 >= p.first_line);
-        assert!(p.last_line <= p.total_lines.max(p.first_line - 1));
+fn markdown(page: &Page, plan: &Plan) {
+    let &(main, budget, max_lines) = plan.pick(
+        3,
+        &[
+            (true, Some(1), 0),
+            (true, Some(200), 20),
+            (false, Some(40), 0),
+            (false, None, 5),
+        ],
+    );
+    let req = MarkdownRequest {
+        main,
+        max_tokens: budget,
+        max_lines,
+        ..Default::default()
+    };
+    let Ok(view) = fetch_view::markdown(page, &req, Some(URL)) else {
+        return;
+    };
+    let p = &view.paged;
+    if let Some(b) = budget {
+        let reported = p.tokens.unwrap_or(usize::MAX);
+        within("markdown", &p.text, reported, Some(b), req.encoding);
     }
+    assert!(p.first_line >= 1 && p.last_line + 1 >= p.first_line);
+    assert!(p.last_line <= p.total_lines.max(p.first_line - 1));
 }
 
-fn snapshots(resolver: &mut Resolver) {
+fn snapshot_view(resolver: &mut Resolver, plan: &Plan) {
     let page = resolver.page;
     let plain = SnapshotOptions::default();
-    let cases = [
-        (plain.clone(), false),
-        (
+    let (opts, with_session) = match plan.pick(4, &[0, 1, 2, 3]) {
+        0 => (plain, false),
+        1 => (
             SnapshotOptions {
                 max_tokens: 1,
                 max_elements: 3,
                 interactive_only: false,
-                ..plain.clone()
+                ..plain
             },
             true,
         ),
-        (
+        2 => (
             SnapshotOptions {
                 full_snapshot: true,
-                ..plain.clone()
+                ..plain
             },
             false,
         ),
-        (
+        _ => (
             SnapshotOptions {
                 full_snapshot: true,
                 mode: webfold_core::aria::Mode::Aria,
-                ..plain.clone()
+                ..plain
             },
             false,
         ),
-    ];
-    for (opts, with_session) in cases {
-        let what = format!(
-            "snapshot (full {}, mode {:?}, max_tokens {})",
-            opts.full_snapshot, opts.mode, opts.max_tokens
-        );
-        let mut session = with_session.then(SnapshotSession::new);
-        let Ok(snap) = snapshot::snapshot(page, URL, &Scope::Page, &opts, session.as_mut()) else {
-            continue;
+    };
+    let what = format!(
+        "snapshot (full {}, mode {:?}, max_tokens {})",
+        opts.full_snapshot, opts.mode, opts.max_tokens
+    );
+    let mut session = with_session.then(SnapshotSession::new);
+    let Ok(snap) = snapshot::snapshot(page, URL, &Scope::Page, &opts, session.as_mut()) else {
+        return;
+    };
+    let budget = (!opts.full_snapshot).then(|| opts.clamped().max_tokens);
+    within(&what, &snap.text, snap.tokens, budget, opts.encoding);
+    resolver.refs(&snap.text, session.as_ref(), &what);
+    // A second snapshot of the same page in the session: deduped, diffed.
+    if let Some(s) = session.as_mut() {
+        let diff = SnapshotOptions {
+            diff: true,
+            ..opts.clone()
         };
-        let budget = (!opts.full_snapshot).then(|| opts.clamped().max_tokens);
-        within(&what, &snap.text, snap.tokens, budget, opts.encoding);
-        resolver.refs(&snap.text, session.as_ref(), &what);
-        // A second snapshot of the same page in the session: deduped, diffed.
-        if let Some(s) = session.as_mut() {
-            let diff = SnapshotOptions {
-                diff: true,
-                ..opts.clone()
-            };
-            if let Ok(snap) = snapshot::snapshot(page, URL, &Scope::Page, &diff, Some(s)) {
-                within(&what, &snap.text, snap.tokens, budget, opts.encoding);
-                resolver.refs(&snap.text, Some(s), &what);
-            }
+        if let Ok(snap) = snapshot::snapshot(page, URL, &Scope::Page, &diff, Some(s)) {
+            within(&what, &snap.text, snap.tokens, budget, opts.encoding);
+            resolver.refs(&snap.text, Some(s), &what);
         }
     }
-    for (query, budget) in [("a", 1), ("/[a-z]+/i", 60), ("e", 2000)] {
-        let opts = FindOptions {
-            query: query.into(),
-            max_tokens: budget,
-            ..Default::default()
-        };
-        let Ok(found) = snapshot::find(page, URL, &opts, None) else {
-            continue;
-        };
-        let what = format!("find {query} at {budget}");
-        within(
-            &what,
-            &found.text,
-            found.tokens,
-            Some(budget),
-            opts.encoding,
-        );
-        resolver.refs(&found.text, None, &what);
-    }
+}
+
+fn find_view(resolver: &mut Resolver, plan: &Plan) {
+    let &(query, budget) = plan.pick(5, &[("a", 1), ("/[a-z]+/i", 60), ("e", 2000)]);
+    let opts = FindOptions {
+        query: query.into(),
+        max_tokens: budget,
+        ..Default::default()
+    };
+    let Ok(found) = snapshot::find(resolver.page, URL, &opts, None) else {
+        return;
+    };
+    let what = format!("find {query} at {budget}");
+    within(
+        &what,
+        &found.text,
+        found.tokens,
+        Some(budget),
+        opts.encoding,
+    );
+    resolver.refs(&found.text, None, &what);
 }
 
 /// `chunk --ref` finds the element a snapshot printed `[ref=r]` for.
@@ -367,37 +400,65 @@ fn chunk_ref(page: &Page, r: &str, session: Option<&SnapshotSession>, what: &str
     }
 }
 
-fn cnt(resolver: &mut Resolver) {
+fn cnt(resolver: &mut Resolver, plan: &Plan) {
     let cnt = Cnt::build(resolver.page);
-    for budget in [1, 30, 300, 3000] {
-        let opts = ViewOptions {
-            max_tokens: budget,
+    let budget = *plan.pick(6, &[1, 30, 300, 3000]);
+    let opts = ViewOptions {
+        max_tokens: budget,
+        ..Default::default()
+    };
+    let Ok(view) = cnt.view(&opts) else { return };
+    let what = format!("cnt at {budget}");
+    within(&what, &view.text, view.tokens, Some(budget), opts.encoding);
+    let h = handles::cnt_handles(&view.to_json());
+    resolver.ids(h.nodes, &what);
+    for marker in h.markers {
+        let id: CntId = serde_json::from_value(serde_json::Value::String(marker.clone()))
+            .unwrap_or_else(|e| panic!("{what} printed marker {marker}: {e}"));
+        let expand = ViewOptions {
+            max_tokens: budget.max(300),
+            expand: Some(id),
             ..Default::default()
         };
-        let Ok(view) = cnt.view(&opts) else { continue };
-        let what = format!("cnt at {budget}");
-        within(&what, &view.text, view.tokens, Some(budget), opts.encoding);
-        let h = handles::cnt_handles(&view.to_json());
-        resolver.ids(h.nodes, &what);
-        for marker in h.markers {
-            let id: CntId = serde_json::from_value(serde_json::Value::String(marker.clone()))
-                .unwrap_or_else(|e| panic!("{what} printed marker {marker}: {e}"));
-            let expand = ViewOptions {
-                max_tokens: budget.max(300),
-                expand: Some(id),
-                ..Default::default()
-            };
-            match cnt.view(&expand) {
-                Ok(v) => within(
-                    &what,
-                    &v.text,
-                    v.tokens,
-                    Some(expand.max_tokens),
-                    opts.encoding,
-                ),
-                Err(Error::BudgetTooSmall { .. }) => {}
-                Err(e) => panic!("{what} printed marker {marker}; expanding it: {e}"),
+        match cnt.view(&expand) {
+            Ok(v) => within(
+                &what,
+                &v.text,
+                v.tokens,
+                Some(expand.max_tokens),
+                opts.encoding,
+            ),
+            Err(Error::BudgetTooSmall { .. }) => {}
+            Err(e) => panic!("{what} printed marker {marker}; expanding it: {e}"),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn consecutive_starting_inputs_ask_every_case_of_every_view() {
+        let cases = [0, 1, 2, 3];
+        for view in 0..PLAN {
+            for count in 1..=cases.len() {
+                let seen: HashSet<usize> = (0..count)
+                    .map(|n| *split(&input(n, b"<p>")).0.pick(view, &cases[..count]))
+                    .collect();
+                assert_eq!(seen.len(), count, "view {view}, {count} cases");
             }
         }
+    }
+
+    #[test]
+    fn the_page_follows_the_plan_and_a_short_input_is_all_plan() {
+        let bytes = input(5, b"<p>hi");
+        let (plan, page) = split(&bytes);
+        assert_eq!(page, b"<p>hi");
+        assert_eq!(*plan.pick(0, &[0, 1, 2, 3]), 1);
+        let (plan, page) = split(&[9, 9]);
+        assert!(page.is_empty());
+        assert_eq!(plan.0, [9, 9, 0, 0, 0, 0, 0]);
     }
 }
