@@ -299,3 +299,20 @@ fn deep_nesting_converts_without_recursion() {
         );
     }
 }
+
+/// A section opened after one block closed and inside another's line breaks:
+/// the join before the next text dropped those breaks, and the section's
+/// exit sliced the output where they had been, inside the next character.
+#[test]
+fn a_block_opened_between_line_breaks_a_join_drops_ends_cleanly() {
+    for (html, want) in [
+        ("<div><a></div><section><div><a></div>&#0", "\u{fffd}"),
+        ("<div><a></div><section><div><a></div>é ", "é"),
+        (
+            "<p>x</p><div><p></p><p></p><span>日本</span>  </div>",
+            "x\n\n日本",
+        ),
+    ] {
+        assert_eq!(md(html), want, "{html}");
+    }
+}

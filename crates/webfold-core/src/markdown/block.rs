@@ -37,7 +37,7 @@ impl<'a> Writer<'a> {
             self.flat_depth -= 1;
             self.flatten(content, false);
             if self.out.len() == content {
-                self.out.truncate(frame.start);
+                self.cut(frame.start);
                 return;
             }
         }
@@ -60,7 +60,7 @@ impl<'a> Writer<'a> {
         let mut s = std::mem::take(&mut self.scratch);
         s.clear();
         s.push_str(self.out[from..].trim_matches(js_space));
-        self.out.truncate(from);
+        self.cut(from);
         let b = s.as_bytes();
         let mut i = 0;
         let mut last = 0;
@@ -94,11 +94,11 @@ impl<'a> Writer<'a> {
     pub(super) fn blockquote_exit(&mut self, frame: &Frame<'a>) {
         let content = frame.content.min(self.out.len());
         let kept = self.out[content..].trim_end_matches('\n').len();
-        self.out.truncate(content + kept);
+        self.cut(content + kept);
         self.drop_final_break(content);
         let compact = self.opts.compact;
         if compact && self.out[content..].trim_matches(js_space).is_empty() {
-            self.out.truncate(frame.start);
+            self.cut(frame.start);
             return;
         }
         if compact {
@@ -121,7 +121,7 @@ impl<'a> Writer<'a> {
         let mut s = std::mem::take(&mut self.scratch);
         s.clear();
         s.push_str(&self.out[from..]);
-        self.out.truncate(from);
+        self.cut(from);
         let bare = prefix.trim_end();
         let mut lines = s.split('\n');
         if let Some(first) = lines.next() {
@@ -190,7 +190,7 @@ impl<'a> Writer<'a> {
             .take_while(|&b| b == b'\n')
             .count();
         if newlines > 1 {
-            self.out.truncate(self.out.len() - (newlines - 1));
+            self.cut(self.out.len() - (newlines - 1));
         }
         let body = &self.out[content..];
         let inner = body.strip_suffix('\n').unwrap_or(body);
@@ -198,7 +198,7 @@ impl<'a> Writer<'a> {
             let mut s = std::mem::take(&mut self.scratch);
             s.clear();
             s.push_str(body);
-            self.out.truncate(content);
+            self.cut(content);
             let n = s.len();
             for (i, c) in s.char_indices() {
                 self.out.push(c);
@@ -222,7 +222,7 @@ impl<'a> Writer<'a> {
     /// Drops spaces and tabs (not line breaks) at the end of the output.
     fn trim_end_spaces(&mut self, from: usize) {
         let kept = self.out[from..].trim_end_matches([' ', '\t']).len();
-        self.out.truncate(from + kept);
+        self.cut(from + kept);
     }
 
     /// turndown writes a code block for `<pre>` whose first child is `<code>`;

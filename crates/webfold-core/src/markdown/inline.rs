@@ -311,7 +311,7 @@ impl<'a> Writer<'a> {
         match &frame.kind {
             Kind::Emphasis { delim } => {
                 if blank {
-                    self.out.truncate(frame.lead_end);
+                    self.cut(frame.lead_end);
                 } else {
                     self.out.push_str(delim);
                 }
@@ -319,7 +319,7 @@ impl<'a> Writer<'a> {
             Kind::Code => {
                 self.code_depth -= 1;
                 if content == self.out.len() {
-                    self.out.truncate(frame.lead_end);
+                    self.cut(frame.lead_end);
                 } else {
                     self.code_span_exit(frame.lead_end, content);
                 }
@@ -331,7 +331,7 @@ impl<'a> Writer<'a> {
                     self.flatten(content, false);
                 }
                 if self.opts.compact && blank {
-                    self.out.truncate(frame.lead_end);
+                    self.cut(frame.lead_end);
                 } else {
                     self.link_exit(content, href, *title);
                 }
@@ -381,7 +381,7 @@ impl<'a> Writer<'a> {
                 && b[0] == b' '
                 && b[b.len() - 1] == b' '
                 && body.bytes().any(|c| c != b' '));
-        self.out.truncate(lead_end);
+        self.cut(lead_end);
         for _ in 0..ticks {
             self.out.push('`');
         }

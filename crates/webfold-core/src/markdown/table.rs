@@ -222,7 +222,7 @@ impl<'a> Writer<'a> {
         if !grid.filled {
             // A row of empty cells (spacer rows) carries nothing; the next row
             // with content becomes the header if this was the first.
-            self.out.truncate(frame.start);
+            self.cut(frame.start);
             return;
         }
         let first = grid.rows == 0;
@@ -246,7 +246,7 @@ impl<'a> Writer<'a> {
         self.flatten(content, true);
         let filled = self.out.len() > content;
         if !filled {
-            self.out.truncate(frame.start);
+            self.cut(frame.start);
         }
         for _ in 0..colspan {
             self.out.push_str(" |");

@@ -225,11 +225,11 @@ impl<'a> Writer<'a> {
         if n == a {
             return;
         }
-        self.out.truncate(self.out.len() - a);
+        self.cut(self.out.len() - a);
         if self.opts.compact && a == 0 {
             // Spaces before a line break show nothing.
             let kept = self.out[from..].trim_end_matches([' ', '\t']).len();
-            self.out.truncate(from + kept);
+            self.cut(from + kept);
         }
         if self.out.is_empty() || self.out.len() == self.strip_at {
             return;
@@ -494,11 +494,38 @@ impl<'a> Writer<'a> {
         }
     }
 
+    /// Shortens the output to `len` bytes. Every shortening goes through
+    /// here: a join can drop line breaks that an open element's output began
+    /// after, and each open frame's offsets must stay inside the output (so on
+    /// a character boundary once more is written) for its exit to slice it.
+    /// Frames further down the stack began no later, so the walk stops at the
+    /// first frame still inside.
+    pub(super) fn cut(&mut self, len: usize) {
+        self.out.truncate(len);
+        for f in self.stack.iter_mut().rev() {
+            if f.content <= len {
+                break;
+            }
+            f.start = f.start.min(len);
+            f.lead_end = f.lead_end.min(len);
+            f.content = len;
+            clamp(&mut f.saved.region, len);
+            clamp(&mut f.saved.strip_at, len);
+            clamp(&mut f.saved.line_start_at, len);
+        }
+        clamp(&mut self.region, len);
+        clamp(&mut self.strip_at, len);
+        clamp(&mut self.line_start_at, len);
+        if self.last_br.1 != NONE && self.last_br.1 > len {
+            self.last_br = (NONE, NONE);
+        }
+    }
+
     /// Drops trailing JS whitespace back to `from`.
     pub(super) fn trim_end(&mut self, from: usize) {
         let from = from.min(self.out.len());
         let kept = self.out[from..].trim_end_matches(js_space).len();
-        self.out.truncate(from + kept);
+        self.cut(from + kept);
     }
 
     /// A `<br>` that ends a block shows nothing, so compact output drops it.
@@ -508,7 +535,7 @@ impl<'a> Writer<'a> {
         }
         let (start, end) = self.last_br;
         if start != NONE && start >= content && end == self.out.len() {
-            self.out.truncate(start);
+            self.cut(start);
             self.last_br = (NONE, NONE);
         }
     }
@@ -520,7 +547,7 @@ impl<'a> Writer<'a> {
         }
         if self.opts.compact && self.last_br.1 == self.out.len() && self.last_br.0 != NONE {
             // `<br><br>` is a paragraph break.
-            self.out.truncate(self.last_br.0);
+            self.cut(self.last_br.0);
             self.last_br = (NONE, NONE);
             self.join(2);
             return;
@@ -547,7 +574,7 @@ impl<'a> Writer<'a> {
         }
         // turndown's postProcess: leading [\t\r\n]+, trailing whitespace.
         let kept = self.out.trim_end_matches(js_space).len();
-        self.out.truncate(kept);
+        self.cut(kept);
         let lead = self.out.len() - self.out.trim_start_matches(['\t', '\r', '\n']).len();
         if lead > 0 {
             self.out.drain(..lead);
@@ -624,4 +651,11 @@ pub(super) fn collapse_into(out: &mut String, raw: &str, trim_lead: bool, trim_t
         }
     }
     out.push_str(&raw[last..]);
+}
+
+/// An output offset past `len` moves to `len`; `NONE` stays unset.
+fn clamp(offset: &mut usize, len: usize) {
+    if *offset != NONE && *offset > len {
+        *offset = len;
+    }
 }
