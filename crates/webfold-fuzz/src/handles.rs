@@ -1,14 +1,17 @@
 //! The handles a view prints, read back from its output: outline node ids,
 //! CNT node and marker ids, snapshot refs.
 
-/// Every `[ref=…]` in a snapshot's text, in order, without repeats.
+/// Every `[ref=…]` a snapshot's items carry, in order, without repeats,
+/// read as a client reads them: with the snapshot reader, so that page text
+/// that happens to say `[ref=` is text. A snapshot the reader refuses is a
+/// finding of its own.
 pub fn snapshot_refs(text: &str) -> Vec<String> {
+    let tree = webfold_core::snapshot::parse(text)
+        .unwrap_or_else(|e| panic!("a printed snapshot does not read back: {e}\n{text}"));
     let mut refs: Vec<String> = Vec::new();
-    for part in text.split("[ref=").skip(1) {
-        if let Some((r, _)) = part.split_once(']')
-            && !refs.iter().any(|x| x == r)
-        {
-            refs.push(r.to_string());
+    for r in tree.lines.into_iter().filter_map(|l| l.aria_ref) {
+        if !refs.contains(&r) {
+            refs.push(r);
         }
     }
     refs
@@ -75,6 +78,13 @@ mod tests {
         assert_eq!(
             snapshot_refs("- button \"a\" [ref=e2]\n- link [ref=f1e3]\n- x [ref=e2]"),
             ["e2", "f1e3"]
+        );
+        // Page text that says `[ref=` is text, quoted or not.
+        assert_eq!(
+            snapshot_refs(
+                "- text: \"[ref=\"\n- heading \"x [ref=e9]\" [level=2] [ref=e3]\n- paragraph: a [ref=e7] b"
+            ),
+            ["e3"]
         );
         assert_eq!(
             outline_at_ids("├── li ×4 @28\n│   └── a @29 \"@3\""),

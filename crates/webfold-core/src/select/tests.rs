@@ -85,3 +85,25 @@ fn unique_selectors_round_trip() {
     assert_eq!(u.selector(li[0]).unwrap(), "ul > li:nth-of-type(1)");
     assert_eq!(u.selector(p.query("main").unwrap()).unwrap(), "#content");
 }
+
+/// A type selector matches HTML elements whatever its case, SVG's in theirs:
+/// `foreignObject` finds an HTML `<foreignobject>` too, so it is no anchor
+/// while both exist.
+#[test]
+fn unique_selectors_count_tags_as_type_selectors_match_them() {
+    let p = Page::parse(
+        r#"<foreignObject class="x">a</foreignObject>
+        <svg><foreignObject class="x"><p>b</p></foreignObject><clipPath></clipPath></svg>
+        <clippath></clippath><svg><clipPath></clipPath></svg>"#,
+    );
+    let svg = p.query_all("svg > foreignObject").unwrap();
+    assert_eq!(p.query_all("foreignObject").unwrap().len(), 2);
+    let mut u = UniqueSelectors::new(&p);
+    for n in p.descendants(NodeId::DOCUMENT) {
+        let Some(sel) = u.selector(n) else { continue };
+        assert_eq!(p.query_all(&sel).unwrap(), vec![n], "{sel}");
+        let mut partial = UniqueSelectors::covering(&p, &[n]);
+        assert_eq!(partial.selector(n).as_deref(), Some(sel.as_str()));
+    }
+    assert_ne!(u.selector(svg[0]).unwrap(), "foreignObject");
+}

@@ -8,6 +8,7 @@
 //! unique by construction; the corpus property test checks that
 //! `querySelectorAll(selector)` returns exactly the element.
 
+use std::borrow::Cow;
 use std::collections::HashMap;
 
 use crate::page::{NodeId, Page};
@@ -23,11 +24,12 @@ pub struct UniqueSelectors<'a> {
 }
 
 /// How many elements carry each id and tag, and which carry each class
-/// (keys case-folded in quirks mode), not counting template contents.
+/// (keys case-folded in quirks mode), not counting template contents. Tags
+/// are counted by [`type_key`].
 #[derive(Default)]
 struct Index<'a> {
     ids: HashMap<String, u32>,
-    tags: HashMap<&'a str, u32>,
+    tags: HashMap<Cow<'a, str>, u32>,
     classes: HashMap<String, Vec<NodeId>>,
 }
 
@@ -42,15 +44,15 @@ impl<'a> Index<'a> {
                 continue;
             }
             let Some(e) = page.element(n) else { continue };
-            let tag = e.local_name();
+            let tag = type_key(e.local_name());
             // A class only ever anchors a selector together with its tag
             // (`tag.class`), so a partial index lists only elements of the
             // tags it counts: the counts it answers stay exact.
-            let tag_counted = if add_new {
-                *self.tags.entry(tag).or_insert(0) += 1;
-                true
-            } else if let Some(c) = self.tags.get_mut(tag) {
+            let tag_counted = if let Some(c) = self.tags.get_mut(&*tag) {
                 *c += 1;
+                true
+            } else if add_new {
+                self.tags.insert(tag, 1);
                 true
             } else {
                 false
@@ -80,6 +82,18 @@ impl<'a> Index<'a> {
                 }
             }
         }
+    }
+}
+
+/// A tag as the index counts it: ASCII-lowercased. A type selector matches
+/// HTML elements whatever its case and other elements (SVG's
+/// `foreignObject`) only in theirs, so the elements of one key are all the
+/// elements a tag's type selector can match, and a count of one is unique.
+fn type_key(tag: &str) -> Cow<'_, str> {
+    if tag.bytes().any(|b| b.is_ascii_uppercase()) {
+        Cow::Owned(tag.to_ascii_lowercase())
+    } else {
+        Cow::Borrowed(tag)
     }
 }
 
@@ -133,7 +147,7 @@ impl<'a> UniqueSelectors<'a> {
             let mut cur = Some(t);
             while let Some(n) = cur {
                 let Some(e) = page.element(n) else { break };
-                u.index.tags.entry(e.local_name()).or_insert(0);
+                u.index.tags.entry(type_key(e.local_name())).or_insert(0);
                 if let Some(id) = e.id() {
                     let k = folded(id, fold, &mut buf).to_string();
                     u.index.ids.entry(k).or_insert(0);
@@ -159,7 +173,7 @@ impl<'a> UniqueSelectors<'a> {
         let mut cur = Some(id);
         while let Some(n) = cur {
             let Some(e) = self.page.element(n) else { break };
-            if !self.index.tags.contains_key(e.local_name()) {
+            if !self.index.tags.contains_key(&*type_key(e.local_name())) {
                 return false;
             }
             if let Some(v) = e.id()
@@ -222,7 +236,7 @@ impl<'a> UniqueSelectors<'a> {
             return Some(format!("#{}", ident(v)));
         }
         let tag = e.local_name();
-        if self.index.tags.get(tag) == Some(&1) {
+        if self.index.tags.get(&*type_key(tag)) == Some(&1) {
             return Some(ident(tag));
         }
         let classes = self.class_list(id);
@@ -234,7 +248,7 @@ impl<'a> UniqueSelectors<'a> {
                 .min_by_key(|l| l.len())?;
             let count = shortest
                 .iter()
-                .filter(|&&n| self.page.tag(n) == Some(tag) && self.has_classes(n, &classes))
+                .filter(|&&n| self.same_type_key(n, tag) && self.has_classes(n, &classes))
                 .count();
             if count == 1 {
                 return Some(compound(tag, &classes));
@@ -243,13 +257,21 @@ impl<'a> UniqueSelectors<'a> {
         None
     }
 
+    /// Whether `n`'s tag has the index key of `tag`: it may match `tag`'s
+    /// type selector.
+    fn same_type_key(&self, n: NodeId, tag: &str) -> bool {
+        self.page
+            .tag(n)
+            .is_some_and(|t| t.eq_ignore_ascii_case(tag))
+    }
+
     /// A step unique among the element's siblings.
     fn step(&self, id: NodeId, parent: NodeId) -> String {
         let tag = self.page.tag(id).unwrap_or("*");
         let same_tag: Vec<NodeId> = self
             .page
             .element_children(parent)
-            .filter(|&c| self.page.tag(c) == Some(tag))
+            .filter(|&c| self.same_type_key(c, tag))
             .collect();
         if same_tag.len() == 1 {
             return ident(tag);
@@ -265,6 +287,11 @@ impl<'a> UniqueSelectors<'a> {
         {
             return compound(tag, &classes);
         }
+        // `:nth-of-type` counts elements of the very same name, and these
+        // are: siblings whose tags differ only in case are of one namespace
+        // in any tree the HTML parser builds (foreign content's children are
+        // foreign but for integration points, whose only foreign children
+        // are `<svg>` and `<math>`, names no HTML element it makes has).
         let k = same_tag.iter().position(|&c| c == id).unwrap_or(0) + 1;
         format!("{}:nth-of-type({k})", ident(tag))
     }
