@@ -75,7 +75,7 @@ fn pages(amount: Amount) -> Vec<Vec<u8>> {
     out.extend(case_pages(amount).into_iter().map(String::into_bytes));
     out.iter()
         .enumerate()
-        .map(|(n, page)| crate::page::input(n, page))
+        .map(|(n, page)| crate::page::starting_input(n, page))
         .collect()
 }
 

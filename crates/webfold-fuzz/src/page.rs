@@ -34,16 +34,27 @@ const CONTENT_TYPES: [&str; 3] = [
     "application/xhtml+xml; charset=\"windows-1252\"",
 ];
 
-/// Bytes of plan before the page: one a view, in the order of [`Plan`].
+/// Bytes of plan before the page: one a view, at these places.
 pub const PLAN: usize = 7;
+const OUTLINE: usize = 0;
+const CHUNK_TARGET: usize = 1;
+const CHUNK_BUDGET: usize = 2;
+const MARKDOWN: usize = 3;
+const SNAPSHOT: usize = 4;
+const FIND: usize = 5;
+const CNT: usize = 6;
 
 /// Which case of each view an input asks for: its plan byte modulo the
 /// number of cases.
 struct Plan([u8; PLAN]);
 
 impl Plan {
+    fn case(&self, view: usize, count: usize) -> usize {
+        usize::from(self.0[view]) % count
+    }
+
     fn pick<'c, T>(&self, view: usize, cases: &'c [T]) -> &'c T {
-        &cases[usize::from(self.0[view]) % cases.len()]
+        &cases[self.case(view, cases.len())]
     }
 }
 
@@ -58,7 +69,7 @@ fn split(input: &[u8]) -> (Plan, &[u8]) {
 
 /// A starting input: `page` under the `n`-th plan, so that consecutive
 /// starting inputs go through every case of every view.
-pub fn input(n: usize, page: &[u8]) -> Vec<u8> {
+pub fn starting_input(n: usize, page: &[u8]) -> Vec<u8> {
     let plan = (0..PLAN).map(|view| (n + view) as u8);
     plan.chain(page.iter().copied()).collect()
 }
@@ -206,7 +217,7 @@ fn within(view: &str, text: &str, reported: usize, budget: Option<usize>, enc: E
 fn outline_view(resolver: &mut Resolver, plan: &Plan) {
     let page = resolver.page;
     let &(budget, enc) = plan.pick(
-        0,
+        OUTLINE,
         &[
             (1, Encoding::O200kBase),
             (60, Encoding::Cl100kBase),
@@ -236,19 +247,19 @@ fn outline_view(resolver: &mut Resolver, plan: &Plan) {
 }
 
 fn chunk_view(page: &Page, plan: &Plan) {
-    let first_element = (0..page.len() as u32)
-        .map(NodeId)
-        .find(|&n| page.is_element(n));
-    let (target, all) = match plan.pick(1, &[0, 1, 2, 3]) {
+    let (target, all) = match plan.case(CHUNK_TARGET, 4) {
         0 => (ChunkTarget::Selector("body".into()), false),
         1 => (ChunkTarget::Selector("p, li, a".into()), true),
         2 => (ChunkTarget::Id(NodeId(page.len() as u32)), false),
-        _ => match first_element {
-            Some(n) => (ChunkTarget::Id(n), false),
+        _ => match (0..page.len() as u32)
+            .map(NodeId)
+            .find(|&n| page.is_element(n))
+        {
+            Some(first_element) => (ChunkTarget::Id(first_element), false),
             None => return,
         },
     };
-    let budget = *plan.pick(2, &[1, 50, 500]);
+    let budget = *plan.pick(CHUNK_BUDGET, &[1, 50, 500]);
     let opts = ChunkOptions {
         all,
         max_tokens: Some(budget),
@@ -283,7 +294,7 @@ fn folded_resolves(page: &Page, selector: &str, first: NodeId, what: &str) {
 
 fn markdown(page: &Page, plan: &Plan) {
     let &(main, budget, max_lines) = plan.pick(
-        3,
+        MARKDOWN,
         &[
             (true, Some(1), 0),
             (true, Some(200), 20),
@@ -312,7 +323,7 @@ fn markdown(page: &Page, plan: &Plan) {
 fn snapshot_view(resolver: &mut Resolver, plan: &Plan) {
     let page = resolver.page;
     let plain = SnapshotOptions::default();
-    let (opts, with_session) = match plan.pick(4, &[0, 1, 2, 3]) {
+    let (opts, with_session) = match plan.case(SNAPSHOT, 4) {
         0 => (plain, false),
         1 => (
             SnapshotOptions {
@@ -364,7 +375,7 @@ fn snapshot_view(resolver: &mut Resolver, plan: &Plan) {
 }
 
 fn find_view(resolver: &mut Resolver, plan: &Plan) {
-    let &(query, budget) = plan.pick(5, &[("a", 1), ("/[a-z]+/i", 60), ("e", 2000)]);
+    let &(query, budget) = plan.pick(FIND, &[("a", 1), ("/[a-z]+/i", 60), ("e", 2000)]);
     let opts = FindOptions {
         query: query.into(),
         max_tokens: budget,
@@ -402,7 +413,7 @@ fn chunk_ref(page: &Page, r: &str, session: Option<&SnapshotSession>, what: &str
 
 fn cnt(resolver: &mut Resolver, plan: &Plan) {
     let cnt = Cnt::build(resolver.page);
-    let budget = *plan.pick(6, &[1, 30, 300, 3000]);
+    let budget = *plan.pick(CNT, &[1, 30, 300, 3000]);
     let opts = ViewOptions {
         max_tokens: budget,
         ..Default::default()
@@ -444,7 +455,11 @@ mod tests {
         for view in 0..PLAN {
             for count in 1..=cases.len() {
                 let seen: HashSet<usize> = (0..count)
-                    .map(|n| *split(&input(n, b"<p>")).0.pick(view, &cases[..count]))
+                    .map(|n| {
+                        *split(&starting_input(n, b"<p>"))
+                            .0
+                            .pick(view, &cases[..count])
+                    })
                     .collect();
                 assert_eq!(seen.len(), count, "view {view}, {count} cases");
             }
@@ -453,10 +468,10 @@ mod tests {
 
     #[test]
     fn the_page_follows_the_plan_and_a_short_input_is_all_plan() {
-        let bytes = input(5, b"<p>hi");
+        let bytes = starting_input(5, b"<p>hi");
         let (plan, page) = split(&bytes);
         assert_eq!(page, b"<p>hi");
-        assert_eq!(*plan.pick(0, &[0, 1, 2, 3]), 1);
+        assert_eq!(*plan.pick(OUTLINE, &[0, 1, 2, 3]), 1);
         let (plan, page) = split(&[9, 9]);
         assert!(page.is_empty());
         assert_eq!(plan.0, [9, 9, 0, 0, 0, 0, 0]);

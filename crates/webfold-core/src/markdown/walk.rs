@@ -516,6 +516,7 @@ impl<'a> Writer<'a> {
         clamp(&mut self.region, len);
         clamp(&mut self.strip_at, len);
         clamp(&mut self.line_start_at, len);
+        // A break always ends past its start: cutting into it forgets it.
         if self.last_br.1 != NONE && self.last_br.1 > len {
             self.last_br = (NONE, NONE);
         }
@@ -536,7 +537,6 @@ impl<'a> Writer<'a> {
         let (start, end) = self.last_br;
         if start != NONE && start >= content && end == self.out.len() {
             self.cut(start);
-            self.last_br = (NONE, NONE);
         }
     }
 
@@ -548,7 +548,6 @@ impl<'a> Writer<'a> {
         if self.opts.compact && self.last_br.1 == self.out.len() && self.last_br.0 != NONE {
             // `<br><br>` is a paragraph break.
             self.cut(self.last_br.0);
-            self.last_br = (NONE, NONE);
             self.join(2);
             return;
         }
