@@ -62,6 +62,13 @@ pub enum Scripted {
     Stream { events: Vec<String>, complete: bool },
     /// Reads the request and never answers.
     Hang,
+    /// Holds the request until the test opens the gate (`notify_one`),
+    /// then answers as `then`: how a test changes the world between two
+    /// steps of the loop without racing it.
+    Gated {
+        open: Arc<Notify>,
+        then: Box<Scripted>,
+    },
 }
 
 impl Scripted {
@@ -508,6 +515,10 @@ async fn answer(mut sock: TcpStream, reply: Option<Scripted>) -> Ended {
             if complete {
                 let _ = sock.write_all(b"0\r\n\r\n").await;
             }
+        }
+        Scripted::Gated { open, then } => {
+            open.notified().await;
+            return Box::pin(answer(sock, Some(*then))).await;
         }
         Scripted::Hang => {
             // Never answers; reads until the client closes the connection.

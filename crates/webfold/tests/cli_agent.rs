@@ -4,6 +4,11 @@
 mod support;
 
 use std::process::{Command, Output};
+use std::sync::Arc;
+use std::time::Duration;
+
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::sync::{Notify, watch};
 
 use serde_json::{Value, json};
 use support::{page_file, stderr, stdout};
@@ -201,33 +206,42 @@ async fn browser_pages_are_rendered_first() {
     assert_eq!(chunk, "<page-content>\n<h1>Rendered</h1>\n</page-content>");
 }
 
-/// With --browser the tab stays open: each chunk reads it again, so a page
-/// that keeps changing (a counter ticking every millisecond) answers two
-/// reads of the same element differently.
+/// With --browser the tab stays open: each chunk reads it again. The page
+/// changes between the two reads (the provider holds its second reply until
+/// the tab shows the new value), and the second chunk carries the change.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn browser_chunks_read_the_live_tab() {
-    let url = serve_page(
-        r#"<!doctype html><p id="n">0</p><script>let n = 0; setInterval(() => { document.getElementById('n').textContent = ++n }, 1)</script>"#,
-    )
-    .await;
+    let page = serve_counter().await;
     let kind = ProviderKind::Anthropic;
     let read = |id| Part::tool(id, "get_html_chunk", json!({"selector": "#n"}));
     let done = Part::tool("c3", "dom_changes_generator", answer());
+    let gate = Arc::new(Notify::new());
     let server = ReplayServer::start(vec![
         Scripted::reply(kind, &[read("c1")], usage(1, 1), false),
-        Scripted::reply(kind, &[read("c2")], usage(1, 1), false),
+        Scripted::Gated {
+            open: gate.clone(),
+            then: Box::new(Scripted::reply(kind, &[read("c2")], usage(1, 1), false)),
+        },
         Scripted::reply(kind, &[done], usage(1, 1), false),
     ])
     .await
     .unwrap();
-    let o = agent(&[
-        &url,
-        "--task",
-        "x",
-        "--base-url",
-        &server.url(),
-        "--browser",
-    ]);
+    let (url, base) = (page.url.clone(), server.url());
+    let mut run = tokio::task::spawn_blocking(move || {
+        agent(&[&url, "--task", "x", "--base-url", &base, "--browser"])
+    });
+    // The second request carries the first read; change the page, wait until
+    // the tab shows it, then let the agent read again.
+    tokio::select! {
+        _ = server.until_received(2) => {}
+        o = &mut run => panic!("the agent ended early: {}", stderr(&o.unwrap())),
+    }
+    page.value.send_replace(1);
+    let mut shown = page.shown.clone();
+    let showing = tokio::time::timeout(Duration::from_secs(60), shown.wait_for(|v| *v == 1));
+    assert!(matches!(showing.await, Ok(Ok(_))), "the tab never showed 1");
+    gate.notify_one();
+    let o = run.await.unwrap();
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     let reqs = server.requests();
     let results = reqs[2].tool_results();
@@ -241,13 +255,65 @@ async fn browser_chunks_read_the_live_tab() {
             .and_then(|t| t.parse().ok())
             .unwrap_or_else(|| panic!("no counter in {r}"))
     };
-    let (first, second) = (count(results[0]), count(results[1]));
-    assert!(first > 0 && second > first, "{first} then {second}");
+    assert_eq!((count(results[0]), count(results[1])), (0, 1));
+}
+
+/// A page whose counter changes only when the test sends a new `value`. The
+/// page long-polls `/next?shown=N` and shows what it gets, so each poll also
+/// reports the number the tab shows (`shown`).
+struct Counter {
+    url: String,
+    value: watch::Sender<u64>,
+    shown: watch::Receiver<u64>,
+}
+
+const COUNTER_PAGE: &str = r#"<!doctype html><p id="n">0</p><script>
+const p = document.getElementById('n');
+(async () => { for (;;) { const r = await fetch('/next?shown=' + p.textContent); p.textContent = await r.text(); } })();
+</script>"#;
+
+async fn serve_counter() -> Counter {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    let (value, value_rx) = watch::channel(0u64);
+    let (shown_tx, shown) = watch::channel(0u64);
+    tokio::spawn(async move {
+        while let Ok((mut sock, _)) = listener.accept().await {
+            let (mut value, shown) = (value_rx.clone(), shown_tx.clone());
+            tokio::spawn(async move {
+                let mut buf = vec![0u8; 4096];
+                let n = sock.read(&mut buf).await.unwrap_or(0);
+                let head = String::from_utf8_lossy(&buf[..n]).into_owned();
+                let path = head.split_whitespace().nth(1).unwrap_or("/");
+                let (status, kind, body) = if let Some(now) = path.strip_prefix("/next?shown=") {
+                    let now: u64 = now.parse().unwrap_or(0);
+                    shown.send_replace(now);
+                    let Ok(next) = value.wait_for(|v| *v != now).await else {
+                        return;
+                    };
+                    ("200 OK", "text/plain", next.to_string())
+                } else if path == "/" {
+                    ("200 OK", "text/html", COUNTER_PAGE.to_string())
+                } else {
+                    ("404 Not Found", "text/plain", String::new())
+                };
+                let head = format!(
+                    "HTTP/1.1 {status}\r\ncontent-type: {kind}\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{body}",
+                    body.len()
+                );
+                let _ = sock.write_all(head.as_bytes()).await;
+            });
+        }
+    });
+    Counter {
+        url: format!("http://{addr}/"),
+        value,
+        shown,
+    }
 }
 
 /// Serves one page on 127.0.0.1.
 async fn serve_page(html: &'static str) -> String {
-    use tokio::io::{AsyncReadExt, AsyncWriteExt};
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let addr = listener.local_addr().unwrap();
     tokio::spawn(async move {
