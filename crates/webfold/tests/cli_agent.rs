@@ -3,6 +3,7 @@
 
 mod support;
 
+use std::net::SocketAddr;
 use std::process::{Command, Output};
 use std::sync::Arc;
 use std::time::Duration;
@@ -273,38 +274,24 @@ const p = document.getElementById('n');
 </script>"#;
 
 async fn serve_counter() -> Counter {
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let addr = listener.local_addr().unwrap();
     let (value, value_rx) = watch::channel(0u64);
     let (shown_tx, shown) = watch::channel(0u64);
-    tokio::spawn(async move {
-        while let Ok((mut sock, _)) = listener.accept().await {
-            let (mut value, shown) = (value_rx.clone(), shown_tx.clone());
-            tokio::spawn(async move {
-                let mut buf = vec![0u8; 4096];
-                let n = sock.read(&mut buf).await.unwrap_or(0);
-                let head = String::from_utf8_lossy(&buf[..n]).into_owned();
-                let path = head.split_whitespace().nth(1).unwrap_or("/");
-                let (status, kind, body) = if let Some(now) = path.strip_prefix("/next?shown=") {
-                    let now: u64 = now.parse().unwrap_or(0);
-                    shown.send_replace(now);
-                    let Ok(next) = value.wait_for(|v| *v != now).await else {
-                        return;
-                    };
-                    ("200 OK", "text/plain", next.to_string())
-                } else if path == "/" {
-                    ("200 OK", "text/html", COUNTER_PAGE.to_string())
-                } else {
-                    ("404 Not Found", "text/plain", String::new())
-                };
-                let head = format!(
-                    "HTTP/1.1 {status}\r\ncontent-type: {kind}\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{body}",
-                    body.len()
-                );
-                let _ = sock.write_all(head.as_bytes()).await;
-            });
+    let addr = serve(move |path| {
+        let (mut value, shown) = (value_rx.clone(), shown_tx.clone());
+        async move {
+            let Some(now) = path.strip_prefix("/next?shown=") else {
+                return Some(match path.as_str() {
+                    "/" => ("200 OK", "text/html", COUNTER_PAGE.to_string()),
+                    _ => ("404 Not Found", "text/plain", String::new()),
+                });
+            };
+            let now: u64 = now.parse().unwrap_or(0);
+            shown.send_replace(now);
+            let next = *value.wait_for(|v| *v != now).await.ok()?;
+            Some(("200 OK", "text/plain", next.to_string()))
         }
-    });
+    })
+    .await;
     Counter {
         url: format!("http://{addr}/"),
         value,
@@ -312,25 +299,45 @@ async fn serve_counter() -> Counter {
     }
 }
 
-/// Serves one page on 127.0.0.1.
+/// Serves one page on 127.0.0.1, at every path.
 async fn serve_page(html: &'static str) -> String {
+    let addr = serve(move |_| async move { Some(("200 OK", "text/html", html.to_string())) }).await;
+    format!("http://{addr}/")
+}
+
+/// A status line, a content type and a body.
+type Answer = (&'static str, &'static str, String);
+
+/// Serves on 127.0.0.1, one request a connection: `answer` gets the path and
+/// may hold the request; `None` closes the connection unanswered.
+async fn serve<F, Fut>(answer: F) -> SocketAddr
+where
+    F: Fn(String) -> Fut + Send + Sync + 'static,
+    Fut: Future<Output = Option<Answer>> + Send + 'static,
+{
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let addr = listener.local_addr().unwrap();
+    let answer = Arc::new(answer);
     tokio::spawn(async move {
         while let Ok((mut sock, _)) = listener.accept().await {
+            let answer = answer.clone();
             tokio::spawn(async move {
                 let mut buf = vec![0u8; 4096];
-                let _ = sock.read(&mut buf).await;
-                let head = format!(
-                    "HTTP/1.1 200 OK\r\ncontent-type: text/html\r\ncontent-length: {}\r\nconnection: close\r\n\r\n",
-                    html.len()
+                let n = sock.read(&mut buf).await.unwrap_or(0);
+                let head = String::from_utf8_lossy(&buf[..n]);
+                let path = head.split_whitespace().nth(1).unwrap_or("/").to_string();
+                let Some((status, kind, body)) = answer(path).await else {
+                    return;
+                };
+                let reply = format!(
+                    "HTTP/1.1 {status}\r\ncontent-type: {kind}\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{body}",
+                    body.len()
                 );
-                let _ = sock.write_all(head.as_bytes()).await;
-                let _ = sock.write_all(html.as_bytes()).await;
+                let _ = sock.write_all(reply.as_bytes()).await;
             });
         }
     });
-    format!("http://{addr}/")
+    addr
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
