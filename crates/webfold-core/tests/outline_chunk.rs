@@ -668,6 +668,44 @@ fn chunk_over_budget_folds_parts_into_placeholders_that_unfold() {
     );
 }
 
+/// Alternating short and long items: the short ones are shown first, which
+/// leaves each long one alone between shown neighbours. A placeholder there
+/// would cost more than the item it stands for.
+#[test]
+fn chunk_never_folds_what_is_smaller_than_its_placeholder() {
+    let items: String = (0..2_000)
+        .map(|i| {
+            if i % 2 == 0 {
+                format!("<li class=\"even\">Item {i} of the list here</li>\n")
+            } else {
+                format!("<li class=\"odd\">Item {i} of the list</li>\n")
+            }
+        })
+        .collect();
+    let page = Page::parse(&format!("<body><main><ul>{items}</ul></main></body>"));
+    for max in [300, 2_000] {
+        let c = chunk_of(&page, &select("ul"), false, Some(max)).expect("fits");
+        assert!(c.tokens <= max, "{} > {max}", c.tokens);
+        let placeholders: Vec<&str> = c
+            .text
+            .match_indices("<!-- folded")
+            .map(|(at, _)| {
+                let end = c.text[at..].find("-->").expect("closed") + 3;
+                &c.text[at..at + end]
+            })
+            .collect();
+        let folded = &c.chunks[0].folded;
+        assert_eq!(placeholders.len(), folded.len(), "{}", c.text);
+        for (text, part) in placeholders.iter().zip(folded) {
+            assert!(
+                part.bytes > text.len() as u64,
+                "{max}: {} bytes folded into the longer {text}",
+                part.bytes
+            );
+        }
+    }
+}
+
 #[test]
 fn chunk_that_cannot_fold_small_enough_says_the_smallest_budget() {
     let page = Page::parse(&format!(

@@ -484,13 +484,19 @@ impl<'a, 'p> Folder<'a, 'p> {
                     }
                 }
                 let part = self.part(p, &members, position[i], elements);
-                replace.insert(c, placeholder_text(page, &part, c, self.surface));
+                // Trailing whitespace after the run stays as it was.
+                i = last + 1;
+                let text = placeholder_text(page, &part, c, self.surface);
+                // A placeholder longer than what it stands for saves nothing:
+                // such a run is shown as it is.
+                if part.bytes <= text.len() as u64 {
+                    continue;
+                }
+                replace.insert(c, text);
                 for &m in members.iter().skip(1).chain(gaps.iter()) {
                     replace.insert(m, String::new());
                 }
                 folded.push(part);
-                // Trailing whitespace after the run stays as it was.
-                i = last + 1;
             }
         }
         let mut html = String::new();

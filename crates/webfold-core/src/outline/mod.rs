@@ -172,36 +172,19 @@ pub fn outline(page: &Page, opts: &OutlineOptions) -> Result<Outline, Error> {
     let all = plan.entries.len();
     let enc = opts.encoding;
 
-    let full = r.render(all, opts.max_tokens);
-    let full_tokens = tokens::count(&full.text, enc);
-    let (k, rendered, count) = match opts.max_tokens {
-        Some(budget) if full_tokens > budget => {
-            let smallest = r.render(1, Some(budget));
-            let smallest_tokens = tokens::count(&smallest.text, enc);
-            if smallest_tokens > budget {
-                return Err(Error::BudgetTooSmall {
-                    what: "the outline of this page".into(),
-                    needed: smallest_tokens,
-                    max_tokens: budget,
-                    advice: format!(
-                        "raise {}",
-                        Hint::Raise(Limit::MaxTokens, Some(smallest_tokens)).spell(opts.surface)
-                    ),
-                });
-            }
-            // Tokens grow with lines (not strictly: previews move text to
-            // the lines below); the search keeps only renders that fitted.
-            // First guess: lines in proportion to the budget.
-            let guess = all * budget / full_tokens.max(1);
-            let (k, (out, t)) =
-                crate::fit::largest_fitting((1, (smallest, smallest_tokens)), guess, all, |k| {
-                    let out = r.render(k, Some(budget));
-                    let t = tokens::count(&out.text, enc);
-                    (t <= budget).then_some((out, t))
-                });
-            (k, out, t)
-        }
-        _ => (all, full, full_tokens),
+    // Without a budget, every plan fits.
+    let budget = opts.max_tokens.unwrap_or(usize::MAX);
+    // Every line costs at least one token (its newline), so a plan with more
+    // lines than the budget cannot fit whole: rendering a listing's 400,000
+    // lines only to count them would cost more than the rest of the view.
+    let whole = (all <= budget).then(|| {
+        let out = r.render(all, opts.max_tokens);
+        let t = tokens::count(&out.text, enc);
+        (out, t)
+    });
+    let (k, rendered, count) = match whole {
+        Some((out, t)) if t <= budget => (all, out, t),
+        whole => fit_lines(&mut r, all, budget, whole.map(|(_, t)| t), opts)?,
     };
     // Previews depend on which lines are shown: re-mark for the kept set.
     let _ = r.render(k, opts.max_tokens);
@@ -224,4 +207,44 @@ pub fn outline(page: &Page, opts: &OutlineOptions) -> Result<Outline, Error> {
         timestamp: None,
         truncated,
     })
+}
+
+/// The most lines (in rank order) whose render fits `budget`, for a plan of
+/// `all` lines that does not fit whole (`whole_tokens`, when it was counted).
+fn fit_lines(
+    r: &mut render::Renderer<'_, '_>,
+    all: usize,
+    budget: usize,
+    whole_tokens: Option<usize>,
+    opts: &OutlineOptions,
+) -> Result<(usize, render::Rendered, usize), Error> {
+    let enc = opts.encoding;
+    let smallest = r.render(1, Some(budget));
+    let smallest_tokens = tokens::count(&smallest.text, enc);
+    if smallest_tokens > budget {
+        return Err(Error::BudgetTooSmall {
+            what: "the outline of this page".into(),
+            needed: smallest_tokens,
+            max_tokens: budget,
+            advice: format!(
+                "raise {}",
+                Hint::Raise(Limit::MaxTokens, Some(smallest_tokens)).spell(opts.surface)
+            ),
+        });
+    }
+    // Tokens grow with lines (not strictly: previews move text to the lines
+    // below); the search keeps only renders that fitted. First guess: lines
+    // in proportion to the budget, or a typical line's dozen tokens when the
+    // whole was not counted.
+    let guess = match whole_tokens {
+        Some(t) => all * budget / t.max(1),
+        None => budget / 12,
+    };
+    let (k, (out, t)) =
+        crate::fit::largest_fitting((1, (smallest, smallest_tokens)), guess, all, |k| {
+            let out = r.render(k, Some(budget));
+            let t = tokens::count(&out.text, enc);
+            (t <= budget).then_some((out, t))
+        });
+    Ok((k, out, t))
 }

@@ -21,6 +21,24 @@ pub struct UniqueSelectors<'a> {
     /// (see [`UniqueSelectors::covering`]).
     partial: bool,
     memo: HashMap<NodeId, String>,
+    /// Elements on the page matching a `tag.classes` compound, by compound.
+    /// Siblings alike (`tr.odd`, `tr.even`) ask for one compound again and
+    /// again: counted once, the selectors of a page stay linear in its size.
+    compounds: HashMap<String, usize>,
+    /// Per parent, its element children's places among their type (and the
+    /// counts of the compounds asked of them): one pass per parent, not one
+    /// per child.
+    siblings: HashMap<NodeId, Siblings>,
+}
+
+/// An element's children as `step` sees them.
+#[derive(Default)]
+struct Siblings {
+    /// Per child element: its 1-based position among children of its type
+    /// key, and how many children have that key.
+    of_type: HashMap<NodeId, (usize, usize)>,
+    /// Children matching a `tag.classes` compound, by compound.
+    compounds: HashMap<String, usize>,
 }
 
 /// How many elements carry each id and tag, and which carry each class
@@ -127,6 +145,8 @@ impl<'a> UniqueSelectors<'a> {
             index,
             partial: false,
             memo: HashMap::new(),
+            compounds: HashMap::new(),
+            siblings: HashMap::new(),
         }
     }
 
@@ -140,6 +160,8 @@ impl<'a> UniqueSelectors<'a> {
             index: Index::default(),
             partial: true,
             memo: HashMap::new(),
+            compounds: HashMap::new(),
+            siblings: HashMap::new(),
         };
         let fold = page.quirks_mode();
         let mut buf = String::new();
@@ -228,7 +250,7 @@ impl<'a> UniqueSelectors<'a> {
     }
 
     /// A selector that matches only `id` on the whole page, on its own.
-    fn anchor(&self, id: NodeId) -> Option<String> {
+    fn anchor(&mut self, id: NodeId) -> Option<String> {
         let e = self.page.element(id)?;
         if let Some(v) = e.id()
             && self.index.ids.get(&self.key(v)) == Some(&1)
@@ -240,21 +262,39 @@ impl<'a> UniqueSelectors<'a> {
             return Some(ident(tag));
         }
         let classes = self.class_list(id);
-        if !classes.is_empty() && classes.len() <= MAX_CLASSES {
-            // The shortest posting list bounds the candidates.
-            let shortest = classes
-                .iter()
-                .filter_map(|c| self.index.classes.get(&self.key(c)))
-                .min_by_key(|l| l.len())?;
-            let count = shortest
-                .iter()
-                .filter(|&&n| self.same_type_key(n, tag) && self.has_classes(n, &classes))
-                .count();
-            if count == 1 {
-                return Some(compound(tag, &classes));
-            }
+        if classes.is_empty() || classes.len() > MAX_CLASSES {
+            return None;
         }
-        None
+        let sel = compound(tag, &classes);
+        let key = self.compound_key(&sel);
+        let count = match self.compounds.get(&key) {
+            Some(&c) => c,
+            None => {
+                // The shortest posting list bounds the candidates.
+                let shortest = classes
+                    .iter()
+                    .filter_map(|c| self.index.classes.get(&self.key(c)))
+                    .min_by_key(|l| l.len())?;
+                let c = shortest
+                    .iter()
+                    .filter(|&&n| self.same_type_key(n, tag) && self.has_classes(n, &classes))
+                    .count();
+                self.compounds.insert(key, c);
+                c
+            }
+        };
+        (count == 1).then_some(sel)
+    }
+
+    /// A compound as a memo key: the type key and, in quirks mode, the
+    /// classes case-folded, as the counts they stand for match.
+    fn compound_key(&self, compound: &str) -> String {
+        if self.page.quirks_mode() {
+            compound.to_ascii_lowercase()
+        } else {
+            let (tag, rest) = compound.split_once('.').unwrap_or((compound, ""));
+            format!("{}.{rest}", type_key(tag))
+        }
     }
 
     /// Whether `n`'s tag has the index key of `tag`: it may match `tag`'s
@@ -266,34 +306,63 @@ impl<'a> UniqueSelectors<'a> {
     }
 
     /// A step unique among the element's siblings.
-    fn step(&self, id: NodeId, parent: NodeId) -> String {
+    fn step(&mut self, id: NodeId, parent: NodeId) -> String {
         let tag = self.page.tag(id).unwrap_or("*");
-        let same_tag: Vec<NodeId> = self
-            .page
-            .element_children(parent)
-            .filter(|&c| self.same_type_key(c, tag))
-            .collect();
-        if same_tag.len() == 1 {
+        let page = self.page;
+        let siblings = self.siblings.entry(parent).or_insert_with(|| {
+            let mut seen: HashMap<Cow<'_, str>, usize> = HashMap::new();
+            let mut of_type = HashMap::new();
+            let kids: Vec<(NodeId, Cow<'_, str>)> = page
+                .element_children(parent)
+                .map(|c| (c, type_key(page.tag(c).unwrap_or("*"))))
+                .collect();
+            for (c, key) in &kids {
+                let k = seen.entry(key.clone()).or_insert(0);
+                *k += 1;
+                of_type.insert(*c, (*k, 0));
+            }
+            for (c, key) in &kids {
+                if let Some(place) = of_type.get_mut(c) {
+                    place.1 = seen[key];
+                }
+            }
+            Siblings {
+                of_type,
+                compounds: HashMap::new(),
+            }
+        });
+        let (position, same_type) = siblings.of_type.get(&id).copied().unwrap_or((1, 1));
+        if same_type == 1 {
             return ident(tag);
         }
         let classes = self.class_list(id);
-        if !classes.is_empty()
-            && classes.len() <= MAX_CLASSES
-            && same_tag
-                .iter()
-                .filter(|&&c| self.has_classes(c, &classes))
-                .count()
-                == 1
-        {
-            return compound(tag, &classes);
+        if !classes.is_empty() && classes.len() <= MAX_CLASSES {
+            let sel = compound(tag, &classes);
+            let key = self.compound_key(&sel);
+            let known = self
+                .siblings
+                .get(&parent)
+                .and_then(|s| s.compounds.get(&key).copied());
+            let count = known.unwrap_or_else(|| {
+                let c = page
+                    .element_children(parent)
+                    .filter(|&c| self.same_type_key(c, tag) && self.has_classes(c, &classes))
+                    .count();
+                if let Some(s) = self.siblings.get_mut(&parent) {
+                    s.compounds.insert(key, c);
+                }
+                c
+            });
+            if count == 1 {
+                return sel;
+            }
         }
         // `:nth-of-type` counts elements of the very same name, and these
         // are: siblings whose tags differ only in case are of one namespace
         // in any tree the HTML parser builds (foreign content's children are
         // foreign but for integration points, whose only foreign children
         // are `<svg>` and `<math>`, names no HTML element it makes has).
-        let k = same_tag.iter().position(|&c| c == id).unwrap_or(0) + 1;
-        format!("{}:nth-of-type({k})", ident(tag))
+        format!("{}:nth-of-type({position})", ident(tag))
     }
 
     /// The unique selector of element `id` (`None` for non-elements and
@@ -309,6 +378,7 @@ impl<'a> UniqueSelectors<'a> {
             self.index = Index::default();
             self.index.count(self.page, true);
             self.partial = false;
+            self.compounds.clear();
         }
         // Climb to the nearest element that is memoized or anchored, then
         // build back down. Iterative: pages nest arbitrarily deep.
