@@ -45,6 +45,7 @@ async fn health(State(svc): State<Arc<Conversations>>) -> Json<Value> {
 
 /// Seed 000's body, plus the page's URL.
 #[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
 struct CreateBody {
     #[serde(alias = "sessionId")]
     session_id: Option<String>,
@@ -174,9 +175,14 @@ async fn remove(
 }
 
 #[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
 struct RefreshBody {
     html: String,
     url: Option<String>,
+    /// Seed 000's extension sends its own structure summary; the bridge
+    /// makes its own from the page.
+    #[serde(rename = "structure")]
+    _structure: Option<serde::de::IgnoredAny>,
 }
 
 async fn refresh(
@@ -403,7 +409,6 @@ mod contract_tests {
             }
         }
     }
-}
 
     /// Selectors as unique selectors and pasted CSS spell them: combinators,
     /// quotes, escapes, `#`, `%`, `&`, `+`, non-ASCII.
@@ -470,3 +475,4 @@ mod contract_tests {
             }
         }
     }
+}

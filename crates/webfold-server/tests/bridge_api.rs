@@ -284,6 +284,57 @@ async fn bad_bodies_get_json_errors() {
     assert_eq!(r.body["error"], "Not found");
 }
 
+/// A misspelt body field is refused as a misspelt query parameter is, in
+/// the same words, naming the fields the endpoint takes.
+#[tokio::test]
+async fn unknown_body_fields_are_refused_like_unknown_parameters() {
+    let t = app();
+    let r = t.get("/conversations?limt=1").await;
+    assert_eq!(r.status, StatusCode::BAD_REQUEST);
+    assert_eq!(
+        r.body["detail"],
+        "unknown parameter 'limt'; this endpoint takes: limit, offset"
+    );
+
+    let r = t
+        .post_json(
+            "/conversations",
+            &json!({"html": "<p>x</p>", "sesion_id": "abc"}),
+        )
+        .await;
+    assert_eq!(r.status, StatusCode::BAD_REQUEST, "{}", r.body);
+    let detail = r.body["detail"].as_str().unwrap();
+    let takes = detail
+        .strip_prefix("unknown field 'sesion_id'; this endpoint takes: ")
+        .unwrap_or_else(|| panic!("{detail}"));
+    for field in [
+        "session_id",
+        "cwd",
+        "permissionMode",
+        "jsonSchema",
+        "html",
+        "url",
+    ] {
+        assert!(takes.split(", ").any(|f| f == field), "{field} in {detail}");
+    }
+
+    let id = t.create("<p>x</p>").await;
+    let r = t
+        .post_json(
+            &format!("/conversations/{id}/refresh"),
+            &json!({"html": "<p>y</p>", "link": "https://a.test/"}),
+        )
+        .await;
+    assert_eq!(r.status, StatusCode::BAD_REQUEST, "{}", r.body);
+    assert_eq!(
+        r.body["detail"],
+        "unknown field 'link'; this endpoint takes: html, url, structure"
+    );
+    // Nothing was stored.
+    let r = t.get(&format!("/conversations/{id}")).await;
+    assert_eq!(r.body["version"], 1);
+}
+
 /// `session_id` is the caller's opaque id: any non-empty id up to 128
 /// characters of letters, digits and `. _ - : @ + =` is kept and echoed;
 /// anything that could break a log line or a file name is refused.
@@ -707,57 +758,6 @@ async fn concurrent_refresh_and_chunk_never_tear() {
     );
 }
 
-/// Real pages: the bridge's chunk equals the core's outerHTML of the first
-/// match, and the structure is the core's outline.
-#[tokio::test]
-async fn corpus_pages_round_trip() {
-    let t = app();
-    for p in webfold_corpus::sample(15).into_iter().take(8) {
-        let html = p.html();
-        let id = t.create(&html).await;
-        let page = Page::parse(&html);
-        for sel in ["main", "article", "h1", "a[href]", "body > *"] {
-            let r = t
-                .get(&format!(
-                    "/conversations/{id}/chunk?{}",
-                    query(&[("selector", sel), ("max_tokens", "100000000")])
-                ))
-                .await;
-            match page.query_all(sel).unwrap().first() {
-                Some(&n) => {
-                    assert_eq!(r.status, StatusCode::OK, "{} {sel}", p.id);
-                    assert_eq!(
-                        r.body["html"].as_str().unwrap(),
-                        page.outer_html(n),
-                        "{} {sel}",
-                        p.id
-                    );
-                }
-                None => assert_eq!(r.status, StatusCode::NOT_FOUND, "{} {sel}", p.id),
-            }
-        }
-        let r = t.get(&format!("/conversations/{id}/outline")).await;
-        assert_eq!(r.status, StatusCode::OK, "{} {}", p.id, r.body);
-        // The bridge's outline is the core's, its hints in the bridge's words.
-        let opts = webfold_core::outline::OutlineOptions {
-            surface: webfold_core::contract::Surface::Http,
-            ..Default::default()
-        };
-        let expected = webfold_core::outline::outline(&page, &opts).unwrap();
-        assert_eq!(r.body["text"], expected.text, "{}", p.id);
-        assert_eq!(r.body["tokens"], expected.tokens, "{}", p.id);
-    }
-}
-
-#[tokio::test]
-async fn outline_and_markdown_take_view_options() {
-    let t = app();
-    let html = r#"<html><body><main><h1>Title</h1><p>See <a href="/docs">the docs</a>.</p><ul><li>a</li><li>b</li></ul></main><footer id="f">foot</footer></body></html>"#;
-    let r = t
-        .post_json(
-            "/conversations",
-            &json!({"html": html, "url": "https://site.test/dir/page"}),
-        )
 /// Elements whose selectors need every kind of escaping in a URL.
 const TRICKY: &str = r#"<!doctype html><html><body><main>
 <ul><li>one</li><li>two</li></ul>
@@ -867,6 +867,57 @@ async fn hints_with_any_selector_reach_their_element_over_the_wire() {
     }
 }
 
+/// Real pages: the bridge's chunk equals the core's outerHTML of the first
+/// match, and the structure is the core's outline.
+#[tokio::test]
+async fn corpus_pages_round_trip() {
+    let t = app();
+    for p in webfold_corpus::sample(15).into_iter().take(8) {
+        let html = p.html();
+        let id = t.create(&html).await;
+        let page = Page::parse(&html);
+        for sel in ["main", "article", "h1", "a[href]", "body > *"] {
+            let r = t
+                .get(&format!(
+                    "/conversations/{id}/chunk?{}",
+                    query(&[("selector", sel), ("max_tokens", "100000000")])
+                ))
+                .await;
+            match page.query_all(sel).unwrap().first() {
+                Some(&n) => {
+                    assert_eq!(r.status, StatusCode::OK, "{} {sel}", p.id);
+                    assert_eq!(
+                        r.body["html"].as_str().unwrap(),
+                        page.outer_html(n),
+                        "{} {sel}",
+                        p.id
+                    );
+                }
+                None => assert_eq!(r.status, StatusCode::NOT_FOUND, "{} {sel}", p.id),
+            }
+        }
+        let r = t.get(&format!("/conversations/{id}/outline")).await;
+        assert_eq!(r.status, StatusCode::OK, "{} {}", p.id, r.body);
+        // The bridge's outline is the core's, its hints in the bridge's words.
+        let opts = webfold_core::outline::OutlineOptions {
+            surface: webfold_core::contract::Surface::Http,
+            ..Default::default()
+        };
+        let expected = webfold_core::outline::outline(&page, &opts).unwrap();
+        assert_eq!(r.body["text"], expected.text, "{}", p.id);
+        assert_eq!(r.body["tokens"], expected.tokens, "{}", p.id);
+    }
+}
+
+#[tokio::test]
+async fn outline_and_markdown_take_view_options() {
+    let t = app();
+    let html = r#"<html><body><main><h1>Title</h1><p>See <a href="/docs">the docs</a>.</p><ul><li>a</li><li>b</li></ul></main><footer id="f">foot</footer></body></html>"#;
+    let r = t
+        .post_json(
+            "/conversations",
+            &json!({"html": html, "url": "https://site.test/dir/page"}),
+        )
         .await;
     let id = r.body["conversationId"].as_str().unwrap().to_string();
     assert!(
