@@ -23,7 +23,9 @@ pub struct LiveElement {
 }
 
 impl CapturedPage {
-    /// The captured node a target names, and its backend node id.
+    /// The captured node a target names, and its backend node id. A ref
+    /// that names nothing is stale when a snapshot of this page issued it
+    /// (its element has gone since), and unknown when none did.
     pub fn resolve(
         &self,
         target: &Target,
@@ -32,7 +34,12 @@ impl CapturedPage {
         let stale = || BrowserError::Stale(target.to_string());
         let node = target
             .resolve(&self.page, &self.url, session)
-            .map_err(|_| stale())?;
+            .map_err(|_| match target {
+                Target::Ref(r) if !session.is_some_and(|s| s.issued(r)) => {
+                    BrowserError::View(webfold_core::Error::UnknownRef(r.clone()))
+                }
+                _ => stale(),
+            })?;
         let backend = self.backend_id(node).ok_or_else(stale)?;
         Ok((node, backend))
     }

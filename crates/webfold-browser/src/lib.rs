@@ -43,6 +43,9 @@ pub enum BrowserError {
         "{0} is stale: the element is gone or has changed since the snapshot; take a new snapshot and use its refs"
     )]
     Stale(String),
+    /// A view's error, such as a ref no snapshot of the page issued.
+    #[error(transparent)]
+    View(#[from] webfold_core::Error),
     #[error("{0} has no box on screen to act on (hidden or zero size); pick a visible element")]
     NoBox(String),
     #[error("{0} cannot take text; type into a text field, text area or editable element")]

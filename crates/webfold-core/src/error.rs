@@ -27,7 +27,7 @@ pub enum Error {
     #[error("unknown node id {0}: take ids from an outline or CNT of this same page")]
     UnknownNodeId(NodeId),
 
-    #[error("unknown ref '{0}': take a fresh snapshot and use a ref from it")]
+    #[error("no element {0} in the last snapshot; take a new snapshot and use one of its refs")]
     UnknownRef(String),
 
     #[error("{0}")]

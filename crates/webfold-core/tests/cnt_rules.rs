@@ -193,6 +193,38 @@ fn last_text_is_appended_only_into_a_childless_previous_sibling() {
     );
 }
 
+/// Headings and live-region messages keep lines of their own, as in the
+/// snapshot: merged into a neighbour, a heading would read as the label of
+/// the button after it, and a status as part of the button before it.
+#[test]
+fn headings_and_live_messages_keep_their_own_lines() {
+    let beside_buttons = "<body><div><h2>Page B</h2><button>Buy now</button></div><div><button>Sell</button><div role=status>Order placed</div></div></body>";
+    assert_eq!(
+        tree(beside_buttons),
+        "3 body\n 4 div\n  5 h2 Page B\n  7 button* Buy now\n 9 div\n  10 button* Sell\n  12 div role=status Order placed\n"
+    );
+    // Every heading and live-region kind, among text that still merges.
+    let kinds = "<body><p>Intro</p><h3>Title</h3><p>Body</p><div role=heading aria-level=4>Sub</div><p>More</p><p role=alert>Failed</p><p role=log>Joined</p><span aria-live=polite>Saved</span><output>42</output><span aria-live=off>quiet</span><p>end</p></body>";
+    assert_eq!(
+        tree(kinds),
+        "3 body\n 4 p Intro\n 6 h3 Title\n 8 p Body\n 10 div role=heading aria-level=4 Sub\n 12 p More\n 14 p role=alert Failed\n 16 p role=log Joined\n 18 span aria-live=polite Saved\n 20 output 42\n quiet end\n"
+    );
+    // Loose text before or after one stays a line of its own too; an element
+    // that absorbs a heading keeps its line as the heading's.
+    let loose = "<body><div>Before<h2>Deals</h2>after</div><section><h2>Menu</h2></section><button>Go</button></body>";
+    assert_eq!(
+        tree(loose),
+        "3 body\n 4 div\n  Before\n  6 h2 Deals\n  after\n 9 section,h2 Menu\n 12 button* Go\n"
+    );
+    // A role that is not a heading's overrides the tag.
+    assert_eq!(
+        tree(
+            "<body><div><h2 role=presentation>Page B</h2><button>Buy now</button></div><a href=1>x</a></body>"
+        ),
+        "3 body\n 4 div,button* Page B \"Buy now\"\n 9 a* href=1 x\n"
+    );
+}
+
 #[test]
 fn single_text_child_becomes_the_parents_text() {
     let html = "<body><nav><a href=1>x</a><a href=2>y</a></nav><h1>Title</h1></body>";

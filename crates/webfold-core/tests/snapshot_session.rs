@@ -234,7 +234,10 @@ fn scoped_views_use_session_refs_without_moving_it() {
         Some(&mut s),
     )
     .unwrap_err();
-    assert!(err.to_string().contains("take a fresh snapshot"), "{err}");
+    assert_eq!(
+        err.to_string(),
+        "no element e999 in the last snapshot; take a new snapshot and use one of its refs"
+    );
 }
 
 #[test]

@@ -45,6 +45,7 @@ async fn health(State(svc): State<Arc<Conversations>>) -> Json<Value> {
 
 /// Seed 000's body, plus the page's URL.
 #[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
 struct CreateBody {
     #[serde(alias = "sessionId")]
     session_id: Option<String>,
@@ -174,9 +175,14 @@ async fn remove(
 }
 
 #[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
 struct RefreshBody {
     html: String,
     url: Option<String>,
+    /// Seed 000's extension sends its own structure summary; the bridge
+    /// makes its own from the page.
+    #[serde(rename = "structure")]
+    _structure: Option<serde::de::IgnoredAny>,
 }
 
 async fn refresh(
@@ -400,6 +406,72 @@ mod contract_tests {
                     other => Err(format!("no endpoint {other}")),
                 };
                 assert!(r.is_ok(), "{view:?} writes `{spelled}`: {r:?}");
+            }
+        }
+    }
+
+    /// Selectors as unique selectors and pasted CSS spell them: combinators,
+    /// quotes, escapes, `#`, `%`, `&`, `+`, non-ASCII.
+    const TRICKY_SELECTORS: &[&str] = &[
+        "main > ul > li:nth-child(2)",
+        r#"[data-x="a b"]"#,
+        "[title=\"it's\"]",
+        "#größe",
+        r"#\35 0\%",
+        r#"a[href="/a?b=1&c=2#frag"]"#,
+        r"p.a\+b",
+        "[data-emoji=\"😀\"]",
+        "ul ~ p[lang|=en]:not(.x)",
+    ];
+
+    /// A request target as RFC 3986 allows it in a query: unreserved
+    /// characters, sub-delimiters, `:@/?`, and well-formed `%XX` escapes.
+    fn is_query_target(s: &str) -> bool {
+        let b = s.as_bytes();
+        let mut i = 0;
+        while i < b.len() {
+            if b[i] == b'%' {
+                let hex = |k: usize| b.get(k).is_some_and(u8::is_ascii_hexdigit);
+                if !(hex(i + 1) && hex(i + 2)) {
+                    return false;
+                }
+                i += 3;
+            } else if b[i].is_ascii_alphanumeric() || b"-._~!$&'()*+,;=:@/?".contains(&b[i]) {
+                i += 1;
+            } else {
+                return false;
+            }
+        }
+        true
+    }
+
+    #[test]
+    fn chunk_hints_with_any_selector_are_request_targets_that_read_back() {
+        use webfold_core::contract::{Handle, Hint};
+        for sel in TRICKY_SELECTORS {
+            for all in [false, true] {
+                let spelled =
+                    Hint::Chunk(Handle::Selector(sel.to_string()), all).spell(Surface::Http);
+                let query = spelled
+                    .strip_prefix("chunk?")
+                    .expect("names the chunk endpoint");
+                let target = format!("/conversations/0123456789abcdef0123456789abcdef/{spelled}");
+                assert!(is_query_target(&target), "{sel:?} spelled `{target}`");
+                let uri: axum::http::Uri = target.parse().expect("a valid request target");
+                assert_eq!(uri.query(), Some(query));
+                let pairs: Vec<(String, String)> = url::form_urlencoded::parse(query.as_bytes())
+                    .into_owned()
+                    .collect();
+                assert_eq!(
+                    pairs[0],
+                    ("selector".to_string(), sel.to_string()),
+                    "{spelled}"
+                );
+                let opts = Params::from_pairs(pairs)
+                    .request::<webfold_core::chunk::ChunkOptions>()
+                    .unwrap_or_else(|e| panic!("{spelled}: {e:?}"));
+                assert_eq!(opts.selector.as_deref(), Some(*sel));
+                assert_eq!(opts.all, all);
             }
         }
     }

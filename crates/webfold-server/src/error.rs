@@ -85,14 +85,8 @@ impl From<crate::service::ServiceError> for ApiError {
         use crate::service::ServiceError as E;
         match e {
             E::ConversationNotFound => ApiError::conversation_not_found(),
-            E::VersionNotFound { version, kept } => {
-                ApiError::new(StatusCode::NOT_FOUND, "Version not found").detail(format!(
-                    "version {version} is not kept; kept versions: {}",
-                    kept.iter()
-                        .map(u32::to_string)
-                        .collect::<Vec<_>>()
-                        .join(", ")
-                ))
+            e @ E::VersionNotFound { .. } => {
+                ApiError::new(StatusCode::NOT_FOUND, "Version not found").detail(e.to_string())
             }
             E::Store(e @ webfold_store::StoreError::Full) => {
                 ApiError::new(StatusCode::INSUFFICIENT_STORAGE, "Insufficient Storage")

@@ -149,8 +149,15 @@ fn syntax_reason(message: &str) -> String {
 /// A data error (the JSON is fine, its shape is not) in the caller's terms.
 /// `path` is where serde was when it failed: the field itself for a wrong
 /// type, the enclosing object for a missing field.
-fn data_reason(path: &str, message: &str) -> String {
+pub(crate) fn data_reason(path: &str, message: &str) -> String {
     let path = if path == "." { "" } else { path };
+    if let Some(rest) = message.strip_prefix("unknown field `") {
+        // "unknown field `x`, expected one of `a`, `b`" (or "expected `a`",
+        // or "there are no fields"): every body is one object, so no path.
+        let (name, known) = rest.split_once('`').unwrap_or((rest, ""));
+        let known: Vec<&str> = known.split('`').skip(1).step_by(2).collect();
+        return unknown_name("field", name, &known);
+    }
     if let Some(rest) = message.strip_prefix("missing field `") {
         let field = rest.trim_end_matches('`');
         return match path {
@@ -187,6 +194,8 @@ fn plain_expected(expected: &str) -> String {
         "an array".into()
     } else if expected == "a boolean" {
         "true or false".into()
+    } else if matches!(expected, "u8" | "u16" | "u32" | "u64" | "usize") {
+        "a whole number".into()
     } else {
         expected.to_string()
     }
@@ -256,10 +265,7 @@ impl Params {
     /// Fails on a parameter not in `known`, naming the ones that are.
     pub fn only(&self, known: &[&str]) -> Result<(), ApiError> {
         match self.0.iter().find(|(k, _)| !known.contains(&k.as_str())) {
-            Some((k, _)) => Err(ApiError::bad_request(format!(
-                "unknown parameter '{k}'; this endpoint takes: {}",
-                known.join(", ")
-            ))),
+            Some((k, _)) => Err(ApiError::bad_request(unknown_name("parameter", k, known))),
             None => Ok(()),
         }
     }
@@ -324,6 +330,18 @@ impl Params {
             ))),
         }
     }
+}
+
+/// One wording for a name an endpoint does not take, a query parameter or
+/// a body field: the name, then every one it takes.
+fn unknown_name(what: &str, name: &str, known: &[&str]) -> String {
+    if known.is_empty() {
+        return format!("unknown {what} '{name}'; this endpoint takes none");
+    }
+    format!(
+        "unknown {what} '{name}'; this endpoint takes: {}",
+        known.join(", ")
+    )
 }
 
 /// Why a parameter did not parse. Numbers get words instead of Rust's

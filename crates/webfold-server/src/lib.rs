@@ -59,6 +59,7 @@ pub fn app(conversations: Arc<Conversations>, tools: ToolContext, policy: Policy
     let routes = api::routes()
         .with_state(conversations)
         .nest_service("/mcp", mcp)
+        .layer(axum::middleware::from_fn(session_end))
         .fallback(not_found)
         .layer(DefaultBodyLimit::max(max_body))
         .layer(axum::middleware::from_fn_with_state(
@@ -70,6 +71,22 @@ pub fn app(conversations: Arc<Conversations>, tools: ToolContext, policy: Policy
     Router::new()
         .fallback_service(routes)
         .layer(axum::middleware::from_fn(fallback::json_bodies))
+}
+
+/// rmcp answers the `DELETE /mcp` that ends a session with 202 Accepted,
+/// which MCP clients take for a failure (the Python SDK logs "Session
+/// termination failed: 202" on every close): the session is gone by then,
+/// so the answer is 200.
+async fn session_end(
+    req: axum::extract::Request,
+    next: axum::middleware::Next,
+) -> axum::response::Response {
+    let ends_session = req.method() == axum::http::Method::DELETE && req.uri().path() == "/mcp";
+    let mut resp = next.run(req).await;
+    if ends_session && resp.status() == axum::http::StatusCode::ACCEPTED {
+        *resp.status_mut() = axum::http::StatusCode::OK;
+    }
+    resp
 }
 
 async fn not_found() -> error::ApiError {

@@ -174,15 +174,51 @@ pub struct PageSource {
 pub struct WithRequest<T, R> {
     pub args: T,
     pub request: R,
-    problem: Option<String>,
+    /// The names the call gave, for a tool whose listed schema leaves some out.
+    given: Vec<String>,
+    problem: Option<Problem>,
 }
 
-impl<T, R> WithRequest<T, R> {
+#[derive(Debug)]
+enum Problem {
+    /// A name that is neither the tool's nor the view's.
+    Unknown(String),
+    Invalid(String),
+}
+
+impl<T: JsonSchema + 'static, R: Request> WithRequest<T, R> {
     /// The arguments, or what was wrong with them.
     pub(crate) fn checked(self) -> Result<Self, ToolError> {
+        self.checked_without(&[])
+    }
+
+    /// As `checked`, for a tool listed without the parameters `unlisted`:
+    /// those are unknown too, and no error names them.
+    pub(crate) fn checked_without(self, unlisted: &[&str]) -> Result<Self, ToolError> {
+        let unknown = match &self.problem {
+            Some(Problem::Unknown(name)) => Some(name.as_str()),
+            _ => self
+                .given
+                .iter()
+                .map(String::as_str)
+                .find(|k| unlisted.contains(k)),
+        };
+        if let Some(name) = unknown {
+            let mut valid: Vec<&str> = property_names::<T>()
+                .iter()
+                .chain(schema::options::<R>().iter().map(|o| &o.name))
+                .map(String::as_str)
+                .filter(|k| !unlisted.contains(k))
+                .collect();
+            valid.sort_unstable();
+            return Err(ToolError(format!(
+                "unknown parameter '{name}': valid parameters are {}",
+                valid.join(", ")
+            )));
+        }
         match self.problem {
-            Some(p) => Err(ToolError(p)),
-            None => Ok(self),
+            Some(Problem::Invalid(p)) => Err(ToolError(p)),
+            _ => Ok(self),
         }
     }
 }
@@ -203,16 +239,26 @@ impl<'de, T: DeserializeOwned + JsonSchema + Default + 'static, R: Request> Dese
 {
     fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         let all = serde_json::Map::<String, serde_json::Value>::deserialize(d)?;
-        Ok(Self::read(all).unwrap_or_else(|problem| WithRequest {
-            args: T::default(),
-            request: R::default(),
-            problem: Some(problem),
-        }))
+        let given: Vec<String> = all.keys().cloned().collect();
+        Ok(match Self::read(all) {
+            Ok((args, request)) => WithRequest {
+                args,
+                request,
+                given,
+                problem: None,
+            },
+            Err(problem) => WithRequest {
+                args: T::default(),
+                request: R::default(),
+                given,
+                problem: Some(problem),
+            },
+        })
     }
 }
 
 impl<T: DeserializeOwned + JsonSchema + 'static, R: Request> WithRequest<T, R> {
-    fn read(all: serde_json::Map<String, serde_json::Value>) -> Result<Self, String> {
+    fn read(all: serde_json::Map<String, serde_json::Value>) -> Result<(T, R), Problem> {
         let own = property_names::<T>();
         let options = schema::options::<R>();
         let (mut mine, mut theirs) = (serde_json::Map::new(), serde_json::Map::new());
@@ -222,28 +268,21 @@ impl<T: DeserializeOwned + JsonSchema + 'static, R: Request> WithRequest<T, R> {
             } else if options.iter().any(|o| o.name == k) {
                 theirs.insert(k, v);
             } else {
-                let mut valid: Vec<&str> = own
-                    .iter()
-                    .chain(options.iter().map(|o| &o.name))
-                    .map(String::as_str)
-                    .collect();
-                valid.sort_unstable();
-                return Err(format!(
-                    "unknown parameter '{k}': valid parameters are {}",
-                    valid.join(", ")
-                ));
+                return Err(Problem::Unknown(k));
             }
         }
-        let args = serde_json::from_value(serde_json::Value::Object(mine))
-            .map_err(|e| format!("invalid arguments: {e}"))?;
+        let args =
+            serde_path_to_error::deserialize(serde_json::Value::Object(mine)).map_err(|e| {
+                let path = e.path().to_string();
+                Problem::Invalid(crate::extract::data_reason(
+                    &path,
+                    &e.into_inner().to_string(),
+                ))
+            })?;
         let request = parse::from_json::<R>(theirs, Surface::Mcp)
-            .map_err(|e| e.to_string())?
+            .map_err(|e| Problem::Invalid(e.to_string()))?
             .with_ctx(Ctx::new(Surface::Mcp, Encoding::default()));
-        Ok(WithRequest {
-            args,
-            request,
-            problem: None,
-        })
+        Ok((args, request))
     }
 }
 
@@ -286,6 +325,9 @@ pub struct ChunkSource {
     pub source: PageSource,
     /// true: from the user's browser tab now, not the copy of conversation_id (selector only)
     pub live: Option<bool>,
+    // Undocumented in the schema as the page sources are (the tool list's
+    // budget): the bridge's `version`, a kept version of conversation_id's page.
+    pub version: Option<u32>,
 }
 
 impl WebfoldTools {
@@ -294,6 +336,15 @@ impl WebfoldTools {
     }
 
     async fn page(&self, src: &PageSource) -> Result<PageHandle, ToolError> {
+        self.page_at(src, None).await
+    }
+
+    /// The page, as of `version` of its conversation when one is given.
+    async fn page_at(
+        &self,
+        src: &PageSource,
+        version: Option<u32>,
+    ) -> Result<PageHandle, ToolError> {
         let given = [
             src.conversation_id.is_some(),
             src.url.is_some(),
@@ -313,12 +364,21 @@ impl WebfoldTools {
                 ));
             }
         }
+        if version.is_some() && src.conversation_id.is_none() {
+            return Err(ToolError(
+                "version names a saved version of a conversation's page: give its conversation_id too, or leave version out".into(),
+            ));
+        }
         if let Some(id) = &src.conversation_id {
             let id: ConversationId = id.parse()?;
             let convs = self.ctx.conversations.as_ref().ok_or_else(|| {
                 ToolError("conversations are not available: this server has no database; pass url or html instead".into())
             })?;
-            let loaded = convs.latest(id).await.map_err(|e| match e {
+            let loaded = match version {
+                Some(v) => convs.version(id, v).await,
+                None => convs.latest(id).await,
+            };
+            let loaded = loaded.map_err(|e| match e {
                 ServiceError::ConversationNotFound => ToolError(format!(
                     "conversation {id} not found: check the id, or pass the page as url or html"
                 )),
@@ -634,14 +694,22 @@ fn on_page<R: Request>(request: R, page: &PageHandle) -> R {
 
 impl WebfoldTools {
     async fn chunk(&self, a: WithRequest<ChunkSource, ChunkOptions>) -> ToolResult {
-        let a = a.checked()?;
+        // Servers without the UI tools list get_html_chunk without `live`.
+        let unlisted: &[&str] = if self.ctx.groups.ui { &[] } else { &["live"] };
+        let a = a.checked_without(unlisted)?;
         a.request.named()?;
         let live = a.args.live == Some(true);
         let (page, session) = if live {
+            if a.args.version.is_some() {
+                return Err(ToolError(
+                    "live: true reads the tab as it is now, not a kept version: leave out version"
+                        .into(),
+                ));
+            }
             let page = self.live_tab_page(&a.args.source, &a.request).await?;
             (page, Arc::default())
         } else {
-            let page = self.page(&a.args.source).await?;
+            let page = self.page_at(&a.args.source, a.args.version).await?;
             let session = self.session_for(&a.args.source, &page);
             (page, session)
         };

@@ -19,12 +19,20 @@ use crate::cache::{LoadedPage, PageCache};
 pub enum ServiceError {
     #[error("Conversation not found")]
     ConversationNotFound,
-    #[error("version {version} of this conversation is not kept")]
+    #[error("version {version} is not kept; kept versions: {}", list(kept))]
     VersionNotFound { version: u32, kept: Vec<u32> },
     #[error(transparent)]
     Store(#[from] StoreError),
     #[error("{0}")]
     Task(String),
+}
+
+fn list(versions: &[u32]) -> String {
+    versions
+        .iter()
+        .map(u32::to_string)
+        .collect::<Vec<_>>()
+        .join(", ")
 }
 
 pub type Result<T, E = ServiceError> = std::result::Result<T, E>;

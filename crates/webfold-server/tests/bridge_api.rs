@@ -284,6 +284,57 @@ async fn bad_bodies_get_json_errors() {
     assert_eq!(r.body["error"], "Not found");
 }
 
+/// A misspelt body field is refused as a misspelt query parameter is, in
+/// the same words, naming the fields the endpoint takes.
+#[tokio::test]
+async fn unknown_body_fields_are_refused_like_unknown_parameters() {
+    let t = app();
+    let r = t.get("/conversations?limt=1").await;
+    assert_eq!(r.status, StatusCode::BAD_REQUEST);
+    assert_eq!(
+        r.body["detail"],
+        "unknown parameter 'limt'; this endpoint takes: limit, offset"
+    );
+
+    let r = t
+        .post_json(
+            "/conversations",
+            &json!({"html": "<p>x</p>", "sesion_id": "abc"}),
+        )
+        .await;
+    assert_eq!(r.status, StatusCode::BAD_REQUEST, "{}", r.body);
+    let detail = r.body["detail"].as_str().unwrap();
+    let takes = detail
+        .strip_prefix("unknown field 'sesion_id'; this endpoint takes: ")
+        .unwrap_or_else(|| panic!("{detail}"));
+    for field in [
+        "session_id",
+        "cwd",
+        "permissionMode",
+        "jsonSchema",
+        "html",
+        "url",
+    ] {
+        assert!(takes.split(", ").any(|f| f == field), "{field} in {detail}");
+    }
+
+    let id = t.create("<p>x</p>").await;
+    let r = t
+        .post_json(
+            &format!("/conversations/{id}/refresh"),
+            &json!({"html": "<p>y</p>", "link": "https://a.test/"}),
+        )
+        .await;
+    assert_eq!(r.status, StatusCode::BAD_REQUEST, "{}", r.body);
+    assert_eq!(
+        r.body["detail"],
+        "unknown field 'link'; this endpoint takes: html, url, structure"
+    );
+    // Nothing was stored.
+    let r = t.get(&format!("/conversations/{id}")).await;
+    assert_eq!(r.body["version"], 1);
+}
+
 /// `session_id` is the caller's opaque id: any non-empty id up to 128
 /// characters of letters, digits and `. _ - : @ + =` is kept and echoed;
 /// anything that could break a log line or a file name is refused.
@@ -705,6 +756,115 @@ async fn concurrent_refresh_and_chunk_never_tear() {
             .unwrap()
             .starts_with("<main id=\"m\" data-v=\"15\">")
     );
+}
+
+/// Elements whose selectors need every kind of escaping in a URL.
+const TRICKY: &str = r#"<!doctype html><html><body><main>
+<ul><li>one</li><li>two</li></ul>
+<p data-x="a b">spaced</p>
+<p title="it's">quoted</p>
+<p id="größe">umlaut</p>
+<p id="50%">percent</p>
+<a href="/a?b=1&amp;c=2#frag">link</a>
+<p class="a+b">plus</p>
+<p data-emoji="😀">emoji</p>
+</main></body></html>"#;
+
+/// Sections that fold under a small budget, with selectors that need
+/// escaping: a non-ASCII id with a space and `%`, a quote in a class, and a
+/// `>` path for the one with neither.
+fn folding_page() -> String {
+    let prose = |w: &str| format!("<p>{}</p>", format!("{w} ").repeat(120));
+    format!(
+        r#"<!doctype html><html><body><main><section id="größe 50%">{}</section><section class='it"s'>{}</section><section>{}</section><section>{}</section></main></body></html>"#,
+        prose("alpha"),
+        prose("beta"),
+        prose("gamma"),
+        prose("delta")
+    )
+}
+
+/// A hint the bridge writes is a request target any client sends as is (a
+/// raw space or `>` in the request line is a 400 before any handler runs):
+/// after the conversation's path, each one returns the element it names,
+/// whether spelled for a selector or read off a folded placeholder.
+#[tokio::test]
+async fn hints_with_any_selector_reach_their_element_over_the_wire() {
+    use webfold_core::contract::{Handle, Hint, Surface};
+    let server = common::serve(|_| {}).await;
+    let create = |html: String| {
+        let server = &server;
+        async move {
+            let body = json!({ "html": html }).to_string();
+            let r = server
+                .request(
+                    "POST",
+                    "/conversations",
+                    &[("Content-Type", "application/json")],
+                    body.as_bytes(),
+                )
+                .await;
+            assert_eq!(r.status, 200, "{}", r.text);
+            r.body["conversationId"].as_str().unwrap().to_string()
+        }
+    };
+
+    let id = create(TRICKY.to_string()).await;
+    let page = Page::parse(TRICKY);
+    for sel in [
+        "main > ul > li:nth-child(2)",
+        r#"[data-x="a b"]"#,
+        r#"[title="it's"]"#,
+        "#größe",
+        r"#\35 0\%",
+        r#"a[href="/a?b=1&c=2#frag"]"#,
+        r"p.a\+b",
+        r#"[data-emoji="😀"]"#,
+    ] {
+        let expected = page.outer_html(page.query(sel).unwrap());
+        let spelled = Hint::Chunk(Handle::Selector(sel.to_string()), false).spell(Surface::Http);
+        let r = server
+            .request("GET", &format!("/conversations/{id}/{spelled}"), &[], b"")
+            .await;
+        assert_eq!(r.status, 200, "{sel} as `{spelled}`: {}", r.text);
+        assert_eq!(r.body["html"], expected, "{sel} as `{spelled}`");
+    }
+
+    let html = folding_page();
+    let id = create(html.clone()).await;
+    let page = Page::parse(&html);
+    let r = server
+        .request(
+            "GET",
+            &format!("/conversations/{id}/chunk?selector=main&max_tokens=120"),
+            &[],
+            b"",
+        )
+        .await;
+    assert_eq!(r.status, 200, "{}", r.text);
+    let folded = r.body["html"].as_str().unwrap();
+    let hints: Vec<&str> = folded
+        .split("<!-- folded ")
+        .skip(1)
+        .filter_map(|p| Some(p.split_once(" -->")?.0.rsplit_once(": ")?.1))
+        .collect();
+    assert!(hints.len() >= 2, "{folded}");
+    // What folds names elements through the escaped id and a `>` path.
+    let all = hints.concat();
+    for escaped in ["%C3%B6", "%20", "%5C%25", "%3E"] {
+        assert!(all.contains(escaped), "{escaped} in {hints:?}");
+    }
+    for hint in hints {
+        let r = server
+            .request("GET", &format!("/conversations/{id}/{hint}"), &[], b"")
+            .await;
+        assert_eq!(r.status, 200, "`{hint}`: {}", r.text);
+        let sel = r.body["selector"].as_str().unwrap();
+        let html = r.body["html"].as_str().unwrap();
+        for element in page.query_all(sel).unwrap() {
+            assert!(html.contains(&page.outer_html(element)), "`{hint}`: {html}");
+        }
+    }
 }
 
 /// Real pages: the bridge's chunk equals the core's outerHTML of the first

@@ -392,10 +392,18 @@ async fn scripts_stop_at_the_failing_step_and_stale_refs_say_snapshot_again() {
     );
     assert!(r["structuredContent"]["tokens"].as_u64().unwrap() <= 8000);
 
-    // The removed element's ref, now that the latest snapshot lacks it.
+    // The removed element's ref, now that the latest snapshot lacks it, is
+    // stale; a ref no snapshot of the page issued names no element at all.
     let r = s.call("browser_click", json!({"ref": doomed})).await;
     assert_eq!(r["isError"], true, "{r}");
+    assert!(text_of(&r).contains(&format!("{doomed} is stale")), "{r}");
     assert!(text_of(&r).contains("take a new snapshot"), "{r}");
+    let r = s.call("browser_click", json!({"ref": "e9999"})).await;
+    assert_eq!(r["isError"], true, "{r}");
+    assert_eq!(
+        text_of(&r),
+        "no element e9999 in the last snapshot; take a new snapshot and use one of its refs"
+    );
 
     // A form submitted with Enter navigates; the view is of the page it led to.
     let snap = snapshot_text(&s.call("browser_snapshot", json!({})).await);

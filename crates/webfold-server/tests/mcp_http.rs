@@ -331,3 +331,118 @@ async fn snapshot_refs_and_cnt_ids_unfold_with_chunk() {
         .await;
     assert_eq!(r["isError"], true, "static HTML has no viewport: {r}");
 }
+
+/// A client ending its session (`DELETE /mcp` with the session's id) is
+/// answered 200, which MCP clients read as closed (202 they log as a failed
+/// termination); the session is gone afterwards.
+#[tokio::test]
+async fn ending_a_session_answers_200() {
+    let t = app();
+    let (mut s, _) = Session::open(&t, "2025-06-18").await;
+    s.request("tools/list", json!({})).await;
+    let r = s.close().await;
+    assert_eq!(
+        r.status,
+        axum::http::StatusCode::OK,
+        "{}",
+        String::from_utf8_lossy(&r.raw)
+    );
+    let r = t
+        .send(s.post(&json!({"jsonrpc": "2.0", "id": 99, "method": "tools/list"})))
+        .await;
+    assert!(r.status.is_client_error(), "{}", r.status);
+}
+
+/// get_html_chunk takes what the bridge's chunk route takes: `version` reads
+/// a kept version of the conversation, with the bridge's wording when it is
+/// not kept; and a mistaken name lists exactly the parameters the tool lists.
+#[tokio::test]
+async fn chunk_takes_the_bridge_options_and_names_only_listed_ones() {
+    let t = app();
+    let conv = t.create("<main><h1>One</h1></main>").await;
+    let r = t
+        .post_json(
+            &format!("/conversations/{conv}/refresh"),
+            &json!({"html": "<main><h1>Two</h1></main>"}),
+        )
+        .await;
+    assert_eq!(r.status, axum::http::StatusCode::OK, "{}", r.body);
+    let (mut s, _) = Session::open(&t, "2025-06-18").await;
+
+    let chunk = |version: Option<u32>| {
+        let mut args = json!({"conversation_id": conv, "selector": "h1"});
+        if let Some(v) = version {
+            args["version"] = json!(v);
+        }
+        args
+    };
+    let r = s.call("get_html_chunk", chunk(Some(1))).await;
+    assert_eq!(r["isError"], false, "{r}");
+    assert_eq!(page_text(&r), "<h1>One</h1>");
+    let r = s.call("get_html_chunk", chunk(None)).await;
+    assert_eq!(page_text(&r), "<h1>Two</h1>");
+    let r = s.call("get_html_chunk", chunk(Some(7))).await;
+    assert_eq!(r["isError"], true, "{r}");
+    let bridge = t
+        .get(&format!(
+            "/conversations/{conv}/chunk?selector=h1&version=7"
+        ))
+        .await;
+    let detail = bridge.body["detail"].as_str().unwrap();
+    assert_eq!(detail, "version 7 is not kept; kept versions: 1, 2");
+    assert!(text_of(&r).contains(detail), "{r}");
+    let r = s
+        .call(
+            "get_html_chunk",
+            json!({"html": "<h1>x</h1>", "selector": "h1", "version": 1}),
+        )
+        .await;
+    assert_eq!(r["isError"], true, "{r}");
+    assert!(text_of(&r).contains("conversation_id"), "{r}");
+    let r = s
+        .call(
+            "get_html_chunk",
+            json!({"conversation_id": conv, "selector": "h1", "version": "1"}),
+        )
+        .await;
+    assert_eq!(r["isError"], true, "{r}");
+    assert!(text_of(&r).contains("version"), "{r}");
+    assert!(text_of(&r).contains("whole number"), "{r}");
+
+    // Without the UI tools, `live` is not listed, so it is unknown like any
+    // other name the tool lacks, and no error offers it.
+    let list = s.request("tools/list", json!({})).await;
+    let tool = list["result"]["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|t| t["name"] == "get_html_chunk")
+        .unwrap()
+        .clone();
+    let mut listed: Vec<String> = tool["inputSchema"]["properties"]
+        .as_object()
+        .unwrap()
+        .keys()
+        .cloned()
+        .collect();
+    listed.sort();
+    assert!(listed.contains(&"version".to_string()), "{listed:?}");
+    for wrong in ["selctor", "live"] {
+        let r = s
+            .call(
+                "get_html_chunk",
+                json!({"conversation_id": conv, "selector": "h1", wrong: true}),
+            )
+            .await;
+        assert_eq!(r["isError"], true, "{r}");
+        let text = text_of(&r);
+        let valid = text
+            .split_once(&format!(
+                "unknown parameter '{wrong}': valid parameters are "
+            ))
+            .unwrap_or_else(|| panic!("{text}"))
+            .1;
+        let named: Vec<&str> = valid.trim().split(", ").collect();
+        assert_eq!(named, listed, "{text}");
+    }
+}

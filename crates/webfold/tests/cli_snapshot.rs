@@ -171,7 +171,11 @@ fn scopes_refs_and_errors() {
     );
     let o = webfold(&["snapshot", &page, "--ref", "e999"]);
     assert_eq!(o.status.code(), Some(1));
-    assert!(stderr(&o).contains("unknown ref 'e999'"), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("no element e999 in the last snapshot"),
+        "{}",
+        stderr(&o)
+    );
     let o = webfold(&["snapshot", &page, "--viewport-only"]);
     assert_eq!(o.status.code(), Some(1));
     assert!(stderr(&o).contains("needs a live page"), "{}", stderr(&o));

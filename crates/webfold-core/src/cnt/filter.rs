@@ -2,8 +2,10 @@
 //! DOM element: is it kept at all, is it clickable, which attributes survive.
 
 use crate::NodeId;
-use crate::page::tags::is_text_level;
-use crate::page::{NodeData, Page, ns};
+use crate::aria::roles::explicit_role;
+use crate::page::tags::{is_heading, is_text_level};
+use crate::page::{ElementData, NodeData, Page, ns};
+use crate::snapshot::priority::is_context_role;
 
 /// Elements dropped with their whole subtree, whatever their rendering: they
 /// carry no content a reader sees.
@@ -64,12 +66,35 @@ pub(crate) fn is_state_attr(name: &str) -> bool {
     matches!(name, "checked" | "selected" | "disabled")
 }
 
+/// Headings and live-region messages (`status`, `alert`, `log`, `<output>`,
+/// `aria-live`): the snapshot gives them lines of their own, and so does the
+/// CNT. Merged into a neighbour they would read as that control's label
+/// (`button* Page B "Buy now"`) or as part of its text (`"Sell" Order placed`).
+fn keeps_own_line(e: &ElementData) -> bool {
+    match explicit_role(e) {
+        Some(role) if is_context_role(role) => return true,
+        Some(_) => {}
+        None => {
+            let tag = e.local_name();
+            if is_heading(tag) || tag == "output" {
+                return true;
+            }
+        }
+    }
+    e.attr("aria-live").is_some_and(|v| {
+        let v = v.trim();
+        v.eq_ignore_ascii_case("polite") || v.eq_ignore_ascii_case("assertive")
+    })
+}
+
 /// What the CNT keeps of one element.
 pub(crate) struct ElementFacts {
     pub tag: String,
     pub attrs: Vec<(String, String)>,
     pub clickable: bool,
     pub inline: bool,
+    /// Never merged with a sibling's text (see [`keeps_own_line`]).
+    pub own_line: bool,
 }
 
 /// How the filtering rules treat a DOM node.
@@ -124,6 +149,7 @@ pub(crate) fn classify(page: &Page, id: NodeId) -> Kind {
                 attrs,
                 clickable: is_clickable(page, id),
                 inline: is_text_level(tag),
+                own_line: keeps_own_line(e),
             }
             .into()
         }

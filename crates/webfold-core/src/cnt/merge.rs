@@ -30,12 +30,20 @@ struct Item {
     /// The element's own text within `text` (bytes), once loose text
     /// around it was appropriated; `None` while all of `text` is its own.
     own: Option<(usize, usize)>,
+    /// A heading or live-region message: its line holds its own words only.
+    own_line: bool,
 }
 
 impl Item {
     /// Seed 003's "text node": no action, no children, no image.
     fn is_text_like(&self) -> bool {
         !self.clickable && self.children.is_empty() && !self.has_src()
+    }
+
+    /// Text the merge rules move: joined with the text beside it, or taken
+    /// into a neighbour's line.
+    fn is_loose_text(&self) -> bool {
+        self.is_text_like() && !self.own_line
     }
 
     /// Text with no element of its own (a DOM text node or a merge of
@@ -103,6 +111,7 @@ pub(super) fn build(page: &Page) -> Cnt {
                     inline_start: true,
                     inline_end: true,
                     own: None,
+                    own_line: false,
                 });
                 Slot::One((items.len() - 1) as u32)
             }
@@ -132,6 +141,7 @@ pub(super) fn build(page: &Page) -> Cnt {
                     inline_start: facts.inline,
                     inline_end: facts.inline,
                     own: None,
+                    own_line: facts.own_line,
                 };
                 if let [only] = kids[..] {
                     absorb_single_child(&mut me, &mut items, only);
@@ -170,12 +180,14 @@ fn root_kind(page: &Page, id: NodeId) -> Kind {
                 attrs: Vec::new(),
                 clickable: false,
                 inline: false,
+                own_line: false,
             }),
             None => Kind::Element(filter::ElementFacts {
                 tag: "#document".to_string(),
                 attrs: Vec::new(),
                 clickable: false,
                 inline: false,
+                own_line: false,
             }),
         },
     }
@@ -193,6 +205,7 @@ fn empty_item(id: NodeId) -> Item {
         inline_start: false,
         inline_end: false,
         own: None,
+        own_line: false,
     }
 }
 
@@ -214,7 +227,8 @@ fn gather(
     kids
 }
 
-/// Rule "text nodes": adjacent text nodes become one, their text joined.
+/// Rule "text nodes": adjacent text nodes become one, their text joined
+/// (headings and live-region messages stay apart).
 /// The merged node keeps a tag only when all shared it, and only the
 /// attributes all shared: it carries what is true of all of it.
 fn merge_text_runs(items: &mut [Item], kids: Vec<u32>) -> Vec<u32> {
@@ -224,7 +238,7 @@ fn merge_text_runs(items: &mut [Item], kids: Vec<u32>) -> Vec<u32> {
         let merge_into = out
             .last()
             .copied()
-            .filter(|&p| items[p as usize].is_text_like() && items[ki].is_text_like());
+            .filter(|&p| items[p as usize].is_loose_text() && items[ki].is_loose_text());
         let Some(p) = merge_into else {
             out.push(k);
             continue;
@@ -260,21 +274,23 @@ fn merge_text_runs(items: &mut [Item], kids: Vec<u32>) -> Vec<u32> {
 
 /// Rule "text appropriation": a text node goes into the next (non-text)
 /// sibling, before its text; a last-child text node goes after the text of
-/// the previous sibling when that sibling has no children.
+/// the previous sibling when that sibling has no children. Headings and
+/// live-region messages take part on neither side.
 fn appropriate_text(items: &mut [Item], kids: Vec<u32>) -> Vec<u32> {
     let n = kids.len();
     let mut out: Vec<u32> = Vec::with_capacity(n);
     let mut pending: Option<u32> = None;
     for (i, &k) in kids.iter().enumerate() {
         let ki = k as usize;
-        if items[ki].is_text_like() {
+        if items[ki].is_loose_text() {
             if i + 1 < n {
-                // Runs are merged, so the next sibling is not text.
+                // Runs are merged, so the next sibling is not loose text.
                 pending = Some(k);
                 continue;
             }
             if let Some(&prev) = out.last()
                 && !items[prev as usize].is_text_like()
+                && !items[prev as usize].own_line
                 && items[prev as usize].children.is_empty()
             {
                 let (sib, text) = two_mut(items, prev as usize, ki);
@@ -291,6 +307,9 @@ fn appropriate_text(items: &mut [Item], kids: Vec<u32>) -> Vec<u32> {
             }
             out.push(k);
         } else {
+            if let Some(t) = pending.take_if(|_| items[ki].own_line) {
+                out.push(t);
+            }
             if let Some(t) = pending.take() {
                 let (sib, text) = two_mut(items, ki, t as usize);
                 let joined = join_text(
@@ -346,6 +365,7 @@ fn absorb_single_child(me: &mut Item, items: &mut [Item], only: u32) {
     me.own = child.own;
     me.children = mem::take(&mut child.children);
     me.clickable |= child.clickable;
+    me.own_line |= child.own_line;
     me.absorbed.push(child.id);
     me.absorbed.append(&mut child.absorbed);
 }

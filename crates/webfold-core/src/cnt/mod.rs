@@ -38,6 +38,13 @@
 //!      its attributes (the child's win), text, children and clickable (OR);
 //!      tags join as `parent,child` (`ul,li,a`), a repeated tag once.
 //!
+//!   Our exception, as the snapshot view has it: headings (`h1`–`h6`,
+//!   `role=heading`) and live-region messages (`role=status|alert|log`,
+//!   `<output>`, `aria-live=polite|assertive`) keep lines of their own. Rules
+//!   1 and 2 neither merge them with text nor hand them a neighbour's (nor
+//!   theirs to a neighbour), so a heading never reads as the label of the
+//!   button after it; a parent that absorbs one (rule 3) inherits this.
+//!
 //! A CNT node's id is the [`NodeId`] of the DOM node heading it; the ids
 //! merged into it are in [`CntNode::absorbed`]. So `webfold chunk --id ID`
 //! returns the HTML behind any CNT node, and every view shares one identity.

@@ -222,18 +222,7 @@ impl<'a> Value<'a> {
 
     fn http(&self) -> String {
         match self {
-            // Only what a query cannot hold as is: readable selectors stay readable.
-            Value::Text(s) => s
-                .chars()
-                .map(|c| match c {
-                    '%' => "%25".to_string(),
-                    '&' => "%26".to_string(),
-                    '#' => "%23".to_string(),
-                    '+' => "%2B".to_string(),
-                    ' ' => "%20".to_string(),
-                    c => c.to_string(),
-                })
-                .collect(),
+            Value::Text(s) => query_value(s),
             other => other.json(),
         }
     }
@@ -246,6 +235,27 @@ impl<'a> Value<'a> {
             other => other.json(),
         }
     }
+}
+
+/// `s` as a query value any client sends as is: every byte outside the
+/// unreserved characters and the few punctuation marks selectors read by
+/// (`:`, `(`, `)`, `,`, `=`, `*`, `/`) is percent-encoded, so the hint is a
+/// valid request target that a form decoder reads back unchanged (`&`, `+`,
+/// `%`), that ends at no `#`, and that pasted into a shell or curl neither
+/// expands (`$`, `!`, quotes) nor globs (`[`, `{`).
+fn query_value(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for b in s.bytes() {
+        if b.is_ascii_alphanumeric() || b"-._~:(),=*/".contains(&b) {
+            out.push(b as char);
+        } else {
+            const HEX: &[u8; 16] = b"0123456789ABCDEF";
+            out.push('%');
+            out.push(HEX[usize::from(b >> 4)] as char);
+            out.push(HEX[usize::from(b & 15)] as char);
+        }
+    }
+    out
 }
 
 fn is_shell_word(s: &str) -> bool {
@@ -299,7 +309,7 @@ mod tests {
         );
         assert_eq!(
             c.spell(Surface::Http),
-            "chunk?selector=main%20>%20ul&all=true"
+            "chunk?selector=main%20%3E%20ul&all=true"
         );
         let s = Hint::Snapshot(Handle::Ref("REF".into()));
         assert_eq!(s.spell(Surface::McpBrowser), "browser_snapshot {ref: REF}");

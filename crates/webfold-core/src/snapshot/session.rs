@@ -133,6 +133,14 @@ impl SnapshotSession {
         }
     }
 
+    /// Whether a snapshot of the current page handed out `aria_ref`: refs
+    /// are numbered up from 1 and never reused on a page, so one past the
+    /// count was never issued (a typo, or another page's numbering), unlike
+    /// one whose element has gone since.
+    pub fn issued(&self, aria_ref: &str) -> bool {
+        ref_number(aria_ref).is_some_and(|n| (1..=self.last_ref).contains(&n))
+    }
+
     /// The previous snapshot if it was of `url` in `mode`.
     pub fn previous_of(&self, url: &str, mode: &str) -> Option<&PreviousSnapshot> {
         self.previous

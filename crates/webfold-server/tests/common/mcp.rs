@@ -32,7 +32,7 @@ impl<'a> Session<'a> {
         (s, init)
     }
 
-    fn post(&self, body: &Value) -> Request<Body> {
+    pub fn post(&self, body: &Value) -> Request<Body> {
         let mut b = Request::post("/mcp")
             .header("host", HOST)
             .header("content-type", "application/json")
@@ -76,6 +76,21 @@ impl<'a> Session<'a> {
             .into_iter()
             .find(|m| m["id"] == json!(id))
             .unwrap_or_else(|| panic!("no reply to {method}: {text}"))
+    }
+
+    /// Ends the session as a client does on close: `DELETE /mcp` with its id.
+    pub async fn close(&self) -> super::Reply {
+        let id = self.id.as_deref().expect("an open session");
+        self.t
+            .send(
+                Request::delete("/mcp")
+                    .header("host", HOST)
+                    .header("mcp-session-id", id)
+                    .header("mcp-protocol-version", &self.version)
+                    .body(Body::empty())
+                    .unwrap(),
+            )
+            .await
     }
 
     pub async fn notify(&self, method: &str) {
