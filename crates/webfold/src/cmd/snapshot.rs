@@ -63,7 +63,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     } else if options.full_snapshot {
         crate::out::view(&snap.text, snap.tokens, None)
     } else {
-        crate::out::view(&snap.text, snap.tokens, Some(options.clamped().max_tokens))
+        crate::out::view(&snap.text, snap.tokens, Some(options.max_tokens))
     }
 }
 
@@ -91,12 +91,6 @@ fn warn_if_clamped(o: &SnapshotOptions) {
         eprintln!(
             "note: --max-elements {} is outside 1–1000; using {}",
             o.max_elements, c.max_elements
-        );
-    }
-    if c.max_tokens != o.max_tokens {
-        eprintln!(
-            "note: --max-tokens {} is outside 1000–50000; using {}",
-            o.max_tokens, c.max_tokens
         );
     }
 }
