@@ -772,15 +772,16 @@ impl WebfoldTools {
             // A page given another way is already HTML.
             let page = self.page(&a.args).await?;
             let req = on_page(req, &page);
+            let source = a.args.html;
             let view = tokio::task::spawn_blocking(move || {
                 let url = Some(page.url()).filter(|u| !u.is_empty());
-                fetch_view::markdown(&page, &req, url)
+                fetch_view::page_as(&page, source.as_deref(), url, &req)
             })
             .await??;
             return fenced(markdown_note(&view), &view.paged.text, &view);
         };
         let fetched = self.fetcher()?.fetch(&url).await?;
-        let format = fetched.format(req.format);
+        let format = fetched.format(req.format, req.surface)?;
         let final_url = fetched.final_url.to_string();
         let status = fetched.status;
         let content = match format {
@@ -789,7 +790,13 @@ impl WebfoldTools {
         };
         let page_url = final_url.clone();
         let view = tokio::task::spawn_blocking(move || {
-            fetch_view::fetched(format, content, Some(&page_url), &req)
+            fetch_view::fetched(
+                format,
+                content,
+                Some(&page_url),
+                &req,
+                &fetch_view::no_frame,
+            )
         })
         .await??;
         let note = format!("{final_url} ({status}, {format}) {}", markdown_note(&view));

@@ -949,3 +949,42 @@ async fn snapshot_honours_any_budget() {
     assert_eq!(r.status, StatusCode::OK, "{}", r.body);
     assert!(tokens(r.body["text"].as_str().unwrap()) <= needed);
 }
+
+#[tokio::test]
+async fn markdown_endpoint_does_what_format_says() {
+    let t = app();
+    let html = "<html><body><h1>Title</h1><p>Some text.</p></body></html>";
+    let id = t.create(html).await;
+    let r = t
+        .get(&format!("/conversations/{id}/markdown?format=raw"))
+        .await;
+    assert_eq!(r.status, StatusCode::OK, "{}", r.body);
+    assert_eq!(r.body["format"], "raw");
+    let raw = r.body["markdown"].as_str().unwrap();
+    assert!(raw.contains("<h1>Title</h1><p>Some text.</p>"), "{raw}");
+    let r = t
+        .get(&format!("/conversations/{id}/markdown?format=base64"))
+        .await;
+    assert_eq!(r.status, StatusCode::OK, "{}", r.body);
+    assert_eq!(
+        r.body["markdown"],
+        webfold_core::fetch_view::base64(raw.as_bytes())
+    );
+    let r = t.get(&format!("/conversations/{id}/markdown")).await;
+    assert_eq!(r.body["format"], "markdown");
+    assert!(r.body["markdown"].as_str().unwrap().starts_with("# Title"));
+    // Raw is never cut: over the budget it is refused with the one that takes it.
+    let r = t
+        .get(&format!(
+            "/conversations/{id}/markdown?format=raw&max_tokens=5"
+        ))
+        .await;
+    assert_eq!(r.status, StatusCode::BAD_REQUEST, "{}", r.body);
+    let needed = advised(r.body["detail"].as_str().unwrap());
+    let r = t
+        .get(&format!(
+            "/conversations/{id}/markdown?format=raw&max_tokens={needed}"
+        ))
+        .await;
+    assert_eq!(r.status, StatusCode::OK, "{}", r.body);
+}
