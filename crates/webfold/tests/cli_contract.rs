@@ -221,3 +221,53 @@ fn every_advised_budget_works_when_pasted() {
     }
     assert!(pasted >= 20, "only {pasted} advised budgets were tried");
 }
+
+/// `--json` is for programs: the budget counts the text view it carries
+/// (whose exact count is `tokens`), not the JSON, and every view's help says so.
+#[test]
+fn json_carries_the_budgeted_text_view_and_says_so() {
+    let page = shop_page();
+    let page = page.to_str().unwrap();
+    let budget = 300;
+    let b = budget.to_string();
+    for (args, key) in [
+        (vec!["outline", page], "text"),
+        (vec!["snapshot", page], "text"),
+        (vec!["find", page, "product"], "text"),
+        (vec!["markdown", page, "--no-main"], "markdown"),
+    ] {
+        let mut args = args;
+        args.extend(["--json", "--max-tokens", &b]);
+        let out = webfold(&args);
+        assert!(out.status.success(), "{args:?}: {}", stderr(&out));
+        let json: serde_json::Value = serde_json::from_str(&stdout(&out)).unwrap();
+        let text = json[key].as_str().unwrap();
+        assert!(tokens(text) <= budget, "{args:?}: {} tokens", tokens(text));
+        assert_eq!(json["tokens"], tokens(text), "{args:?}");
+    }
+    let out = webfold(&[
+        "chunk",
+        page,
+        "--selector",
+        "ul.products",
+        "--json",
+        "--max-tokens",
+        &b,
+    ]);
+    let json: serde_json::Value = serde_json::from_str(&stdout(&out)).unwrap();
+    let html = json["chunks"][0]["html"].as_str().unwrap();
+    assert!(
+        tokens(html) <= budget && json["tokens"] == tokens(html),
+        "{json}"
+    );
+    for cmd in [
+        "outline", "chunk", "snapshot", "find", "cnt", "markdown", "fetch",
+    ] {
+        let help = stdout(&webfold(&[cmd, "--help"]));
+        let help = help.split_whitespace().collect::<Vec<_>>().join(" ");
+        assert!(
+            help.contains("--max-tokens budgets the text view it carries, not the JSON"),
+            "{cmd} --help: {help}"
+        );
+    }
+}

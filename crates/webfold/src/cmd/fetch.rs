@@ -26,7 +26,8 @@ pub struct Args {
     max_bytes: u64,
     /// Print {url, final_url, status, content_type, format, title, content,
     /// bytes, total_lines, first_line, last_line, truncated, next_start_line,
-    /// tokens, main} as JSON instead of a header and the content
+    /// tokens, main} as JSON instead of a header and the content,
+    /// for programs: --max-tokens budgets the text view it carries, not the JSON
     #[arg(long)]
     json: bool,
 }

@@ -22,7 +22,8 @@ pub struct Args {
     #[command(flatten)]
     view: Flags<MarkdownRequest>,
     /// Print {markdown, url, title, total_lines, first_line, last_line,
-    /// truncated, next_start_line, tokens, main, format} as JSON
+    /// truncated, next_start_line, tokens, main, format} as JSON,
+    /// for programs: --max-tokens budgets the text view it carries, not the JSON
     #[arg(long)]
     json: bool,
 }

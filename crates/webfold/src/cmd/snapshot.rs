@@ -38,7 +38,8 @@ pub struct Args {
     /// The page's address, for history and same-site dedup (default: the input's)
     #[arg(long, value_name = "URL")]
     url: Option<String>,
-    /// Print the snapshot and its counts as JSON
+    /// Print the snapshot and its counts as JSON,
+    /// for programs: --max-tokens budgets the text view it carries, not the JSON
     #[arg(long)]
     json: bool,
 }
