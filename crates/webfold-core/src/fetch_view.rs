@@ -1,19 +1,23 @@
-//! What `webfold fetch` shows for a response: which format, and which lines.
+//! What `webfold fetch` and `webfold markdown` show for a page or response:
+//! which format, and which lines.
 //!
-//! Seed 002 binds two things here. The content-type dispatch: images are always
-//! base64, HTML becomes Markdown unless raw was asked for (asking base64 for HTML
-//! still gives Markdown), other `text/*` and JSON are passed through raw, anything
-//! else is base64. And the truncation: Markdown is cut to its first 200 lines with
-//! the indicator `_Content truncated to first 200 lines. N more lines available._`.
-//! Raw and base64 output is never cut (the caller asked for the bytes, or structured
-//! data must stay whole).
+//! The format: by default HTML becomes Markdown, other `text/*` and JSON are
+//! shown raw, anything else (images, PDFs) as base64. Asking for a format
+//! gets that format or a clear refusal: HTML can be shown raw or as base64,
+//! text as base64 too, but only HTML converts to Markdown and a binary body
+//! has no raw text. Raw and base64 output is never cut (the caller asked for
+//! the bytes, or structured data must stay whole): one over the budget is
+//! refused with the budget that takes it.
 //!
-//! On top of the seed we add what an agent needs to read a long page in parts:
-//! `start_line` paging with an indicator that names the next start line, a
-//! `max_tokens` budget counted with the real tokenizer (the whole output, indicator
-//! included, stays within it), and a guard against absurdly long lines (minified
-//! blobs) that would otherwise eat a budget in one line. Page 1's indicator stays
-//! byte-identical to the seed. Pure: no I/O, so every surface shares it.
+//! Markdown is paged by lines (seed 002: the first 200, with the indicator
+//! `_Content truncated to first 200 lines. N more lines available._`), and
+//! within a token budget counted with the real tokenizer: the whole output,
+//! indicator and any header the surface prints before it included. Whichever
+//! limit cut the page, the indicator says so and how to get the rest (the line
+//! to read on from, or the budget that shows more at once); every number it
+//! gives works when pasted back. A guard cuts absurdly long lines (minified
+//! blobs) that would otherwise eat a budget in one line. Pure: no I/O, so
+//! every surface shares it.
 
 use std::borrow::Cow;
 use std::fmt;
@@ -90,21 +94,60 @@ pub fn mime_essence(content_type: &str) -> String {
     essence.trim().to_ascii_lowercase()
 }
 
-/// The seed's content-type dispatch. `mime` may be a full `Content-Type` value;
-/// only its essence is looked at.
-pub fn choose_format(mime: &str, requested: Option<Format>) -> Format {
-    let mime = mime_essence(mime);
-    if mime.starts_with("image/") {
-        Format::Base64
-    } else if mime == "text/html" || mime == "application/xhtml+xml" {
-        match requested {
-            Some(Format::Raw) => Format::Raw,
-            _ => Format::Markdown,
-        }
-    } else if mime.starts_with("text/") || mime == "application/json" || mime.ends_with("+json") {
+/// The format a body of media type `mime` is shown in, given what was
+/// asked: see the module docs. `mime` may be a full `Content-Type` value (only
+/// its essence is looked at); `None` is a page known to be HTML (a file, a
+/// stored page). A format the body cannot be shown in is refused, saying
+/// which it can, in `surface`'s words.
+pub fn choose_format(
+    mime: Option<&str>,
+    requested: Option<Format>,
+    surface: Surface,
+) -> Result<Format, Error> {
+    let essence = mime.map(mime_essence);
+    let kind = essence.as_deref().unwrap_or("text/html");
+    let html = kind == "text/html" || kind == "application/xhtml+xml";
+    let text = !kind.starts_with("image/")
+        && (kind.starts_with("text/") || kind == "application/json" || kind.ends_with("+json"));
+    let default = if html {
+        Format::Markdown
+    } else if text {
         Format::Raw
     } else {
         Format::Base64
+    };
+    let Some(asked) = requested else {
+        return Ok(default);
+    };
+    let fits = match asked {
+        Format::Markdown => html,
+        Format::Raw => html || text,
+        Format::Base64 => true,
+    };
+    if fits {
+        return Ok(asked);
+    }
+    let option = |f: Format| spell_format(f, surface);
+    let why = if asked == Format::Markdown {
+        "only HTML converts to Markdown"
+    } else {
+        "binary content has no raw text"
+    };
+    let other = if text { Format::Raw } else { Format::Base64 };
+    Err(Error::InvalidOption(format!(
+        "cannot show {kind} as {asked}: {why}; ask for {} (or leave out {} for {default})",
+        option(other),
+        crate::contract::parse::option_name("format", surface),
+    )))
+}
+
+/// `format` set to `f` in `surface`'s words: `--format raw`, `format=raw`,
+/// `format: "raw"`.
+fn spell_format(f: Format, surface: Surface) -> String {
+    match surface {
+        Surface::Cli => format!("--format {f}"),
+        Surface::Http => format!("format={f}"),
+        Surface::Mcp | Surface::McpBrowser => format!("format: \"{f}\""),
     }
 }
 
@@ -155,8 +198,12 @@ pub struct Paged {
     pub next_start_line: Option<usize>,
     /// How many shown lines were cut by the long-line guard.
     pub long_lines_cut: usize,
-    /// Exact token count of `text`, when a token budget was given.
+    /// Exact token count of the output, when a token budget was given: `text`
+    /// and the header a surface prints before it, if any.
     pub tokens: Option<usize>,
+    /// With no line shown: the smallest budget that shows one.
+    #[serde(skip)]
+    min_tokens: Option<usize>,
 }
 
 impl Paged {
@@ -170,18 +217,7 @@ impl Paged {
             next_start_line: None,
             long_lines_cut: 0,
             tokens: None,
-        }
-    }
-}
-
-/// Shows `content` in `format`: Markdown is paged by [`page_lines`]; raw and base64
-/// pass through untouched (and are not copied).
-pub fn view(format: Format, content: String, opts: &PageOptions) -> Paged {
-    match format {
-        Format::Markdown => page_lines(&content, opts),
-        Format::Raw | Format::Base64 => {
-            let total = line_count(&content);
-            Paged::whole(content, total)
+            min_tokens: None,
         }
     }
 }
@@ -332,12 +368,28 @@ pub struct MainContent {
 /// The Markdown view of a page: a page of lines and what it came from.
 #[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
 pub struct MarkdownView {
+    /// What the text is: the page's Markdown, or its body raw or in base64.
+    pub format: Format,
     #[serde(flatten)]
     pub paged: Paged,
     pub title: Option<String>,
     /// What extraction found, when `main` was asked for the whole page.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub main: Option<MainContent>,
+    /// What the surface prints before `paged.text` (see [`Frame`]); empty
+    /// without one.
+    #[serde(skip)]
+    pub header: String,
+}
+
+/// What a surface prints before a view (a header naming the page, say),
+/// given the page's title once known. Its tokens count against the budget,
+/// and every budget an error or hint advises includes them.
+pub type Frame<'a> = &'a dyn Fn(Option<&str>) -> String;
+
+/// No header: the view is all that is printed.
+pub fn no_frame(_: Option<&str>) -> String {
+    String::new()
 }
 
 /// The page (its main content, or the subtree `selector` names) as paged
@@ -347,6 +399,15 @@ pub fn markdown(
     page: &Page,
     req: &MarkdownRequest,
     page_url: Option<&str>,
+) -> Result<MarkdownView, Error> {
+    markdown_framed(page, req, page_url, &no_frame)
+}
+
+fn markdown_framed(
+    page: &Page,
+    req: &MarkdownRequest,
+    page_url: Option<&str>,
+    frame: Frame<'_>,
 ) -> Result<MarkdownView, Error> {
     let opts = crate::markdown::MarkdownOptions {
         base_url: req.base(page_url)?,
@@ -378,29 +439,98 @@ pub fn markdown(
             page.title(),
         ),
     };
-    let paged = paged_text(&text, req)?;
-    Ok(MarkdownView { paged, title, main })
+    let header = frame(title.as_deref());
+    let paged = paged_text(&header, &text, req)?;
+    Ok(MarkdownView {
+        format: Format::Markdown,
+        paged,
+        title,
+        main,
+        header,
+    })
 }
 
-/// A fetched body shown as `format` (see [`choose_format`]): HTML as the
-/// Markdown view, text and base64 whole, never cut; one over the budget is
-/// refused with the budget that would take it.
+/// A fetched body shown as `format` (see [`choose_format`]): `content` is
+/// the body as text for Markdown (HTML) and raw, its base64 for base64.
+/// Markdown is the page's Markdown view; raw and base64 are shown whole,
+/// never cut, and one over the budget is refused with the budget that takes
+/// it. `frame` is what the surface prints before the view.
 pub fn fetched(
     format: Format,
     content: String,
     page_url: Option<&str>,
     req: &MarkdownRequest,
+    frame: Frame<'_>,
 ) -> Result<MarkdownView, Error> {
-    if format == Format::Markdown {
-        let page = Page::parse(&content);
-        return markdown(&page, req, page_url);
+    match format {
+        Format::Markdown => {
+            let page = Page::parse(&content);
+            markdown_framed(&page, req, page_url, frame)
+        }
+        Format::Raw | Format::Base64 => whole(
+            format,
+            format!("the response as {format} (never cut)"),
+            content,
+            req,
+            frame(None),
+        ),
     }
-    let n = tokens::count(&content, req.encoding);
+}
+
+/// A parsed HTML page shown as the request's format asks: its Markdown view,
+/// or its HTML (`source` when the surface has the page's own text, else the
+/// page serialized) whole, as is or in base64.
+pub fn page_as(
+    page: &Page,
+    source: Option<&str>,
+    page_url: Option<&str>,
+    req: &MarkdownRequest,
+) -> Result<MarkdownView, Error> {
+    let format = choose_format(None, req.format, req.surface)?;
+    if format == Format::Markdown {
+        return markdown(page, req, page_url);
+    }
+    let html = match source {
+        Some(s) => Cow::Borrowed(s),
+        None => Cow::Owned(page.outer_html(NodeId::DOCUMENT)),
+    };
+    let content = match format {
+        Format::Base64 => base64(html.as_bytes()),
+        _ => html.into_owned(),
+    };
+    whole(
+        format,
+        format!("the page as {format} (never cut)"),
+        content,
+        req,
+        String::new(),
+    )
+}
+
+/// `bytes` as `format=base64` shows them (standard alphabet, padded).
+pub fn base64(bytes: &[u8]) -> String {
+    use ::base64::Engine as _;
+    ::base64::engine::general_purpose::STANDARD.encode(bytes)
+}
+
+/// `content` whole after `header`, or the error that names the budget it takes.
+fn whole(
+    format: Format,
+    what: String,
+    content: String,
+    req: &MarkdownRequest,
+    header: String,
+) -> Result<MarkdownView, Error> {
+    let n = if header.is_empty() {
+        tokens::count(&content, req.encoding)
+    } else {
+        tokens::count(&format!("{header}{content}"), req.encoding)
+    };
     if let Some(budget) = req.max_tokens
         && n > budget
     {
         return Err(Error::BudgetTooSmall {
-            what: format!("the response as {format} (never cut)"),
+            what,
             needed: n,
             max_tokens: budget,
             advice: format!(
@@ -409,35 +539,29 @@ pub fn fetched(
             ),
         });
     }
-    let mut paged = view(format, content, &req.paging());
+    let total = line_count(&content);
+    let mut paged = Paged::whole(content, total);
     paged.tokens = Some(n);
     Ok(MarkdownView {
+        format,
         paged,
         title: None,
         main: None,
+        header,
     })
 }
 
-/// `text` paged as the request says; a budget too small for any line is an
-/// error that says the smallest one that works.
-pub fn paged_text(text: &str, req: &MarkdownRequest) -> Result<Paged, Error> {
+/// `text` paged as the request says, after `header`; a budget too small for
+/// any line is an error that says the smallest one that shows one.
+fn paged_text(header: &str, text: &str, req: &MarkdownRequest) -> Result<Paged, Error> {
     let paging = req.paging();
-    let paged = page_lines(text, &paging);
+    let paged = page_after(header, text, &paging);
     if paged.text.is_empty() && !text.is_empty() {
-        let budget = paging.max_tokens.unwrap_or(0);
-        let one = page_lines(
-            text,
-            &PageOptions {
-                max_lines: 1,
-                max_tokens: None,
-                ..paging
-            },
-        );
-        let needed = tokens::count(&one.text, paging.encoding);
+        let needed = paged.min_tokens.unwrap_or(0);
         return Err(Error::BudgetTooSmall {
             what: format!("line {} with its note", paging.start_line.max(1)),
             needed,
-            max_tokens: budget,
+            max_tokens: paging.max_tokens.unwrap_or(0),
             advice: format!(
                 "raise {}",
                 Hint::Raise(Limit::MaxTokens, Some(needed)).spell(req.surface)
@@ -450,10 +574,23 @@ pub fn paged_text(text: &str, req: &MarkdownRequest) -> Result<Paged, Error> {
 /// Pages `content` by lines. See the module docs; page 1's indicator is the seed's:
 /// `"\n\n---\n_Content truncated to first 200 lines. N more lines available._"`.
 pub fn page_lines(content: &str, opts: &PageOptions) -> Paged {
+    page_after("", content, opts)
+}
+
+/// [`page_lines`] for output printed after `header`: every count, and so
+/// the budget and the numbers the indicator advises, covers the header too.
+fn page_after(header: &str, content: &str, opts: &PageOptions) -> Paged {
     let lines = split_lines(content);
     let total = lines.len();
     let first_line = opts.start_line.max(1);
     let start = first_line - 1;
+    let count = |text: &str| {
+        if header.is_empty() {
+            tokens::count(text, opts.encoding)
+        } else {
+            tokens::count(&format!("{header}{text}"), opts.encoding)
+        }
+    };
 
     if start > 0 && start >= total {
         let text = format!(
@@ -465,7 +602,15 @@ pub fn page_lines(content: &str, opts: &PageOptions) -> Paged {
             last_line: first_line - 1,
             ..Paged::whole(String::new(), total)
         };
-        fit_or_empty(&mut paged, text, opts);
+        let n = count(&text);
+        match opts.max_tokens {
+            Some(budget) if n > budget => {
+                paged.tokens = Some(0);
+                paged.min_tokens = Some(n);
+            }
+            Some(_) => (paged.text, paged.tokens) = (text, Some(n)),
+            None => paged.text = text,
+        }
         return paged;
     }
 
@@ -479,15 +624,12 @@ pub fn page_lines(content: &str, opts: &PageOptions) -> Paged {
         .map(|l| cut_long_line(l, opts.max_line_chars))
         .collect();
     let trailing_newline = content.ends_with('\n');
-    let render = |k: usize| {
-        render_page(
-            &shown[..k],
-            start,
-            total,
-            opts.max_tokens,
-            trailing_newline,
-            opts.surface,
-        )
+    let page = PageText {
+        shown: &shown,
+        start,
+        total,
+        trailing_newline,
+        surface: opts.surface,
     };
 
     // The common case: everything fits and nothing was cut; return the content as is.
@@ -496,17 +638,36 @@ pub fn page_lines(content: &str, opts: &PageOptions) -> Paged {
     let full = if untouched {
         content.to_owned()
     } else {
-        render(shown.len())
+        page.render(shown.len(), Cut::Lines)
     };
     let mut k = shown.len();
     let mut text = full;
     let mut tokens = None;
+    let mut min_tokens = None;
     if let Some(budget) = opts.max_tokens {
-        let n = tokens::count(&text, opts.encoding);
+        let n = count(&text);
         if n <= budget {
             tokens = Some(n);
         } else {
-            match fit_lines(&shown, budget, opts.encoding, &render) {
+            // Over budget: `n` is the budget that shows every line asked for.
+            let cut = Cut::Tokens { raise: n };
+            // The smallest budget that shows a line: the first line and its note.
+            // (All of them, when that is shorter than one line and its note.)
+            let one = if shown.len() > 1 {
+                count(&page.render(1, cut)).min(n)
+            } else {
+                n
+            };
+            let zero = Cut::NoLine { budget, raise: one };
+            let attempt = |k: usize| {
+                let text = match k {
+                    0 => page.render(0, zero),
+                    k => page.render(k, cut),
+                };
+                let n = count(&text);
+                (n <= budget).then_some((text, n))
+            };
+            match fit_lines(&shown, budget, opts.encoding, attempt) {
                 Some((best, best_text, best_tokens)) => {
                     k = best;
                     text = best_text;
@@ -517,6 +678,9 @@ pub fn page_lines(content: &str, opts: &PageOptions) -> Paged {
                     text = String::new();
                     tokens = Some(0);
                 }
+            }
+            if k == 0 {
+                min_tokens = Some(one);
             }
         }
     }
@@ -535,87 +699,102 @@ pub fn page_lines(content: &str, opts: &PageOptions) -> Paged {
             .filter(|l| matches!(l, Cow::Owned(_)))
             .count(),
         tokens,
+        min_tokens,
     }
 }
 
-/// Puts `text` into `paged` if it fits the token budget (else leaves it empty).
-fn fit_or_empty(paged: &mut Paged, text: String, opts: &PageOptions) {
-    match opts.max_tokens {
-        None => paged.text = text,
-        Some(budget) => {
-            let n = tokens::count(&text, opts.encoding);
-            if n <= budget {
-                paged.text = text;
-                paged.tokens = Some(n);
-            } else {
-                paged.tokens = Some(0);
-            }
-        }
-    }
+/// Which limit ended a page, for its indicator.
+#[derive(Clone, Copy)]
+enum Cut {
+    /// The line limit, or the end of the content.
+    Lines,
+    /// The token budget; `raise` is the budget that shows every line asked for.
+    Tokens { raise: usize },
+    /// Not one line fits `budget`; `raise` is the budget that shows one.
+    NoLine { budget: usize, raise: usize },
 }
 
-/// The `k` shown lines followed by the indicator for what is left.
-/// `start` is the 0-based index of the first shown line.
-fn render_page(
-    shown: &[Cow<'_, str>],
+/// The lines a page may show, and where they sit in the content.
+struct PageText<'a> {
+    shown: &'a [Cow<'a, str>],
+    /// 0-based index of the first shown line.
     start: usize,
     total: usize,
-    budget: Option<usize>,
     trailing_newline: bool,
     surface: Surface,
-) -> String {
-    let k = shown.len();
-    let remaining = total - start - k;
-    let mut out = String::new();
-    for (i, line) in shown.iter().enumerate() {
-        if i > 0 {
-            out.push('\n');
+}
+
+impl PageText<'_> {
+    /// The first `k` lines followed by the indicator for what is left.
+    fn render(&self, k: usize, cut: Cut) -> String {
+        let (start, total, surface) = (self.start, self.total, self.surface);
+        let remaining = total - start - k;
+        let mut out = String::new();
+        for (i, line) in self.shown[..k].iter().enumerate() {
+            if i > 0 {
+                out.push('\n');
+            }
+            out.push_str(line);
         }
-        out.push_str(line);
-    }
-    if k == 0 {
-        // Only reachable under a token budget too small for a single line.
-        let budget = budget.map_or(String::new(), |b| format!(" in {b} tokens"));
-        out.push_str(&format!(
-            "_No line fits{budget}. {} available from line {}: raise {}._",
-            plural(remaining, "line"),
-            start + 1,
-            Hint::Raise(Limit::MaxTokens, None).spell(surface)
-        ));
-    } else if start == 0 {
-        if remaining > 0 {
-            // Seed 002, byte for byte.
-            out.push_str("\n\n---\n");
+        let read_on = Hint::StartLine(start + k + 1).spell(surface);
+        // The last line the line limit lets a page show.
+        let through = start + self.shown.len();
+        let raise = |to: usize| Hint::Raise(Limit::MaxTokens, Some(to)).spell(surface);
+        if k == 0 {
+            // Only reachable under a token budget too small for a single line.
+            let (budget, to) = match cut {
+                Cut::NoLine { budget, raise } => (format!(" in {budget} tokens"), raise),
+                _ => (String::new(), 0),
+            };
             out.push_str(&format!(
-                "_Content truncated to first {k} lines. {remaining} more lines available._"
+                "_No line fits{budget}. {} available from line {}: raise {}._",
+                plural(remaining, "line"),
+                start + 1,
+                raise(to)
             ));
+        } else if start == 0 {
+            if remaining > 0 {
+                // Seed 002, byte for byte.
+                out.push_str("\n\n---\n");
+                out.push_str(&format!(
+                    "_Content truncated to first {k} lines. {remaining} more lines available._"
+                ));
+                match cut {
+                    Cut::Tokens { raise: to } => out.push_str(&format!(
+                        "\n_Cut to fit the token budget. To read on: {read_on}; to show through line {through} at once: {}._",
+                        raise(to)
+                    )),
+                    _ => out.push_str(&format!("\n_To read on: {read_on}._")),
+                }
+            } else if self.trailing_newline {
+                // Everything shown; only long lines were cut (their markers say so).
+                out.push('\n');
+            }
+        } else if remaining > 0 {
             out.push_str(&format!(
-                "\n_To read on: {}._",
-                Hint::StartLine(k + 1).spell(surface)
+                "\n\n---\n_Showing lines {}–{} of {total}. {} available: use {read_on}._",
+                start + 1,
+                start + k,
+                plural(remaining, "more line"),
             ));
-        } else if trailing_newline {
-            // Everything shown; only long lines were cut (their markers say so).
-            out.push('\n');
+            if let Cut::Tokens { raise: to } = cut {
+                out.push_str(&format!(
+                    "\n_Cut to fit the token budget; to show through line {through} at once: {}._",
+                    raise(to)
+                ));
+            }
+        } else {
+            out.push_str(&format!(
+                "\n\n---\n_Showing lines {}–{total} of {total} (end of content)._",
+                start + 1
+            ));
         }
-    } else if remaining > 0 {
-        out.push_str(&format!(
-            "\n\n---\n_Showing lines {}–{} of {total}. {} available: use {}._",
-            start + 1,
-            start + k,
-            plural(remaining, "more line"),
-            Hint::StartLine(start + k + 1).spell(surface)
-        ));
-    } else {
-        out.push_str(&format!(
-            "\n\n---\n_Showing lines {}–{total} of {total} (end of content)._",
-            start + 1
-        ));
+        out
     }
-    out
 }
 
 /// Largest number of shown lines whose rendering fits `budget` tokens, with that
-/// rendering and its count; `None` if not even the zero-line notice fits.
+/// rendering and its count; `None` if neither the zero-line notice nor one line fits.
 ///
 /// Exact counts are taken only of candidate outputs (each about the budget's size);
 /// a per-line estimate picks the first candidate for [`crate::fit`]'s search.
@@ -623,7 +802,7 @@ fn fit_lines(
     shown: &[Cow<'_, str>],
     budget: usize,
     enc: tokens::Encoding,
-    render: &dyn Fn(usize) -> String,
+    mut attempt: impl FnMut(usize) -> Option<(String, usize)>,
 ) -> Option<(usize, String, usize)> {
     // Estimate: each line on its own, plus one for its line break, plus ~40 for the
     // indicator. Stop once the estimate is well past the budget.
@@ -636,14 +815,14 @@ fn fit_lines(
         }
         guess += 1;
     }
-    let attempt = |k: usize| {
-        let text = render(k);
-        let n = tokens::count(&text, enc);
-        (n <= budget).then_some((text, n))
+    // All `shown.len()` lines did not fit: that is why we are here. The
+    // zero-line notice may be longer than one short line with its note.
+    let known = match attempt(0) {
+        Some(zero) => (0, zero),
+        None if shown.len() > 1 => (1, attempt(1)?),
+        None => return None,
     };
-    // All `shown.len()` lines did not fit: that is why we are here.
-    let zero = attempt(0)?;
-    let (k, (text, n)) = crate::fit::largest_fitting((0, zero), guess, shown.len(), attempt);
+    let (k, (text, n)) = crate::fit::largest_fitting(known, guess, shown.len(), attempt);
     Some((k, text, n))
 }
 
@@ -660,28 +839,49 @@ mod tests {
     }
 
     #[test]
-    fn dispatch_follows_the_seed() {
+    fn a_format_asked_for_is_given_or_refused() {
         use Format::*;
-        for req in [None, Some(Markdown), Some(Raw), Some(Base64)] {
-            assert_eq!(choose_format("image/png", req), Base64);
-            assert_eq!(choose_format("IMAGE/svg+xml; charset=utf-8", req), Base64);
-            assert_eq!(choose_format("text/plain", req), Raw);
-            assert_eq!(choose_format("text/css", req), Raw);
-            assert_eq!(choose_format("application/json", req), Raw);
-            assert_eq!(
-                choose_format("application/ld+json; charset=utf-8", req),
-                Raw
-            );
-            assert_eq!(choose_format("application/pdf", req), Base64);
-            assert_eq!(choose_format("application/octet-stream", req), Base64);
-            assert_eq!(choose_format("", req), Base64);
+        let c = |mime: Option<&str>, req| choose_format(mime, req, Surface::Cli);
+        // What each body is shown as by default.
+        for (mime, default) in [
+            (Some("text/html; charset=utf-8"), Markdown),
+            (Some("Text/HTML"), Markdown),
+            (Some("application/xhtml+xml"), Markdown),
+            (None, Markdown),
+            (Some("text/plain"), Raw),
+            (Some("text/css"), Raw),
+            (Some("application/json"), Raw),
+            (Some("application/ld+json; charset=utf-8"), Raw),
+            (Some("image/png"), Base64),
+            (Some("IMAGE/svg+xml; charset=utf-8"), Base64),
+            (Some("application/pdf"), Base64),
+            (Some("application/octet-stream"), Base64),
+            (Some(""), Base64),
+        ] {
+            assert_eq!(c(mime, None), Ok(default), "{mime:?}");
+            assert_eq!(c(mime, Some(default)), Ok(default), "{mime:?}");
+            // Any body can be shown as base64.
+            assert_eq!(c(mime, Some(Base64)), Ok(Base64), "{mime:?}");
         }
-        assert_eq!(choose_format("text/html; charset=utf-8", None), Markdown);
-        assert_eq!(choose_format("Text/HTML", Some(Markdown)), Markdown);
-        assert_eq!(choose_format("text/html", Some(Base64)), Markdown);
-        assert_eq!(choose_format("text/html", Some(Raw)), Raw);
-        assert_eq!(choose_format("application/xhtml+xml", None), Markdown);
-        assert_eq!(choose_format("application/xhtml+xml", Some(Raw)), Raw);
+        assert_eq!(c(Some("text/html"), Some(Raw)), Ok(Raw));
+        assert_eq!(c(None, Some(Raw)), Ok(Raw));
+        // What cannot be done is refused, saying what can.
+        let e = c(Some("image/png"), Some(Raw)).unwrap_err().to_string();
+        assert_eq!(
+            e,
+            "cannot show image/png as raw: binary content has no raw text; ask for --format base64 (or leave out --format for base64)"
+        );
+        let e = c(Some("application/json"), Some(Markdown))
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("only HTML converts to Markdown; ask for --format raw"),
+            "{e}"
+        );
+        let e = choose_format(Some("image/png"), Some(Markdown), Surface::Mcp)
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("ask for format: \"base64\""), "{e}");
     }
 
     #[test]
@@ -881,24 +1081,37 @@ mod tests {
             assert_eq!(p.tokens, Some(n));
             // Maximal: one more line would not fit (unless the line limit stopped us).
             if p.last_line < 200 {
-                let bigger = page_lines(
+                // The token budget cut: it says so, and the budget that
+                // shows every line the line limit allows, which works.
+                let all = PageOptions {
+                    max_tokens: None,
+                    ..o
+                };
+                let raise = tokens::count(&page_lines(&content, &all).text, o.encoding);
+                let cut_at = |k: usize| {
+                    let lines: Vec<String> = (1..=k).map(|i| format!("line {i}")).collect();
+                    format!(
+                        "{}\n\n---\n_Content truncated to first {k} lines. {} more lines available._\n_Cut to fit the token budget. To read on: --start-line {}; to show through line 200 at once: --max-tokens {raise}._",
+                        lines.join("\n"),
+                        500 - k,
+                        k + 1
+                    )
+                };
+                assert_eq!(p.text, cut_at(p.last_line));
+                assert!(
+                    tokens::count(&cut_at(p.last_line + 1), o.encoding) > budget,
+                    "budget {budget}"
+                );
+                let raised = page_lines(
                     &content,
                     &PageOptions {
-                        max_lines: p.last_line + 1,
-                        max_tokens: None,
+                        max_tokens: Some(raise),
                         ..o
                     },
                 );
-                assert!(
-                    tokens::count(&bigger.text, o.encoding) > budget,
-                    "budget {budget}"
-                );
-                assert!(p.text.ends_with(&format!(
-                    "_Content truncated to first {} lines. {} more lines available._\n_To read on: --start-line {}._",
-                    p.last_line,
-                    500 - p.last_line,
-                    p.last_line + 1
-                )));
+                assert_eq!(raised.last_line, 200);
+            } else {
+                assert!(p.text.ends_with("_To read on: --start-line 201._"));
             }
             assert_eq!(p.next_start_line, Some(p.last_line + 1));
         }
@@ -926,8 +1139,12 @@ mod tests {
         assert!(tokens::count(&p.text, o.encoding) <= 120);
         assert!(p.text.starts_with("line 201\n"));
         assert!(
+            p.text.contains(&format!(
+                "available: use --start-line {}._\n_Cut to fit the token budget; to show through line 400 at once: --max-tokens ",
+                p.last_line + 1
+            )),
+            "{}",
             p.text
-                .ends_with(&format!("use --start-line {}._", p.last_line + 1))
         );
 
         // One huge first line: nothing fits, the notice says how to get it.
@@ -938,11 +1155,25 @@ mod tests {
             ..opts()
         };
         let p = page_lines(&wide, &o);
-        assert_eq!(
-            p.text,
-            "_No line fits in 40 tokens. 2 lines available from line 1: raise --max-tokens._"
-        );
+        let raise: usize = p
+            .text
+            .strip_prefix(
+                "_No line fits in 40 tokens. 2 lines available from line 1: raise --max-tokens ",
+            )
+            .and_then(|t| t.strip_suffix("._"))
+            .and_then(|n| n.parse().ok())
+            .unwrap_or_else(|| panic!("{}", p.text));
         assert_eq!((p.last_line, p.next_start_line), (0, Some(1)));
+        // The advised budget shows the line.
+        let p = page_lines(
+            &wide,
+            &PageOptions {
+                max_tokens: Some(raise),
+                ..o
+            },
+        );
+        assert!(p.last_line >= 1, "{}", p.text);
+        assert!(p.tokens.is_some_and(|n| n <= raise), "{}", p.text);
 
         // Too small even for the notice: empty, never over budget.
         let p = page_lines(
@@ -967,21 +1198,28 @@ mod tests {
     #[test]
     fn raw_and_base64_are_never_truncated() {
         let content = numbered(1000);
+        let req = |max_tokens| MarkdownRequest {
+            max_tokens,
+            ..MarkdownRequest::default()
+        };
+        let header = |_: Option<&str>| "URL: x\n\n".to_string();
         for format in [Format::Raw, Format::Base64] {
-            let p = view(
-                format,
-                content.clone(),
-                &PageOptions {
-                    max_tokens: Some(10),
-                    ..opts()
-                },
+            let v = fetched(format, content.clone(), None, &req(None), &header).unwrap();
+            assert_eq!(v.paged.text, content);
+            assert!(!v.paged.truncated);
+            assert_eq!(v.paged.total_lines, 1000);
+            // Over the budget: refused with the budget that takes it, header included.
+            let needed = tokens::count(&format!("URL: x\n\n{content}"), Default::default());
+            match fetched(format, content.clone(), None, &req(Some(10)), &header) {
+                Err(Error::BudgetTooSmall { needed: n, .. }) => assert_eq!(n, needed),
+                other => panic!("{other:?}"),
+            }
+            let v = fetched(format, content.clone(), None, &req(Some(needed)), &header).unwrap();
+            assert_eq!(
+                (v.paged.tokens, v.header.as_str()),
+                (Some(needed), "URL: x\n\n")
             );
-            assert_eq!(p.text, content);
-            assert!(!p.truncated);
-            assert_eq!(p.total_lines, 1000);
         }
-        let p = view(Format::Markdown, content, &opts());
-        assert!(p.truncated);
     }
 
     #[test]

@@ -96,10 +96,15 @@ impl Fetched {
         self.mime == "text/html" || self.mime == "application/xhtml+xml"
     }
 
-    /// The output format for this response given what the caller asked for
-    /// (seed 002's dispatch).
-    pub fn format(&self, requested: Option<Format>) -> Format {
-        fetch_view::choose_format(&self.mime, requested)
+    /// The format this response is shown in, given what the caller asked
+    /// for; a format it cannot be shown in is refused in `surface`'s words
+    /// (see [`fetch_view::choose_format`]).
+    pub fn format(
+        &self,
+        requested: Option<Format>,
+        surface: webfold_core::contract::Surface,
+    ) -> Result<Format, webfold_core::Error> {
+        fetch_view::choose_format(Some(&self.mime), requested, surface)
     }
 
     /// The body as text: HTML through the full browser sniffing (BOM, header

@@ -11,6 +11,7 @@ use std::time::Duration;
 
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::{TcpListener, TcpStream};
+use webfold_core::contract::Surface;
 use webfold_core::decode::EncodingSource;
 use webfold_core::fetch_view::Format;
 use webfold_fetch::{FetchError, FetchOptions, Fetched, fetch};
@@ -212,9 +213,12 @@ async fn html_is_fetched_and_decoded_with_the_header_charset() {
     assert_eq!(f.final_url.as_str(), s.url("/html"));
     assert_eq!(f.body, b"<p>caf\xe9</p>");
     assert!(f.is_html());
-    assert_eq!(f.format(None), Format::Markdown);
-    assert_eq!(f.format(Some(Format::Base64)), Format::Markdown);
-    assert_eq!(f.format(Some(Format::Raw)), Format::Raw);
+    assert_eq!(f.format(None, Surface::Cli), Ok(Format::Markdown));
+    assert_eq!(
+        f.format(Some(Format::Base64), Surface::Cli),
+        Ok(Format::Base64)
+    );
+    assert_eq!(f.format(Some(Format::Raw), Surface::Cli), Ok(Format::Raw));
     let text = f.into_text();
     assert_eq!(text.text, "<p>café</p>");
     assert_eq!(
@@ -236,21 +240,25 @@ async fn json_text_and_images_dispatch_as_the_seed_says() {
     let s = Server::start().await;
     let json = get(&s, "/json").await.expect("fetch /json");
     assert_eq!(
-        (json.mime.as_str(), json.format(None)),
-        ("application/json", Format::Raw)
+        (json.mime.as_str(), json.format(None, Surface::Cli)),
+        ("application/json", Ok(Format::Raw))
     );
     assert_eq!(json.text().text, r#"{"a": [1, 2]}"#);
 
     let text = get(&s, "/text").await.expect("fetch /text");
     assert_eq!(
-        (text.mime.as_str(), text.format(Some(Format::Base64))),
-        ("text/plain", Format::Raw)
+        (
+            text.mime.as_str(),
+            text.format(Some(Format::Base64), Surface::Cli)
+        ),
+        ("text/plain", Ok(Format::Base64))
     );
     assert_eq!(text.text().text, "línea 1\nlínea 2\n");
 
     let png = get(&s, "/png").await.expect("fetch /png");
     assert_eq!(png.mime, "image/png");
-    assert_eq!(png.format(Some(Format::Raw)), Format::Base64);
+    assert_eq!(png.format(None, Surface::Cli), Ok(Format::Base64));
+    assert!(png.format(Some(Format::Raw), Surface::Cli).is_err());
     assert_eq!(png.body, PNG);
     assert_eq!(png.base64(), "iVBORw0KGgoAAAANSUhEUg==");
 

@@ -263,7 +263,7 @@ async fn markdown(
     let req: webfold_core::fetch_view::MarkdownRequest = p.request()?;
     let loaded = page_of(&svc, id, &p).await?;
     let view = tokio::task::spawn_blocking(move || {
-        webfold_core::fetch_view::markdown(&loaded.page, &req, loaded.url.as_deref())
+        webfold_core::fetch_view::page_as(&loaded.page, None, loaded.url.as_deref(), &req)
             .map(|v| (v, loaded.version))
     })
     .await

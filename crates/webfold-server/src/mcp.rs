@@ -840,15 +840,16 @@ impl WebfoldTools {
             // A page given another way is already HTML.
             let page = self.page(&a.args).await?;
             let req = on_page(req, &page);
+            let source = a.args.html;
             let view = tokio::task::spawn_blocking(move || {
                 let url = Some(page.url()).filter(|u| !u.is_empty());
-                fetch_view::markdown(&page, &req, url)
+                fetch_view::page_as(&page, source.as_deref(), url, &req)
             })
             .await??;
             return fenced(markdown_note(&view), &view.paged.text, &view);
         };
         let fetched = self.fetcher()?.fetch(&url).await?;
-        let format = fetched.format(req.format);
+        let format = fetched.format(req.format, req.surface)?;
         let final_url = fetched.final_url.to_string();
         let status = fetched.status;
         let content = match format {
@@ -857,7 +858,13 @@ impl WebfoldTools {
         };
         let page_url = final_url.clone();
         let view = tokio::task::spawn_blocking(move || {
-            fetch_view::fetched(format, content, Some(&page_url), &req)
+            fetch_view::fetched(
+                format,
+                content,
+                Some(&page_url),
+                &req,
+                &fetch_view::no_frame,
+            )
         })
         .await??;
         let note = format!("{final_url} ({status}, {format}) {}", markdown_note(&view));
@@ -1032,7 +1039,7 @@ mod contract_tests {
             .input_schema;
         let p = &snap["properties"];
         assert_eq!(p["max_tokens"]["default"], 8000);
-        assert_eq!(p["max_tokens"]["minimum"], 1000);
+        assert_eq!(p["max_tokens"]["minimum"], 1);
         assert_eq!(p["max_elements"]["maximum"], 1000);
         assert_eq!(p["mode"]["enum"], serde_json::json!(["aria", "ai"]));
         assert_eq!(p["interactive_only"]["default"], true);
@@ -1130,6 +1137,43 @@ mod contract_tests {
         );
         assert!(diff.contains("diff: false"), "{diff}");
         assert!(!diff.contains("--no-diff"), "{diff}");
+    }
+
+    #[tokio::test]
+    async fn snapshot_budgets_are_honoured_and_advice_works() {
+        let tools = WebfoldTools::new(ToolContext::default());
+        let links: String = (0..150)
+            .map(|i| format!("<li><a href=/p/{i}>Product number {i}</a></li>"))
+            .collect();
+        let html = format!("<main><button>Filter</button><ul>{links}</ul></main>");
+        let call = |max_tokens: usize| {
+            let a: PageArgs<SnapshotOptions> =
+                serde_json::from_value(serde_json::json!({"html": html, "max_tokens": max_tokens}))
+                    .unwrap();
+            let tools = &tools;
+            async move { finish(tools.snapshot(a).await) }
+        };
+        let r = call(300).await;
+        assert_ne!(r.is_error, Some(true));
+        let tokens = r.structured_content.as_ref().unwrap()["tokens"]
+            .as_u64()
+            .unwrap();
+        assert!(tokens <= 300, "{tokens}");
+        let r = call(10).await;
+        assert_eq!(r.is_error, Some(true));
+        let err = text_of(r);
+        let needed: usize = err
+            .split("raise max_tokens: ")
+            .nth(1)
+            .and_then(|t| t.split(|c: char| !c.is_ascii_digit()).next())
+            .and_then(|n| n.parse().ok())
+            .unwrap_or_else(|| panic!("{err}"));
+        let r = call(needed).await;
+        assert_ne!(r.is_error, Some(true), "{:?}", r.content);
+        let tokens = r.structured_content.as_ref().unwrap()["tokens"]
+            .as_u64()
+            .unwrap();
+        assert!(tokens as usize <= needed);
     }
 
     #[tokio::test]

@@ -1058,3 +1058,93 @@ async fn snapshot_and_cnt_endpoints() {
     let r = t.get(&format!("/conversations/{id}/cnt?expand=zz")).await;
     assert_eq!(r.status, StatusCode::BAD_REQUEST);
 }
+
+/// The number after the first `max_tokens=` in `text`.
+fn advised(text: &str) -> usize {
+    let rest = text
+        .split("max_tokens=")
+        .nth(1)
+        .unwrap_or_else(|| panic!("no max_tokens=N in: {text}"));
+    rest.chars()
+        .take_while(char::is_ascii_digit)
+        .collect::<String>()
+        .parse()
+        .unwrap_or_else(|_| panic!("{text}"))
+}
+
+fn tokens(text: &str) -> usize {
+    webfold_core::tokens::count(text, webfold_core::tokens::Encoding::O200kBase)
+}
+
+#[tokio::test]
+async fn snapshot_honours_any_budget() {
+    let t = app();
+    let links: String = (0..150)
+        .map(|i| format!("<li><a href=/p/{i}>Product number {i}</a></li>"))
+        .collect();
+    let id = t
+        .create(&format!(
+            "<body><main><h1>All products</h1><button>Filter</button><ul>{links}</ul></main></body>"
+        ))
+        .await;
+    let r = t
+        .get(&format!("/conversations/{id}/snapshot?max_tokens=300"))
+        .await;
+    assert_eq!(r.status, StatusCode::OK, "{}", r.body);
+    let text = r.body["text"].as_str().unwrap();
+    assert!(tokens(text) <= 300, "{} tokens: {text}", tokens(text));
+    assert_eq!(r.body["tokens"], tokens(text));
+    assert!(text.contains("- button \"Filter\" [ref="), "{text}");
+    // Too small for the header: refused, with a budget that works.
+    let r = t
+        .get(&format!("/conversations/{id}/snapshot?max_tokens=10"))
+        .await;
+    assert_eq!(r.status, StatusCode::BAD_REQUEST, "{}", r.body);
+    let detail = r.body["detail"].as_str().unwrap();
+    assert!(detail.contains("than the budget of 10"), "{detail}");
+    let needed = advised(detail);
+    let r = t
+        .get(&format!("/conversations/{id}/snapshot?max_tokens={needed}"))
+        .await;
+    assert_eq!(r.status, StatusCode::OK, "{}", r.body);
+    assert!(tokens(r.body["text"].as_str().unwrap()) <= needed);
+}
+
+#[tokio::test]
+async fn markdown_endpoint_does_what_format_says() {
+    let t = app();
+    let html = "<html><body><h1>Title</h1><p>Some text.</p></body></html>";
+    let id = t.create(html).await;
+    let r = t
+        .get(&format!("/conversations/{id}/markdown?format=raw"))
+        .await;
+    assert_eq!(r.status, StatusCode::OK, "{}", r.body);
+    assert_eq!(r.body["format"], "raw");
+    let raw = r.body["markdown"].as_str().unwrap();
+    assert!(raw.contains("<h1>Title</h1><p>Some text.</p>"), "{raw}");
+    let r = t
+        .get(&format!("/conversations/{id}/markdown?format=base64"))
+        .await;
+    assert_eq!(r.status, StatusCode::OK, "{}", r.body);
+    assert_eq!(
+        r.body["markdown"],
+        webfold_core::fetch_view::base64(raw.as_bytes())
+    );
+    let r = t.get(&format!("/conversations/{id}/markdown")).await;
+    assert_eq!(r.body["format"], "markdown");
+    assert!(r.body["markdown"].as_str().unwrap().starts_with("# Title"));
+    // Raw is never cut: over the budget it is refused with the one that takes it.
+    let r = t
+        .get(&format!(
+            "/conversations/{id}/markdown?format=raw&max_tokens=5"
+        ))
+        .await;
+    assert_eq!(r.status, StatusCode::BAD_REQUEST, "{}", r.body);
+    let needed = advised(r.body["detail"].as_str().unwrap());
+    let r = t
+        .get(&format!(
+            "/conversations/{id}/markdown?format=raw&max_tokens={needed}"
+        ))
+        .await;
+    assert_eq!(r.status, StatusCode::OK, "{}", r.body);
+}

@@ -109,3 +109,165 @@ fn bad_values_and_budgets_say_what_to_do() {
     let out = webfold(&["snapshot", page, "--mode", "yaml"]);
     assert_eq!(out.status.code(), Some(2));
 }
+
+/// The exact tokens of `text` as budgets count them.
+fn tokens(text: &str) -> usize {
+    webfold_core::tokens::count(text, webfold_core::tokens::Encoding::O200kBase)
+}
+
+/// Every number that follows `--max-tokens ` in `text`.
+fn advised(text: &str) -> Vec<usize> {
+    text.split("--max-tokens ")
+        .skip(1)
+        .filter_map(|rest| {
+            let digits: String = rest.chars().take_while(char::is_ascii_digit).collect();
+            digits.parse().ok()
+        })
+        .collect()
+}
+
+/// A page every view has plenty to say about.
+fn shop_page() -> std::path::PathBuf {
+    let items: String = (0..40)
+        .map(|i| {
+            format!(
+                "<li class=\"product\"><h3>Product {i}</h3><p>A fine thing, number {i}, with a longer description to read.</p><a href=\"/p/{i}\">Buy product {i}</a></li>\n"
+            )
+        })
+        .collect();
+    let paras: String = (0..30)
+        .map(|i| {
+            format!("<p>Paragraph {i} of the guide says something about products and prices.</p>\n")
+        })
+        .collect();
+    page_file(
+        "contract",
+        "shop.html",
+        &format!(
+            "<html><head><title>Shop</title></head><body><nav><a href=\"/\">Home</a><a href=\"/deals\">Deals</a></nav>\
+             <main><h1>All products</h1><form><input type=\"search\" aria-label=\"Search\"><button>Go</button></form>\
+             <ul class=\"products\">{items}</ul><article>{paras}</article></main><footer>Imprint</footer></body></html>"
+        ),
+    )
+}
+
+/// Whatever budget a view is given, a number it advises for `--max-tokens`
+/// (in an error, or in its text: "raise --max-tokens N") works when pasted
+/// back: the view runs, within that budget.
+#[test]
+fn every_advised_budget_works_when_pasted() {
+    let page = shop_page();
+    let page = page.to_str().unwrap();
+    let views: &[&[&str]] = &[
+        &["outline", page],
+        &["chunk", page, "--selector", "ul.products"],
+        &["chunk", page, "--selector", "li.product", "--all"],
+        &["cnt", page],
+        &["find", page, "product"],
+        &["snapshot", page],
+        &["markdown", page, "--no-main"],
+        &["markdown", page, "--no-main", "--max-lines", "0"],
+        &["markdown", page, "--no-main", "--start-line", "20"],
+        &["markdown", page, "--format", "raw"],
+        &["markdown", page, "--format", "base64"],
+    ];
+    let run = |args: &[&str], budget: usize| {
+        let mut args = args.to_vec();
+        let b = budget.to_string();
+        args.extend(["--max-tokens", &b]);
+        webfold(&args)
+    };
+    let mut pasted = 0;
+    for args in views {
+        for budget in [1, 8, 40, 150, 600] {
+            let out = run(args, budget);
+            let (text, err) = (stdout(&out), stderr(&out));
+            assert!(!err.contains("panicked"), "{args:?} {budget}: {err}");
+            let numbers = if out.status.success() {
+                assert!(
+                    tokens(&text) <= budget,
+                    "{args:?} at {budget}: {} tokens\n{text}",
+                    tokens(&text)
+                );
+                advised(&text)
+            } else {
+                assert_eq!(out.status.code(), Some(1), "{args:?} {budget}: {err}");
+                assert!(err.starts_with("error: "), "{args:?} {budget}: {err}");
+                let n = advised(&err);
+                assert!(
+                    !n.is_empty(),
+                    "{args:?} at {budget} refused without a budget that works: {err}"
+                );
+                n
+            };
+            for n in numbers {
+                let again = run(args, n);
+                let (t, e) = (stdout(&again), stderr(&again));
+                assert!(
+                    again.status.success(),
+                    "{args:?}: at {budget} advised --max-tokens {n}, which fails: {e}"
+                );
+                assert!(tokens(&t) <= n, "{args:?} at {n}: {} tokens", tokens(&t));
+                // A number in a view's text shows more than that view did.
+                if out.status.success() {
+                    assert!(
+                        tokens(&t) > tokens(&text),
+                        "{args:?}: {n} after {budget} shows no more"
+                    );
+                }
+                pasted += 1;
+            }
+        }
+    }
+    assert!(pasted >= 20, "only {pasted} advised budgets were tried");
+}
+
+/// `--json` is for programs: the budget counts the text view it carries
+/// (whose exact count is `tokens`), not the JSON, and every view's help says so.
+#[test]
+fn json_carries_the_budgeted_text_view_and_says_so() {
+    let page = shop_page();
+    let page = page.to_str().unwrap();
+    let budget = 300;
+    let b = budget.to_string();
+    for (args, key) in [
+        (vec!["outline", page], "text"),
+        (vec!["snapshot", page], "text"),
+        (vec!["find", page, "product"], "text"),
+        (vec!["markdown", page, "--no-main"], "markdown"),
+    ] {
+        let mut args = args;
+        args.extend(["--json", "--max-tokens", &b]);
+        let out = webfold(&args);
+        assert!(out.status.success(), "{args:?}: {}", stderr(&out));
+        let json: serde_json::Value = serde_json::from_str(&stdout(&out)).unwrap();
+        let text = json[key].as_str().unwrap();
+        assert!(tokens(text) <= budget, "{args:?}: {} tokens", tokens(text));
+        assert_eq!(json["tokens"], tokens(text), "{args:?}");
+    }
+    let out = webfold(&[
+        "chunk",
+        page,
+        "--selector",
+        "ul.products",
+        "--json",
+        "--max-tokens",
+        &b,
+    ]);
+    let json: serde_json::Value = serde_json::from_str(&stdout(&out)).unwrap();
+    let html = json["chunks"][0]["html"].as_str().unwrap();
+    assert!(
+        tokens(html) <= budget && json["tokens"] == tokens(html),
+        "{json}"
+    );
+    for cmd in [
+        "outline", "chunk", "snapshot", "find", "cnt", "markdown", "fetch",
+    ] {
+        let help = stdout(&webfold(&[cmd, "--help"]));
+        let help = help.split_whitespace().collect::<Vec<_>>().join(" ");
+        assert!(
+            help.contains("--max-tokens budgets the text view it carries, not the JSON"),
+            "{cmd} --help: {help}"
+        );
+    }
+}

@@ -224,15 +224,202 @@ fn fetch_png_gives_base64() {
     assert_eq!(v["format"], "base64");
     assert_eq!(v["content"], "iVBORw0KGgoAAAANSUhEUg==");
     assert_eq!(v["content_type"], "image/png");
-    // Asking for markdown changes nothing: images are always base64.
-    let (_, out, _) = webfold(
-        &["fetch", &format!("{base}/logo.png"), "--format", "markdown"],
+    let (code, out, _) = webfold(
+        &["fetch", &format!("{base}/logo.png"), "--format", "base64"],
         None,
     );
+    assert_eq!(code, 0);
     assert!(
         out.contains("(shown as base64)\n\niVBORw0KGgoAAAANSUhEUg==\n"),
         "{out}"
     );
+}
+
+#[test]
+fn a_format_asked_for_is_given_or_refused() {
+    let base = server();
+    let page = format!("{base}/docs/guide/page.html");
+    // HTML as base64: the body's bytes, whole.
+    let (code, out, err) = webfold(&["fetch", &page, "--format", "base64", "--json"], None);
+    assert_eq!(code, 0, "{err}");
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(v["format"], "base64");
+    assert_eq!(
+        v["content"],
+        webfold_core::fetch_view::base64(PAGE.as_bytes())
+    );
+    // What a body cannot be shown as is refused, saying what it can.
+    let (code, out, err) = webfold(
+        &["fetch", &format!("{base}/logo.png"), "--format", "markdown"],
+        None,
+    );
+    assert_eq!((code, out.as_str()), (1, ""));
+    assert_eq!(
+        err,
+        "error: cannot show image/png as markdown: only HTML converts to Markdown; ask for --format base64 (or leave out --format for base64)\n"
+    );
+    let (code, _, err) = webfold(
+        &[
+            "fetch",
+            &format!("{base}/data.json"),
+            "--format",
+            "markdown",
+        ],
+        None,
+    );
+    assert_eq!(code, 1);
+    assert!(err.contains("ask for --format raw"), "{err}");
+    let (code, _, err) = webfold(
+        &["markdown", &format!("{base}/logo.png"), "--format", "raw"],
+        None,
+    );
+    assert_eq!(code, 1);
+    assert!(
+        err.starts_with("error: cannot show image/png as raw"),
+        "{err}"
+    );
+
+    // `markdown` does what the flag says too: a file's HTML as it is...
+    let (code, out, err) = webfold(&["markdown", "-", "--format", "raw"], Some(PAGE));
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(out, format!("{PAGE}\n"));
+    let (code, out, _) = webfold(
+        &["markdown", "-", "--format", "base64", "--json"],
+        Some(PAGE),
+    );
+    assert_eq!(code, 0);
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(
+        v["markdown"],
+        webfold_core::fetch_view::base64(PAGE.as_bytes())
+    );
+    // ...and a long page's raw HTML whole, never cut at 200 lines.
+    let (code, out, err) = webfold(
+        &[
+            "markdown",
+            &format!("{base}/long.html"),
+            "--format",
+            "raw",
+            "--max-tokens",
+            "100000",
+        ],
+        None,
+    );
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(out, format!("{}\n", long_page()));
+    // Whole or refused: over the budget it says which budget takes it.
+    let (code, out, err) = webfold(
+        &[
+            "markdown",
+            &format!("{base}/long.html"),
+            "--format",
+            "raw",
+            "--max-tokens",
+            "100",
+        ],
+        None,
+    );
+    assert_eq!((code, out.as_str()), (1, ""));
+    assert!(
+        err.contains("never cut") && err.contains("raise --max-tokens "),
+        "{err}"
+    );
+}
+
+/// The number after the first `--max-tokens ` in `text`.
+fn advised(text: &str) -> usize {
+    let rest = text
+        .split("--max-tokens ")
+        .nth(1)
+        .unwrap_or_else(|| panic!("no --max-tokens N in: {text}"));
+    rest.chars()
+        .take_while(char::is_ascii_digit)
+        .collect::<String>()
+        .parse()
+        .unwrap_or_else(|_| panic!("{text}"))
+}
+
+fn tokens(text: &str) -> usize {
+    webfold_core::tokens::count(text, webfold_core::tokens::Encoding::O200kBase)
+}
+
+#[test]
+fn fetch_budgets_count_the_header_and_advice_works_when_pasted() {
+    let base = server();
+    for (path, format) in [
+        ("/docs/guide/page.html", "raw"),
+        ("/docs/guide/page.html", "markdown"),
+        ("/long.html", "markdown"),
+        ("/notes.txt", "raw"),
+        ("/logo.png", "base64"),
+    ] {
+        let url = format!("{base}{path}");
+        for budget in ["5", "30"] {
+            let (code, out, err) = webfold(
+                &["fetch", &url, "--format", format, "--max-tokens", budget],
+                None,
+            );
+            let text = if code == 0 { out } else { err };
+            let needed = advised(&text).to_string();
+            let (code, out, err) = webfold(
+                &["fetch", &url, "--format", format, "--max-tokens", &needed],
+                None,
+            );
+            assert_eq!(
+                code, 0,
+                "{path} as {format}: advised {needed} after {budget}, which fails: {err}"
+            );
+            assert!(out.starts_with(&format!("URL: {url}\n")), "{out}");
+            assert!(tokens(&out) <= needed.parse().unwrap(), "{path}: {out}");
+        }
+    }
+}
+
+#[test]
+fn whichever_limit_cut_the_page_says_so_and_how_to_get_the_rest() {
+    let html = long_page();
+    // The line limit cut: the seed's indicator, read on from the next line.
+    let (_, out, _) = webfold(&["markdown", "-"], Some(&html));
+    assert!(out.ends_with(
+        "_Content truncated to first 200 lines. 799 more lines available._\n_To read on: --start-line 201._\n"
+    ), "{out}");
+    // `--max-lines 0` shows all but a budget still holds: the budget cut,
+    // and it says so, with both ways on.
+    let (code, out, err) = webfold(
+        &["markdown", "-", "--max-lines", "0", "--max-tokens", "300"],
+        Some(&html),
+    );
+    assert_eq!(code, 0, "{err}");
+    assert!(tokens(&out) <= 300);
+    let tail = out.rsplit("---\n").next().unwrap();
+    let shown = tail
+        .strip_prefix("_Content truncated to first ")
+        .and_then(|t| t.split(' ').next())
+        .and_then(|n| n.parse::<usize>().ok())
+        .unwrap_or_else(|| panic!("{out}"));
+    assert!(
+        tail.contains(&format!(
+            "_Cut to fit the token budget. To read on: --start-line {}; to show through line 999 at once: --max-tokens ",
+            shown + 1
+        )),
+        "{tail}"
+    );
+    let all = advised(tail);
+    let (code, out, err) = webfold(
+        &[
+            "markdown",
+            "-",
+            "--max-lines",
+            "0",
+            "--max-tokens",
+            &all.to_string(),
+        ],
+        Some(&html),
+    );
+    assert_eq!(code, 0, "{err}");
+    assert!(out.trim_end().ends_with("Paragraph number 500."), "{out}");
+    assert!(!out.contains("truncated"), "{out}");
+    assert!(tokens(&out) <= all);
 }
 
 #[test]

@@ -185,12 +185,72 @@ fn scopes_refs_and_errors() {
         Some(2),
         "conflicting scopes are a usage error"
     );
+}
+
+/// The exact tokens of `text` as the budget counts them.
+fn tokens(text: &str) -> usize {
+    webfold_core::tokens::count(text, webfold_core::tokens::Encoding::O200kBase)
+}
+
+/// The number after the first `--max-tokens ` in `text`.
+fn advised(text: &str) -> Option<usize> {
+    let rest = text.split("--max-tokens ").nth(1)?;
+    let digits: String = rest.chars().take_while(char::is_ascii_digit).collect();
+    digits.parse().ok()
+}
+
+#[test]
+fn any_budget_is_honoured_header_included() {
+    let d = dir("budgets");
+    let links: String = (0..150)
+        .map(|i| format!("<li><a href=/p/{i}>Product number {i}</a></li>"))
+        .collect();
+    let page = write(
+        &d,
+        "list.html",
+        &format!(
+            "<body><main><h1>All products</h1><button>Filter</button><ul>{links}</ul></main></body>"
+        ),
+    );
+    // Below the old 1,000-token floor: as much as fits, header included.
+    for budget in [500, 200] {
+        let o = webfold(&["snapshot", &page, "--max-tokens", &budget.to_string()]);
+        assert!(o.status.success(), "{}", stderr(&o));
+        assert_eq!(
+            stderr(&o),
+            "",
+            "nothing to note: the budget is used as given"
+        );
+        let text = stdout(&o);
+        assert!(
+            tokens(&text) <= budget,
+            "{budget}: {} tokens",
+            tokens(&text)
+        );
+        assert!(
+            text.starts_with("# Elements: ") && text.contains("(truncated: token budget)"),
+            "{text}"
+        );
+        assert!(text.contains("- button \"Filter\" [ref="), "{text}");
+    }
+    // Too small for even the header: an error naming a budget that works.
     let o = webfold(&["snapshot", &page, "--max-tokens", "10"]);
-    assert!(o.status.success());
+    assert_eq!(o.status.code(), Some(1));
+    assert_eq!(stdout(&o), "");
+    let err = stderr(&o);
     assert!(
-        stderr(&o).contains("--max-tokens 10 is outside 1000–50000; using 1000"),
+        err.starts_with("error: the snapshot's header needs at least ")
+            && err.contains("than the budget of 10"),
+        "{err}"
+    );
+    let needed = advised(&err).unwrap_or_else(|| panic!("{err}"));
+    let o = webfold(&["snapshot", &page, "--max-tokens", &needed.to_string()]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(tokens(&stdout(&o)) <= needed, "{}", stdout(&o));
+    assert!(
+        stdout(&o).starts_with("# Elements: 0 of 152 (truncated: token budget)"),
         "{}",
-        stderr(&o)
+        stdout(&o)
     );
 }
 

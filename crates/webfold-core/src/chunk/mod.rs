@@ -209,6 +209,40 @@ pub fn view(
 }
 
 pub fn chunk(page: &Page, target: &ChunkTarget, opts: &ChunkOptions) -> Result<Chunks, Error> {
+    let (what, needed, max_tokens, advice) = match chunk_within(page, target, opts) {
+        Err(Error::BudgetTooSmall {
+            what,
+            needed,
+            max_tokens,
+            advice,
+        }) => (what, needed, max_tokens, advice),
+        done => return done,
+    };
+    // The smallest form is planned from estimates of what joins it (match
+    // headers, the note on matches left out): advise a budget that was seen
+    // to work, so pasting it back does.
+    let mut works = needed;
+    for _ in 0..4 {
+        let at = ChunkOptions {
+            max_tokens: Some(works),
+            ..opts.clone()
+        };
+        match chunk_within(page, target, &at) {
+            Err(Error::BudgetTooSmall { needed: more, .. }) if more > works => works = more,
+            Err(Error::BudgetTooSmall { .. }) => works += 1,
+            _ => break,
+        }
+    }
+    let spell = |n| Hint::Raise(Limit::MaxTokens, Some(n)).spell(opts.surface);
+    Err(Error::BudgetTooSmall {
+        what,
+        needed: works,
+        max_tokens,
+        advice: advice.replace(&spell(needed), &spell(works)),
+    })
+}
+
+fn chunk_within(page: &Page, target: &ChunkTarget, opts: &ChunkOptions) -> Result<Chunks, Error> {
     let matches = resolve(page, target, opts.all)?;
     // Page-wide indexes (every element's selector names, subtree sizes) are
     // built only once something has to be folded.
@@ -405,7 +439,8 @@ fn allocate(
         if used + needs > budget {
             if i == 0 {
                 let page = folder.page;
-                return Err(too_small(page, folder, m, head + min, budget));
+                // What it needs, room for the note on matches left out included.
+                return Err(too_small(page, folder, m, needs, budget));
             }
             let omitted = matches[i..].to_vec();
             return Ok(Allocation {

@@ -222,13 +222,24 @@ fn fit_lines(
     let smallest = r.render(1, Some(budget));
     let smallest_tokens = tokens::count(&smallest.text, enc);
     if smallest_tokens > budget {
+        // The cut line names the budget, so the one-line outline costs what
+        // it costs at the budget advised: settle on a number that takes
+        // itself (a digit more can cost a token).
+        let mut needed = smallest_tokens;
+        for _ in 0..4 {
+            let at = tokens::count(&r.render(1, Some(needed)).text, enc);
+            if at <= needed {
+                break;
+            }
+            needed = at;
+        }
         return Err(Error::BudgetTooSmall {
             what: "the outline of this page".into(),
-            needed: smallest_tokens,
+            needed,
             max_tokens: budget,
             advice: format!(
                 "raise {}",
-                Hint::Raise(Limit::MaxTokens, Some(smallest_tokens)).spell(opts.surface)
+                Hint::Raise(Limit::MaxTokens, Some(needed)).spell(opts.surface)
             ),
         });
     }

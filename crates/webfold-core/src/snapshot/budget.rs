@@ -259,109 +259,134 @@ pub fn fit(
         .chain(&frame.notes)
         .map(|l| count_line(l, params.encoding))
         .sum();
-    let limit = params
-        .max_tokens
-        .saturating_sub(header_reserve(params) + closing_reserve(params));
+    let reserve = header_reserve(params) + closing_reserve(params);
     let mut is_ranked = vec![false; tree.lines.len()];
     for &c in &ranked {
         is_ranked[c] = true;
     }
-    let mut plan = Plan {
-        forced: forced.to_vec(),
-        kept: Vec::new(),
-        detailed: Vec::new(),
-    };
     let costs = LineCosts::new(tree, params.encoding);
-    let mut sel = Selection::build(tree, &costs, &plan, frame_cost, params.interactive_only);
-    let mut shown_candidates = ranked.iter().filter(|&&r| sel.shown[r]).count();
-    let live_cap = params.max_tokens / LIVE_SHARE;
-    let mut live_used = 0;
-    // Lines printed as a live region's text: their details were its to give.
-    let mut is_content = vec![false; tree.lines.len()];
-    for &c in considered {
-        // Candidates that come along as ancestors count toward the limit too.
-        let new_candidates = std::iter::once(c)
-            .chain(tree.ancestors(c))
-            .take_while(|&a| !sel.shown[a])
-            .filter(|&a| is_ranked[a])
-            .count();
-        if shown_candidates >= params.max_elements {
-            break;
-        }
-        if shown_candidates + new_candidates > params.max_elements {
-            continue;
-        }
-        let delta = sel.element_delta(c);
-        let live = sel.is_live(c);
-        if live && live_used + delta > live_cap {
-            continue;
-        }
-        if sel.total() + delta <= limit {
-            sel.add_element(c);
-            plan.kept.push(c);
-            shown_candidates += new_candidates;
-            if live {
-                live_used += delta;
-                let mut content = sel.live_content(c);
-                if tree.lines[c].role == "log" {
-                    content.reverse();
-                }
-                // A contiguous run: a message with a hole in it misleads.
-                for k in content {
-                    let d = sel.element_delta(k);
-                    if live_used + d > live_cap || sel.total() + d > limit {
-                        break;
-                    }
-                    sel.add_element(k);
-                    plan.kept.push(k);
-                    is_content[k] = true;
-                    live_used += d;
-                }
-                // Candidates printed as its text are kept like any ancestor.
-                shown_candidates = ranked.iter().filter(|&&r| sel.shown[r]).count();
+    let fill = |limit: usize| -> Plan {
+        let mut plan = Plan {
+            forced: forced.to_vec(),
+            kept: Vec::new(),
+            detailed: Vec::new(),
+        };
+        let mut sel = Selection::build(tree, &costs, &plan, frame_cost, params.interactive_only);
+        let mut shown_candidates = ranked.iter().filter(|&&r| sel.shown[r]).count();
+        let live_cap = params.max_tokens / LIVE_SHARE;
+        let mut live_used = 0;
+        // Lines printed as a live region's text: their details were its to give.
+        let mut is_content = vec![false; tree.lines.len()];
+        for &c in considered {
+            // Candidates that come along as ancestors count toward the limit too.
+            let new_candidates = std::iter::once(c)
+                .chain(tree.ancestors(c))
+                .take_while(|&a| !sel.shown[a])
+                .filter(|&a| is_ranked[a])
+                .count();
+            if shown_candidates >= params.max_elements {
+                break;
             }
-        } else if limit.saturating_sub(sel.total()) < 4 {
-            break;
+            if shown_candidates + new_candidates > params.max_elements {
+                continue;
+            }
+            let delta = sel.element_delta(c);
+            let live = sel.is_live(c);
+            if live && live_used + delta > live_cap {
+                continue;
+            }
+            if sel.total() + delta <= limit {
+                sel.add_element(c);
+                plan.kept.push(c);
+                shown_candidates += new_candidates;
+                if live {
+                    live_used += delta;
+                    let mut content = sel.live_content(c);
+                    if tree.lines[c].role == "log" {
+                        content.reverse();
+                    }
+                    // A contiguous run: a message with a hole in it misleads.
+                    for k in content {
+                        let d = sel.element_delta(k);
+                        if live_used + d > live_cap || sel.total() + d > limit {
+                            break;
+                        }
+                        sel.add_element(k);
+                        plan.kept.push(k);
+                        is_content[k] = true;
+                        live_used += d;
+                    }
+                    // Candidates printed as its text are kept like any ancestor.
+                    shown_candidates = ranked.iter().filter(|&&r| sel.shown[r]).count();
+                }
+            } else if limit.saturating_sub(sel.total()) < 4 {
+                break;
+            }
         }
-    }
-    for &c in &plan.kept {
-        if !is_ranked[c] || is_content[c] || sel.is_live(c) || !sel.has_details(c) {
-            continue;
+        for &c in &plan.kept {
+            if !is_ranked[c] || is_content[c] || sel.is_live(c) || !sel.has_details(c) {
+                continue;
+            }
+            if sel.total() + sel.details_delta(c) <= limit {
+                sel.add_details(c);
+                plan.detailed.push(c);
+            }
         }
-        if sel.total() + sel.details_delta(c) <= limit {
-            sel.add_details(c);
-            plan.detailed.push(c);
-        }
-    }
+        plan
+    };
 
     // Render, count the whole, and give back details, then elements, until it fits.
-    loop {
-        let out = finish(
-            tree,
-            &sel,
-            &ranked,
-            considered.len(),
-            Left {
-                outside_viewport,
-                repeated,
-            },
-            params,
-            frame,
-            compaction,
-        );
-        if out.tokens <= params.max_tokens {
-            return out;
-        }
-        if plan.detailed.pop().is_none() && plan.kept.pop().is_none() {
-            if plan.forced.is_empty() {
-                // The frame alone is over budget.
-                return header_only(out, params);
+    let fitted = |mut plan: Plan| -> Budgeted {
+        let mut sel = Selection::build(tree, &costs, &plan, frame_cost, params.interactive_only);
+        loop {
+            let out = finish(
+                tree,
+                &sel,
+                &ranked,
+                considered.len(),
+                Left {
+                    outside_viewport,
+                    repeated,
+                },
+                params,
+                frame,
+                compaction,
+            );
+            if out.tokens <= params.max_tokens {
+                return out;
             }
-            // The one-line summaries alone do not fit: print none of them.
-            plan.forced.clear();
+            if plan.detailed.pop().is_none() && plan.kept.pop().is_none() {
+                if plan.forced.is_empty() {
+                    // The frame alone is over budget.
+                    return header_only(out, params);
+                }
+                // The one-line summaries alone do not fit: print none of them.
+                plan.forced.clear();
+            }
+            sel = Selection::build(tree, &costs, &plan, frame_cost, params.interactive_only);
         }
-        sel = Selection::build(tree, &costs, &plan, frame_cost, params.interactive_only);
+    };
+
+    let mut limit = params.max_tokens.saturating_sub(reserve);
+    let mut best = fitted(fill(limit));
+    // The reserve is for the longest header and notes. Under a small budget
+    // it is most of the budget, so what it did not take goes to more
+    // elements, while that shows more.
+    if reserve > params.max_tokens / 2 {
+        for _ in 0..4 {
+            let slack = params.max_tokens.saturating_sub(best.tokens);
+            if best.truncation.is_none() || slack < 2 {
+                break;
+            }
+            limit += slack;
+            let next = fitted(fill(limit));
+            if next.tokens > params.max_tokens || next.shown.len() <= best.shown.len() {
+                break;
+            }
+            best = next;
+        }
     }
+    best
 }
 
 /// Remove from `ranked` the links that repeat a higher-ranked link's name
@@ -415,12 +440,13 @@ struct Plan {
     detailed: Vec<usize>,
 }
 
+/// The smallest view: what was cut and how to get it. Its text does not
+/// name the budget, so its count is a budget that works whatever was asked.
 fn header_only(mut out: Budgeted, params: &BudgetParams) -> Budgeted {
     let s = params.surface;
     let text = format!(
-        "# Elements: 0 of {} (truncated: token budget)\n# This view does not fit in {} tokens; raise {} or snapshot a subtree with {} or {}",
+        "# Elements: 0 of {} (truncated: token budget)\n# Not one element fits the budget; raise {} or snapshot a subtree with {} or {}",
         out.total,
-        params.max_tokens,
         Hint::Raise(Limit::MaxTokens, None).spell(s),
         Hint::Snapshot(Handle::Ref("REF".into())).spell(s),
         Hint::Snapshot(Handle::Selector("SEL".into())).spell(s),

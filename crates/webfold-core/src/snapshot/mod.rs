@@ -30,7 +30,7 @@ pub mod priority;
 pub mod session;
 
 use crate::aria::{self, Mode};
-use crate::contract::{Ctx, Handle, Hint, Request, Surface, Switch, ViewName};
+use crate::contract::{Ctx, Handle, Hint, Limit, Request, Surface, Switch, ViewName};
 use crate::error::Error;
 use crate::page::{NodeData, NodeId, Page};
 use crate::tokens::{self, Encoding};
@@ -40,14 +40,15 @@ pub use diff::DiffStats;
 pub use parse::{Line, LineKind, SnapTree, parse};
 pub use session::SnapshotSession;
 
-/// Seed 001's defaults and clamps.
+/// Seed 001's defaults, and the element limit's range. The token budget has
+/// no range: any budget is honoured, down to the header alone, and one too
+/// small for that is refused with the budget that works.
 pub const DEFAULT_MAX_ELEMENTS: usize = 300;
 pub const MAX_ELEMENTS_RANGE: (usize, usize) = (1, 1000);
 pub const DEFAULT_MAX_TOKENS: usize = 8000;
-pub const MAX_TOKENS_RANGE: (usize, usize) = (1000, 50_000);
 
 /// The snapshot's request (see [`crate::contract`]): the budget options
-/// with their defaults and clamps, the mode and the part of the page.
+/// with their defaults, the mode and the part of the page.
 #[derive(
     Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize, schemars::JsonSchema,
 )]
@@ -63,7 +64,7 @@ pub struct SnapshotOptions {
     #[schemars(range(min = 1, max = 1000))]
     pub max_elements: usize,
     /// Token budget, header included
-    #[schemars(range(min = 1000, max = 50000))]
+    #[schemars(range(min = 1))]
     pub max_tokens: usize,
     /// Only elements in the viewport (live pages)
     pub viewport_only: bool,
@@ -114,13 +115,12 @@ impl Request for SnapshotOptions {
 }
 
 impl SnapshotOptions {
-    /// The options with `max_elements` and `max_tokens` clamped to their ranges.
+    /// The options with `max_elements` clamped to its range.
     pub fn clamped(&self) -> SnapshotOptions {
         let mut o = self.clone();
         o.max_elements = o
             .max_elements
             .clamp(MAX_ELEMENTS_RANGE.0, MAX_ELEMENTS_RANGE.1);
-        o.max_tokens = o.max_tokens.clamp(MAX_TOKENS_RANGE.0, MAX_TOKENS_RANGE.1);
         o
     }
 
@@ -311,7 +311,30 @@ fn dom_positions(page: &Page) -> Vec<u64> {
 }
 
 /// The snapshot view of `page` (at `url`, for history and same-site dedup).
+/// A call that fails leaves the session as it was: the call that follows
+/// (with the budget the error names, say) sees the same history and
+/// previous snapshot, so it prints the view, not a diff against one never shown.
 pub fn snapshot(
+    page: &Page,
+    url: &str,
+    scope: &Scope,
+    options: &SnapshotOptions,
+    session: Option<&mut SnapshotSession>,
+) -> Result<Snapshot, Error> {
+    match session {
+        None => view(page, url, scope, options, None),
+        Some(s) => {
+            let before = s.clone();
+            let r = view(page, url, scope, options, Some(&mut *s));
+            if r.is_err() {
+                *s = before;
+            }
+            r
+        }
+    }
+}
+
+fn view(
     page: &Page,
     url: &str,
     scope: &Scope,
@@ -526,8 +549,22 @@ pub fn snapshot(
     let b = budget::fit(&c.tree, vp, &forced, &params, &frame, Some(&compaction));
     if let Some(d) = diff_view
         && d.tokens < b.tokens
+        && d.tokens <= opts.max_tokens
     {
         return Ok(d);
+    }
+    if b.tokens > opts.max_tokens {
+        // Not even the header fits. Its text does not depend on the budget,
+        // so its count is a budget that works.
+        return Err(Error::BudgetTooSmall {
+            what: "the snapshot's header".into(),
+            needed: b.tokens,
+            max_tokens: opts.max_tokens,
+            advice: format!(
+                "raise {}",
+                Hint::Raise(Limit::MaxTokens, Some(b.tokens)).spell(opts.surface)
+            ),
+        });
     }
     Ok(Snapshot {
         text: b.text,

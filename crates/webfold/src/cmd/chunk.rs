@@ -33,7 +33,8 @@ pub struct Args {
     /// The page's address, as given to `snapshot --url` (with --ref)
     #[arg(long, value_name = "URL")]
     url: Option<String>,
-    /// Print {matches, tokens, chunks: [{selector, nodeId, html, tokens, folded}], omitted} as JSON
+    /// Print {matches, tokens, chunks: [{selector, nodeId, html, tokens, folded}], omitted} as JSON,
+    /// for programs: --max-tokens budgets the text view it carries, not the JSON
     #[arg(long)]
     json: bool,
 }

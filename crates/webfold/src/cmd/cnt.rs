@@ -34,7 +34,8 @@ pub struct Args {
     #[arg(long, conflicts_with = "json")]
     html: bool,
     /// Print the same view as JSON: nodes {id, tag, text, attrs, clickable, absorbed, children}
-    /// with compressed {id, hidden} where children are hidden (compressed_after: a second run)
+    /// with compressed {id, hidden} where children are hidden (compressed_after: a second run),
+    /// for programs: --max-tokens budgets the text view it carries, not the JSON
     #[arg(long)]
     json: bool,
 }

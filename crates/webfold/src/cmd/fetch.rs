@@ -1,7 +1,7 @@
 use clap::Parser;
 use webfold_core::contract::{Ctx, Request, Surface};
 use webfold_core::fetch_view::{self, Format, MarkdownRequest};
-use webfold_core::tokens::{self, Encoding};
+use webfold_core::tokens::Encoding;
 use webfold_fetch::{DEFAULT_MAX_BYTES, FetchOptions};
 
 use crate::flags::Flags;
@@ -26,7 +26,8 @@ pub struct Args {
     max_bytes: u64,
     /// Print {url, final_url, status, content_type, format, title, content,
     /// bytes, total_lines, first_line, last_line, truncated, next_start_line,
-    /// tokens, main} as JSON instead of a header and the content
+    /// tokens, main} as JSON instead of a header and the content,
+    /// for programs: --max-tokens budgets the text view it carries, not the JSON
     #[arg(long)]
     json: bool,
 }
@@ -37,11 +38,11 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         ..FetchOptions::default()
     };
     let fetched = block_on(webfold_fetch::fetch(&args.url, &opts))??;
-    let mut req = args
+    let req = args
         .view
         .request
         .with_ctx(Ctx::new(Surface::Cli, Encoding::default()));
-    let format = fetched.format(req.format);
+    let format = fetched.format(req.format, req.surface)?;
     let final_url = fetched.final_url.to_string();
     let status = fetched.status;
     let bytes = fetched.body.len();
@@ -53,17 +54,14 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         Format::Base64 => fetched.base64(),
         _ => fetched.into_text().text,
     };
-    let header = |title: Option<&str>| {
-        let mut h = format!("URL: {final_url}\nContent-Type: {content_type} (shown as {format})\n");
-        if let Some(t) = title {
-            h.push_str(&format!("Title: {t}\n"));
-        }
-        h.push('\n');
-        h
-    };
-    let budget = req.max_tokens;
     if args.json {
-        let view = fetch_view::fetched(format, content, Some(&final_url), &req)?;
+        let view = fetch_view::fetched(
+            format,
+            content,
+            Some(&final_url),
+            &req,
+            &fetch_view::no_frame,
+        )?;
         let mut out = super::markdown::view_json(&view, "content");
         for (key, value) in [
             ("url", serde_json::json!(args.url)),
@@ -77,19 +75,17 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         }
         return crate::out::line(&serde_json::Value::Object(out).to_string());
     }
-    // The budget covers what is printed, header included: the header's
-    // tokens come out of the view's budget (again if the title made it longer).
-    let mut cut = tokens::count(&header(None), Encoding::default());
-    for _ in 0..3 {
-        req.max_tokens = budget.map(|b| b.saturating_sub(cut).max(1));
-        let view = fetch_view::fetched(format, content.clone(), Some(&final_url), &req)?;
-        let mut text = header(view.title.as_deref());
-        text.push_str(&view.paged.text);
-        let n = tokens::count(&text, Encoding::default());
-        match budget {
-            Some(b) if n > b => cut += n - b,
-            _ => return crate::out::view(&text, n, budget),
+    // The budget covers what is printed, header included.
+    let header = |title: Option<&str>| {
+        let mut h = format!("URL: {final_url}\nContent-Type: {content_type} (shown as {format})\n");
+        if let Some(t) = title {
+            h.push_str(&format!("Title: {t}\n"));
         }
-    }
-    anyhow::bail!("the response's header leaves no room for its content; raise --max-tokens")
+        h.push('\n');
+        h
+    };
+    let view = fetch_view::fetched(format, content, Some(&final_url), &req, &header)?;
+    let mut text = view.header;
+    text.push_str(&view.paged.text);
+    crate::out::view(&text, view.paged.tokens.unwrap_or(0), req.max_tokens)
 }

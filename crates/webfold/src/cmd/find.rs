@@ -30,7 +30,8 @@ pub struct Args {
     /// The page's address, as given to `snapshot --url`
     #[arg(long, value_name = "URL")]
     url: Option<String>,
-    /// Print the matches as JSON
+    /// Print the matches as JSON,
+    /// for programs: --max-tokens budgets the text view it carries, not the JSON
     #[arg(long)]
     json: bool,
 }

@@ -22,7 +22,8 @@ pub struct Args {
     #[command(flatten)]
     view: Flags<MarkdownRequest>,
     /// Print {markdown, url, title, total_lines, first_line, last_line,
-    /// truncated, next_start_line, tokens, main} as JSON
+    /// truncated, next_start_line, tokens, main, format} as JSON,
+    /// for programs: --max-tokens budgets the text view it carries, not the JSON
     #[arg(long)]
     json: bool,
 }
@@ -30,35 +31,48 @@ pub struct Args {
 pub fn run(args: Args) -> anyhow::Result<()> {
     let input = args.input.load()?;
     let req = args.input.ctx(args.view.request);
-    let format = input
-        .content_type
-        .as_deref()
-        .map(|ct| fetch_view::choose_format(ct, req.format));
-    let (view, url) = match format {
-        Some(Format::Base64) => bail!(
-            "'{}' is {}, not a web page; use `webfold fetch {}` to get it as base64",
+    let format = fetch_view::choose_format(input.content_type.as_deref(), req.format, req.surface)?;
+    let view = match format {
+        // An image or other binary, unasked: this command is for pages.
+        Format::Base64 if req.format.is_none() => bail!(
+            "'{}' is {}, not a web page; use `webfold fetch {}` or --format base64 to get it as base64",
             args.input.input,
             input.content_type.as_deref().unwrap_or("binary"),
             args.input.input
         ),
-        // Plain text, JSON and the like are already readable: shown as they are.
-        Some(Format::Raw) => (
-            fetch_view::MarkdownView {
-                paged: fetch_view::paged_text(&input.text(), &req)?,
-                title: None,
-                main: None,
-            },
-            input.url.clone(),
-        ),
-        _ => {
-            let page = input.page();
-            let view = fetch_view::markdown(&page, &req, input.url.as_deref())?;
-            (view, req.base(input.url.as_deref())?.map(String::from))
-        }
+        Format::Markdown => match &input.live {
+            Some(page) => fetch_view::markdown(page, &req, input.url.as_deref())?,
+            None => fetch_view::fetched(
+                format,
+                input.text(),
+                input.url.as_deref(),
+                &req,
+                &fetch_view::no_frame,
+            )?,
+        },
+        Format::Raw => fetch_view::fetched(
+            format,
+            input.text(),
+            input.url.as_deref(),
+            &req,
+            &fetch_view::no_frame,
+        )?,
+        Format::Base64 => fetch_view::fetched(
+            format,
+            fetch_view::base64(&input.bytes),
+            input.url.as_deref(),
+            &req,
+            &fetch_view::no_frame,
+        )?,
+    };
+    let url = match format {
+        Format::Markdown => req.base(input.url.as_deref())?.map(String::from),
+        _ => input.url.clone(),
     };
     if args.json {
         let mut out = view_json(&view, "markdown");
         out.insert("url".into(), serde_json::json!(url));
+        out.insert("format".into(), serde_json::json!(format));
         crate::out::line(&serde_json::Value::Object(out).to_string())
     } else {
         crate::out::view(

@@ -27,7 +27,8 @@ pub struct Args {
     input: ViewInput,
     #[command(flatten)]
     view: Flags<OutlineOptions>,
-    /// Print the structure as JSON (root, totalElements, maxDepth, timestamp, tokens, text, …)
+    /// Print the structure as JSON (root, totalElements, maxDepth, timestamp, tokens, text, …),
+    /// for programs: --max-tokens budgets the text view it carries, not the JSON
     #[arg(long)]
     json: bool,
 }

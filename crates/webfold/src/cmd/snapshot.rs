@@ -38,7 +38,8 @@ pub struct Args {
     /// The page's address, for history and same-site dedup (default: the input's)
     #[arg(long, value_name = "URL")]
     url: Option<String>,
-    /// Print the snapshot and its counts as JSON
+    /// Print the snapshot and its counts as JSON,
+    /// for programs: --max-tokens budgets the text view it carries, not the JSON
     #[arg(long)]
     json: bool,
 }
@@ -63,7 +64,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     } else if options.full_snapshot {
         crate::out::view(&snap.text, snap.tokens, None)
     } else {
-        crate::out::view(&snap.text, snap.tokens, Some(options.clamped().max_tokens))
+        crate::out::view(&snap.text, snap.tokens, Some(options.max_tokens))
     }
 }
 
@@ -91,12 +92,6 @@ fn warn_if_clamped(o: &SnapshotOptions) {
         eprintln!(
             "note: --max-elements {} is outside 1–1000; using {}",
             o.max_elements, c.max_elements
-        );
-    }
-    if c.max_tokens != o.max_tokens {
-        eprintln!(
-            "note: --max-tokens {} is outside 1000–50000; using {}",
-            o.max_tokens, c.max_tokens
         );
     }
 }
