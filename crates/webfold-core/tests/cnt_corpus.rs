@@ -45,7 +45,7 @@ fn views_never_exceed_the_budget() {
             if view.stats.is_cut() {
                 cut_views += 1;
                 assert!(
-                    view.text.ends_with("`…+N` characters\n"),
+                    view.text.ends_with("`…+N` characters): cnt --expand ID\n"),
                     "{}: cuts are announced",
                     cp.id
                 );

@@ -291,7 +291,7 @@ fn compression_shows_first_and_last_children_around_a_marker() {
         text,
         "3 body,ul\n 5 li,a* href=/0 item 0\n 8 li,a* href=/1 item 1\n … 6 hidden [3.2-7]\n \
          29 li,a* href=/8 item 8\n 32 li,a* href=/9 item 9\n\
-         # expand [ID] to see what is cut: `… N hidden` children, `…+N` characters\n"
+         # to see what is cut (`… N hidden` children, `…+N` characters): cnt --expand ID\n"
     );
     // Expanding the marker shows exactly the hidden children, compressed the same way.
     let id: CntId = "3.2-7".parse().unwrap();
@@ -303,7 +303,7 @@ fn compression_shows_first_and_last_children_around_a_marker() {
         text,
         "# expand 3.2-7\n11 li,a* href=/2 item 2\n14 li,a* href=/3 item 3\n… 2 hidden [3.4-5]\n\
          23 li,a* href=/6 item 6\n26 li,a* href=/7 item 7\n\
-         # expand [ID] to see what is cut: `… N hidden` children, `…+N` characters\n"
+         # to see what is cut (`… N hidden` children, `…+N` characters): cnt --expand ID\n"
     );
 }
 

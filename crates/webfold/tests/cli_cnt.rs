@@ -68,8 +68,8 @@ fn a_small_budget_compresses_and_expand_shows_the_hidden_children() {
     let text = stdout(&out);
     assert!(tokens::count_default(&text) <= 200, "{text}");
     assert!(
-        text.ends_with("`…+N` characters\n"),
-        "the cut is announced: {text}"
+        text.ends_with("`…+N` characters): cnt --expand ID\n"),
+        "the cut is announced in the command line's words: {text}"
     );
     let id = marker(&text);
     let hidden: usize = text

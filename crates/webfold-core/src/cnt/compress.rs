@@ -10,6 +10,7 @@ use super::focus::{OTHER, TIERS};
 use super::id::HiddenRange;
 use super::{Cnt, CntNode, CutStats, render};
 use crate::Error;
+use crate::contract::Surface;
 use crate::fit;
 use crate::tokens::{self, Encoding};
 
@@ -349,7 +350,13 @@ pub(crate) struct Fitted {
 /// Galloping up from level 0 and then bisecting keeps every rendering we
 /// tokenize within a small factor of the budget, so a 3 MB page costs a few
 /// budget-sized renders instead of tokenizing its whole tree repeatedly.
-pub(crate) fn fit(cnt: &Cnt, scope: Scope, budget: usize, enc: Encoding) -> Result<Fitted, Error> {
+pub(crate) fn fit(
+    cnt: &Cnt,
+    scope: Scope,
+    budget: usize,
+    enc: Encoding,
+    surface: Surface,
+) -> Result<Fitted, Error> {
     // No tokenizer packs more than this many bytes into a token on text like
     // ours; a rendering past it is rejected unread. Rejecting a cut that would
     // have fit only costs detail, never the budget: fits are always counted.
@@ -357,7 +364,7 @@ pub(crate) fn fit(cnt: &Cnt, scope: Scope, budget: usize, enc: Encoding) -> Resu
         .saturating_mul(MAX_BYTES_PER_TOKEN)
         .saturating_add(1024);
     let attempt = |plan: Plan| -> (Fitted, bool) {
-        match render::text_capped(cnt, scope, &plan, max_bytes) {
+        match render::text_capped(cnt, scope, &plan, max_bytes, surface) {
             Some((text, stats)) => {
                 let tokens = tokens::count(&text, enc);
                 let fits = tokens <= budget;
@@ -420,7 +427,7 @@ pub(crate) fn fit(cnt: &Cnt, scope: Scope, budget: usize, enc: Encoding) -> Resu
     // fit: the seed's uniform cut, which can hide more.
     let (best, fits) = attempt(Plan::uniform(Cut::level(0)));
     if !fits {
-        let (text, _) = render::text(cnt, scope, &Plan::uniform(Cut::level(0)));
+        let (text, _) = render::text(cnt, scope, &Plan::uniform(Cut::level(0)), surface);
         return Err(Error::BudgetTooSmall {
             what: format!("the smallest CNT of {}", scope.label(cnt)),
             needed: tokens::count(&text, enc),

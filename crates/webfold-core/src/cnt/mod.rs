@@ -78,7 +78,7 @@
 //!   44 button* Search
 //!  61 div,p Free shipping over 50 €. Terms and conditions apply to every…+812 [61]
 //!  Contact us
-//! # expand [ID] to see what is cut: `… N hidden` children, `…+N` characters
+//! # to see what is cut (`… N hidden` children, `…+N` characters): cnt --expand ID
 //! ```
 //! - `#` starts the lines that are not nodes: the page title first, and a
 //!   legend last, only when something was cut.
@@ -304,7 +304,7 @@ impl Cnt {
             None => Scope::Whole,
         };
         let fitted =
-            compress::fit(self, scope, opts.max_tokens, opts.encoding).map_err(|e| match e {
+            compress::fit(self, scope, opts.max_tokens, opts.encoding, opts.surface).map_err(|e| match e {
                 Error::BudgetTooSmall {
                     what,
                     needed,
@@ -347,7 +347,7 @@ impl Cnt {
             None => Scope::Whole,
         };
         let plan = Plan::uniform(cut);
-        let (text, stats) = render::text(self, scope, &plan);
+        let (text, stats) = render::text(self, scope, &plan, Surface::default());
         let tokens = tokens::count(&text, encoding);
         Ok(View {
             cnt: self,

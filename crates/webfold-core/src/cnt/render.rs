@@ -4,10 +4,11 @@ use std::fmt::Write;
 
 use super::compress::{Cut, Event, Plan, Scope, cut_text, walk};
 use super::{Cnt, CntNode, CutStats};
+use crate::contract::{Hint, Surface};
 
 /// Renders the view of `scope` under `cut`, and what it left out.
-pub(crate) fn text(cnt: &Cnt, scope: Scope, plan: &Plan) -> (String, CutStats) {
-    text_capped(cnt, scope, plan, usize::MAX).unwrap_or_default()
+pub(crate) fn text(cnt: &Cnt, scope: Scope, plan: &Plan, surface: Surface) -> (String, CutStats) {
+    text_capped(cnt, scope, plan, usize::MAX, surface).unwrap_or_default()
 }
 
 /// [`text`], or `None` as soon as the output passes `max_bytes`: the budget
@@ -17,6 +18,7 @@ pub(crate) fn text_capped(
     scope: Scope,
     plan: &Plan,
     max_bytes: usize,
+    surface: Surface,
 ) -> Option<(String, CutStats)> {
     let mut out = String::new();
     let mut over = false;
@@ -55,7 +57,12 @@ pub(crate) fn text_capped(
         return None;
     }
     if stats.is_cut() {
-        out.push_str("# expand [ID] to see what is cut: `… N hidden` children, `…+N` characters\n");
+        // In the words of the surface that asked, like every other hint.
+        let _ = writeln!(
+            out,
+            "# to see what is cut (`… N hidden` children, `…+N` characters): {}",
+            Hint::Expand("ID".into()).spell(surface)
+        );
     }
     Some((out, stats))
 }

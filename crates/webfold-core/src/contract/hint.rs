@@ -130,6 +130,7 @@ impl Hint {
                 args
             }
             Hint::Snapshot(h) => vec![(h.option(), Value::of_handle(h))],
+            Hint::Expand(id) if is_placeholder(id) => vec![("expand", Value::Placeholder(id))],
             Hint::Expand(id) => vec![("expand", Value::Text(id))],
             Hint::Find => vec![("query", Value::Placeholder("TEXT"))],
         }
@@ -198,10 +199,15 @@ pub enum Value<'a> {
     Larger,
 }
 
+/// `SEL`, `REF`, `N`, `ID`: a name for a value the reader picks.
+fn is_placeholder(v: &str) -> bool {
+    !v.is_empty() && v.bytes().all(|b| b.is_ascii_uppercase())
+}
+
 impl<'a> Value<'a> {
     fn of_handle(h: &'a Handle) -> Value<'a> {
         let v = h.value();
-        if !v.is_empty() && v.bytes().all(|b| b.is_ascii_uppercase()) {
+        if is_placeholder(v) {
             Value::Placeholder(v)
         } else if let (Handle::Id(_), Ok(n)) = (h, v.parse::<usize>()) {
             Value::Num(n)
