@@ -181,13 +181,27 @@ fn scopes_refs_and_errors() {
         Some(2),
         "conflicting scopes are a usage error"
     );
-    let o = webfold(&["snapshot", &page, "--max-tokens", "10"]);
-    assert!(o.status.success());
-    assert!(
-        stderr(&o).contains("--max-tokens 10 is outside 1000–50000; using 1000"),
-        "{}",
-        stderr(&o)
-    );
+    // Outside the declared range: refused with the range, not clamped.
+    for (flag, value, range) in [
+        ("--max-tokens", "10", "from 1000 to 50000"),
+        ("--max-tokens", "50001", "from 1000 to 50000"),
+        ("--max-elements", "1001", "from 1 to 1000"),
+    ] {
+        let o = webfold(&["snapshot", &page, flag, value]);
+        assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+        assert!(
+            stderr(&o).starts_with(&format!(
+                "error: {flag} must be a whole number {range}, not {value}"
+            )),
+            "{}",
+            stderr(&o)
+        );
+        assert!(
+            stderr(&o).contains("Usage: webfold snapshot"),
+            "{}",
+            stderr(&o)
+        );
+    }
 }
 
 #[test]

@@ -55,7 +55,7 @@ pub const MAX_TOKENS_RANGE: (usize, usize) = (1000, 50_000);
 pub struct SnapshotOptions {
     /// ai (with refs) or aria
     pub mode: Mode,
-    /// Interactive elements only, with headings and live regions
+    /// Only interactive elements (with headings and live regions)
     pub interactive_only: bool,
     /// Everything, no limits
     pub full_snapshot: bool,

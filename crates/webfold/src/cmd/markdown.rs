@@ -51,7 +51,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             input.url.clone(),
         ),
         _ => {
-            let page = input.page();
+            let page = input.page()?;
             let view = fetch_view::markdown(&page, &req, input.url.as_deref())?;
             (view, req.base(input.url.as_deref())?.map(String::from))
         }
