@@ -500,6 +500,65 @@ fn xml_declaration_encoding(b: &[u8]) -> Option<&'static Encoding> {
     Encoding::for_label(&decl[pos + 1..pos + 1 + len])
 }
 
+/// Formats whose first bytes say they are not text, with what to call them.
+const BINARY_MAGIC: &[(&[u8], &str)] = &[
+    (b"\x89PNG\r\n\x1a\n", "a PNG image"),
+    (b"\xff\xd8\xff", "a JPEG image"),
+    (b"GIF87a", "a GIF image"),
+    (b"GIF89a", "a GIF image"),
+    (b"%PDF-", "a PDF document"),
+    (b"\x1f\x8b", "gzip-compressed data"),
+    (b"PK\x03\x04", "a zip archive"),
+    (b"BZh", "bzip2-compressed data"),
+    (b"\xfd7zXZ\x00", "xz-compressed data"),
+    (b"\x28\xb5\x2f\xfd", "zstd-compressed data"),
+    (b"7z\xbc\xaf\x27\x1c", "a 7-Zip archive"),
+    (b"\x7fELF", "an executable"),
+    (b"\x00asm", "a WebAssembly module"),
+    (b"SQLite format 3\x00", "an SQLite database"),
+    (b"wOFF", "a web font"),
+    (b"wOF2", "a web font"),
+];
+
+/// How much of the text the control-character count looks at.
+const SNIFF_CHARS: usize = 64 * 1024;
+
+/// Checks that `bytes`, decoded as `text`, can be a web page before a view is
+/// made of it: something other than white space, and not a binary file. Every
+/// surface that takes a page from a user (a file, standard input, a request
+/// body, a tool argument) asks this once, so "not a page" reads the same
+/// everywhere instead of becoming an empty `body` view.
+///
+/// Binary means a known binary format by its first bytes (images, PDF,
+/// archives, compressed data, executables, fonts), or text of which more than
+/// 1 character in 50 is a control character other than tab, line feed,
+/// carriage return and form feed (read in the first 64 K characters). Real
+/// pages, in any encoding, have practically none; any other bytes decoded as
+/// text have about one in nine.
+pub fn check_page(bytes: &[u8], text: &str) -> Result<(), crate::Error> {
+    let body = bytes.strip_prefix(b"\xef\xbb\xbf").unwrap_or(bytes);
+    if let Some((_, what)) = BINARY_MAGIC.iter().find(|(m, _)| body.starts_with(m)) {
+        return Err(crate::Error::NotHtml((*what).to_string()));
+    }
+    if text.trim().is_empty() {
+        return Err(crate::Error::EmptyInput);
+    }
+    let (mut seen, mut control) = (0usize, 0usize);
+    for c in text.chars().take(SNIFF_CHARS) {
+        seen += 1;
+        if c.is_control() && !matches!(c, '\t' | '\n' | '\r' | '\x0c') {
+            control += 1;
+        }
+    }
+    if control * 50 > seen {
+        return Err(crate::Error::NotHtml(format!(
+            "binary data: {}% of the first characters are control characters",
+            control * 100 / seen
+        )));
+    }
+    Ok(())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -507,6 +566,44 @@ mod tests {
 
     fn dec(bytes: &[u8], ct: Option<&str>) -> Decoded {
         decode_html(bytes, ct)
+    }
+
+    #[test]
+    fn pages_are_text_and_not_empty() {
+        let check = |b: &[u8]| check_page(b, &dec(b, None).text);
+        assert_eq!(check(b""), Err(crate::Error::EmptyInput));
+        assert_eq!(check(b"\xef\xbb\xbf \r\n\t"), Err(crate::Error::EmptyInput));
+        assert_eq!(
+            check(b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR"),
+            Err(crate::Error::NotHtml("a PNG image".into()))
+        );
+        assert_eq!(
+            check(b"PK\x03\x04\x14\x00"),
+            Err(crate::Error::NotHtml("a zip archive".into()))
+        );
+        let mut elf = b"\x7fELF\x02\x01\x01".to_vec();
+        elf.extend([0u8; 64]);
+        assert!(matches!(check(&elf), Err(crate::Error::NotHtml(_))));
+        // Text with NULs all through it (UTF-16 without its byte order mark).
+        let utf16: Vec<u8> = "<p>hello</p>"
+            .encode_utf16()
+            .flat_map(u16::to_le_bytes)
+            .collect();
+        assert!(
+            matches!(check(&utf16), Err(crate::Error::NotHtml(w)) if w.starts_with("binary data")),
+        );
+        // Pages, whatever their encoding; a stray control character is no reason.
+        let mut bom16 = vec![0xff, 0xfe];
+        bom16.extend(utf16);
+        for page in [
+            &bom16[..],
+            b"<p>caf\xe9</p>",
+            b"<meta charset=gbk><p>\xc4\xe3\xba\xc3</p>",
+            b"plain text is a page too",
+            b"<p>a form feed \x0c and a stray \x01 in a long enough paragraph of text</p>",
+        ] {
+            assert_eq!(check(page), Ok(()), "{:?}", String::from_utf8_lossy(page));
+        }
     }
 
     #[test]

@@ -33,6 +33,14 @@ pub enum Error {
     #[error("{0}")]
     InvalidOption(String),
 
+    /// The input has nothing but white space in it.
+    #[error("empty input: there is no page to read; pass the HTML of a web page")]
+    EmptyInput,
+
+    /// The input is a binary file, not a page (what it looks like inside).
+    #[error("not HTML ({0}): pass the HTML of a web page")]
+    NotHtml(String),
+
     /// Even the smallest form of a view does not fit the token budget.
     #[error(
         "{what} needs at least {needed} tokens, more than the budget of {max_tokens}: {advice}"

@@ -8,7 +8,9 @@ use std::io::Read;
 use std::path::{Path, PathBuf};
 
 use encoding_rs::{Encoding, UTF_8};
-use webfold_core::decode::{EncodingSource, decode_html, decode_html_owned, prescan_meta_charset};
+use webfold_core::decode::{
+    EncodingSource, check_page, decode_html, decode_html_owned, prescan_meta_charset,
+};
 
 fn corpus_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/corpus")
@@ -117,8 +119,8 @@ fn readability_and_aeb_pages_decode_cleanly() {
     }
 }
 
-/// Asserts every page decodes with < 0.1 % U+FFFD and with its declared legacy
-/// charset (unless the bytes are valid UTF-8); returns (not-UTF-8 pages, pages
+/// Asserts every page is taken for a page, decodes with < 0.1 % U+FFFD and
+/// with its declared legacy charset (unless the bytes are valid UTF-8); returns (not-UTF-8 pages, pages
 /// that declare a non-UTF-8 charset).
 fn check_pages(pages: &[Page]) -> (usize, usize) {
     let mut not_utf8 = 0;
@@ -132,6 +134,10 @@ fn check_pages(pages: &[Page]) -> (usize, usize) {
         let declared = naive_declared_charset(&page.bytes);
         let d = decode_html_owned(page.bytes.clone(), None, page.url.as_deref());
 
+        // A real page is never taken for empty input or a binary file.
+        if let Err(e) = check_page(&page.bytes, &d.text) {
+            failures.push(format!("{}: {e}", page.id));
+        }
         let chars = d.text.chars().count().max(1);
         let bad = d.text.chars().filter(|&c| c == '\u{FFFD}').count();
         if bad * 1000 >= chars {

@@ -145,6 +145,8 @@ pub async fn connect_or_start(home: &Home, exe: &Path) -> Result<Connection, Dae
 /// Starts the daemon detached: its own process group (an agent's Ctrl-C
 /// does not stop it), output to the home's log.
 fn start(home: &Home, exe: &Path) -> Result<(), DaemonError> {
+    // Checked here too: a daemon that refuses the port would only say so in its log.
+    crate::daemon::configured_port()?;
     home.ensure()?;
     let log = std::fs::OpenOptions::new()
         .create(true)

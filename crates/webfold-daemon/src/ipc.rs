@@ -277,7 +277,14 @@ async fn call(
             if let Some(s) = &a.session_id {
                 session(s)?;
             }
-            let wait = Duration::from_secs(a.wait_seconds.unwrap_or(0).min(MAX_WAIT_SECONDS));
+            let wait = match a.wait_seconds.unwrap_or(0) {
+                w if w <= MAX_WAIT_SECONDS => Duration::from_secs(w),
+                w => {
+                    return Err(format!(
+                        "wait_seconds must be a whole number from 0 to {MAX_WAIT_SECONDS}, not {w}"
+                    ));
+                }
+            };
             let found = hub
                 .get_ui_context(me()?, a.session_id.as_deref(), wait)
                 .await?;
@@ -311,7 +318,14 @@ async fn call(
         }
         "get_conversation_history" => {
             let a: GetConversationHistory = params(p)?;
-            let limit = a.limit.unwrap_or(20).clamp(1, 200);
+            let limit = match a.limit.unwrap_or(20) {
+                n @ 1..=200 => n,
+                n => {
+                    return Err(format!(
+                        "limit must be a whole number from 1 to 200, not {n}"
+                    ));
+                }
+            };
             let messages = hub
                 .history_of(me()?, session(&a.session_id)?, limit)
                 .await?;

@@ -35,7 +35,7 @@ pub struct NavigateArgs {
 #[derive(Debug, Default, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct PageName {
-    /// Browser tab (default "main")
+    /// Tab name (default "main")
     pub page_name: Option<String>,
 }
 
@@ -47,9 +47,9 @@ pub struct ClickArgs {
     /// Ref from the latest snapshot, e.g. "e12"
     #[serde(rename = "ref")]
     pub r#ref: String,
-    /// Browser tab (default "main")
+    /// Tab name (default "main")
     pub page_name: Option<String>,
-    /// The whole view, not only what changed
+    /// Whole view, not just the changes
     pub full: Option<bool>,
 }
 
@@ -62,9 +62,9 @@ pub struct TypeArgs {
     pub text: String,
     /// Press Enter after
     pub submit: Option<bool>,
-    /// Browser tab (default "main")
+    /// Tab name (default "main")
     pub page_name: Option<String>,
-    /// The whole view, not only what changed
+    /// Whole view, not just the changes
     pub full: Option<bool>,
 }
 
@@ -75,17 +75,17 @@ pub struct SelectArgs {
     pub r#ref: String,
     /// Option values or labels
     pub values: Vec<String>,
-    /// Browser tab (default "main")
+    /// Tab name (default "main")
     pub page_name: Option<String>,
-    /// The whole view, not only what changed
+    /// Whole view, not just the changes
     pub full: Option<bool>,
 }
 
 #[derive(Debug, Deserialize, JsonSchema)]
 pub struct BackArgs {
-    /// Browser tab (default "main")
+    /// Tab name (default "main")
     pub page_name: Option<String>,
-    /// The whole view, not only what changed
+    /// Whole view, not just the changes
     pub full: Option<bool>,
 }
 
@@ -96,7 +96,7 @@ pub struct ScreenshotArgs {
     pub r#ref: Option<String>,
     /// Also save the full-size PNG here (.png)
     pub path: Option<String>,
-    /// Browser tab (default "main")
+    /// Tab name (default "main")
     pub page_name: Option<String>,
 }
 
@@ -105,7 +105,7 @@ pub struct DescribeImageArgs {
     /// An image's ref
     #[serde(rename = "ref")]
     pub r#ref: String,
-    /// Browser tab (default "main")
+    /// Tab name (default "main")
     pub page_name: Option<String>,
 }
 
@@ -115,9 +115,9 @@ pub struct DescribeImageArgs {
 pub struct ScriptSteps {
     /// Steps in order, each {"action": …}: click {ref}, type {ref, text, submit?}, write {ref, text}, select {ref, values}, check {ref, checked?}, press {key}, hover {ref}, scroll_into_view {ref}, navigate {url}, back
     pub actions: Vec<Action>,
-    /// Browser tab (default "main")
+    /// Tab name (default "main")
     pub page_name: Option<String>,
-    /// The whole view, not only what changed
+    /// Whole view, not just the changes
     pub full: Option<bool>,
 }
 

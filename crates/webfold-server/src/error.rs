@@ -99,6 +99,7 @@ impl From<crate::service::ServiceError> for ApiError {
             }
             E::Store(e) => ApiError::internal(e.to_string()),
             E::Task(e) => ApiError::internal(e),
+            E::NotAPage(e) => view_error(e),
         }
     }
 }
@@ -134,6 +135,9 @@ pub fn view_error(e: webfold_core::Error) -> ApiError {
         }
         E::InvalidOption(_) => {
             ApiError::new(StatusCode::BAD_REQUEST, "Invalid option").detail(e.to_string())
+        }
+        E::EmptyInput | E::NotHtml(_) => {
+            ApiError::new(StatusCode::BAD_REQUEST, "Not a page").detail(e.to_string())
         }
         // Variants the core adds later are user errors until mapped here.
         #[allow(unreachable_patterns)]

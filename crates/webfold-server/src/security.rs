@@ -79,6 +79,16 @@ impl Token {
         if path.exists() {
             return Ok((Self::read_file(path)?, false));
         }
+        if let Some(dir) = path
+            .parent()
+            .filter(|d| !d.as_os_str().is_empty() && !d.is_dir())
+        {
+            return Err(format!(
+                "cannot create token file {}: the directory {} does not exist; create it first",
+                path.display(),
+                dir.display()
+            ));
+        }
         let mut bytes = [0u8; 32];
         getrandom_fill(&mut bytes)?;
         let secret: String = bytes.iter().map(|b| format!("{b:02x}")).collect();

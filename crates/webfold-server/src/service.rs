@@ -25,6 +25,9 @@ pub enum ServiceError {
     Store(#[from] StoreError),
     #[error("{0}")]
     Task(String),
+    /// What was sent is not a page (empty, or a binary file).
+    #[error(transparent)]
+    NotAPage(webfold_core::Error),
 }
 
 fn list(versions: &[u32]) -> String {
@@ -137,6 +140,7 @@ impl Conversations {
 
     /// Stores a new conversation, then parses and caches its page.
     pub async fn create(&self, new: NewConversation) -> Result<(Conversation, Arc<LoadedPage>)> {
+        check_page(&new.page)?;
         let (html, capture) = (new.page.html.clone(), new.page.capture.clone());
         let conv = self.store.create(new).await?;
         let loaded = parse(conv.id, conv.version, conv.url.clone(), html, capture).await?;
@@ -150,6 +154,7 @@ impl Conversations {
         id: ConversationId,
         page: NewPage,
     ) -> Result<(Conversation, Arc<LoadedPage>)> {
+        check_page(&page)?;
         let (html, capture) = (page.html.clone(), page.capture.clone());
         let conv = self
             .store
@@ -262,6 +267,12 @@ impl Conversations {
             .remove(&(id, version));
         result
     }
+}
+
+/// Refuses, before anything is stored, a page that is empty or binary.
+fn check_page(page: &NewPage) -> Result<()> {
+    webfold_core::decode::check_page(page.html.as_bytes(), &page.html)
+        .map_err(ServiceError::NotAPage)
 }
 
 /// Parses on the blocking pool: a 30 MB page takes a few hundred

@@ -335,6 +335,49 @@ async fn unknown_body_fields_are_refused_like_unknown_parameters() {
     assert_eq!(r.body["version"], 1);
 }
 
+/// A body whose `html` is empty or binary is refused as the CLI refuses
+/// such a file, before anything is stored.
+#[tokio::test]
+async fn empty_and_binary_pages_are_refused() {
+    let t = app();
+    let id = t.create(FIXTURE).await;
+    for (html, says) in [
+        ("", "empty input: "),
+        (" \n\t ", "empty input: "),
+        ("%PDF-1.7\n1 0 obj", "not HTML (a PDF document): "),
+        (
+            "\u{0}\u{1}\u{2}\u{3}<\u{0}p\u{0}>",
+            "not HTML (binary data: ",
+        ),
+    ] {
+        for (uri, body) in [
+            ("/conversations".to_string(), json!({ "html": html })),
+            (
+                format!("/conversations/{id}/refresh"),
+                json!({ "html": html }),
+            ),
+        ] {
+            let r = t.post_json(&uri, &body).await;
+            assert_eq!(
+                r.status,
+                StatusCode::BAD_REQUEST,
+                "{uri} {html:?}: {}",
+                r.body
+            );
+            assert_eq!(r.body["error"], "Not a page", "{}", r.body);
+            let detail = r.body["detail"].as_str().unwrap();
+            assert!(detail.starts_with(says), "{detail}");
+            assert!(detail.ends_with("pass the HTML of a web page"), "{detail}");
+        }
+    }
+    let listed = t.get("/conversations").await;
+    assert_eq!(listed.body["conversations"].as_array().unwrap().len(), 1);
+    assert_eq!(
+        t.get(&format!("/conversations/{id}")).await.body["version"],
+        1
+    );
+}
+
 /// `session_id` is the caller's opaque id: any non-empty id up to 128
 /// characters of letters, digits and `. _ - : @ + =` is kept and echoed;
 /// anything that could break a log line or a file name is refused.
@@ -938,6 +981,20 @@ async fn outline_and_markdown_take_view_options() {
         r.body
     );
     assert_eq!(r.body["maxDepth"], 2);
+
+    // Outside the declared range: refused with the range, as on every surface.
+    for depth in ["0", "65"] {
+        let r = t
+            .get(&format!("/conversations/{id}/outline?max_depth={depth}"))
+            .await;
+        assert_eq!(r.status, StatusCode::BAD_REQUEST, "{}", r.body);
+        assert_eq!(
+            r.body["detail"],
+            format!("max_depth must be a whole number from 1 to 64, not {depth}"),
+            "{}",
+            r.body
+        );
+    }
 
     let r = t
         .get(&format!("/conversations/{id}/outline?maxdepth=2"))

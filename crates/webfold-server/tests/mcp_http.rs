@@ -177,6 +177,18 @@ async fn mistakes_come_back_as_correctable_tool_errors() {
             json!({"html": "<p>x</p>", "url": "https://example.com", "selector": "p"}),
             "only one",
         ),
+        (
+            json!({"html": "<p>x</p>", "selector": "p", "max_tokens": 0}),
+            "max_tokens must be a whole number above 0, not 0",
+        ),
+        (
+            json!({"html": "", "selector": "p"}),
+            "empty input: there is no page to read; pass the HTML of a web page",
+        ),
+        (
+            json!({"html": "%PDF-1.7\n1 0 obj", "selector": "p"}),
+            "not HTML (a PDF document): pass the HTML of a web page",
+        ),
     ];
     for (args, hint) in cases {
         let r = s.call("get_html_chunk", args.clone()).await;
@@ -187,6 +199,18 @@ async fn mistakes_come_back_as_correctable_tool_errors() {
             "{args}: '{text}' should mention '{hint}'"
         );
     }
+
+    let r = s
+        .call(
+            "get_dom_outline",
+            json!({"html": "<p>x</p>", "max_depth": 65}),
+        )
+        .await;
+    assert_eq!(r["isError"], true, "{r}");
+    assert_eq!(
+        text_of(&r),
+        "max_depth must be a whole number from 1 to 64, not 65"
+    );
 
     // Over budget: parts are folded into placeholders that say how to unfold them.
     let big = format!(

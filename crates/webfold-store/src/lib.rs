@@ -228,9 +228,14 @@ fn is_postgres_url(s: &str) -> bool {
 
 /// Opens the store `db` names with default options: the one place that
 /// decides between SQLite and PostgreSQL. Needs a tokio runtime.
+///
+/// A SQLite file's directory must exist, except the default one's
+/// ([`default_db_path`]), which is created: a mistyped `--db` must not
+/// quietly grow a directory tree somewhere.
 pub async fn open(db: &Database) -> Result<std::sync::Arc<dyn Store>> {
     Ok(match db {
         Database::Sqlite(path) => {
+            check_directory(path)?;
             let path = path.clone();
             let store = tokio::task::spawn_blocking(move || {
                 SqliteStore::open(&path, SqliteOptions::default())
@@ -242,6 +247,24 @@ pub async fn open(db: &Database) -> Result<std::sync::Arc<dyn Store>> {
         Database::Postgres(url) => {
             std::sync::Arc::new(PostgresStore::open(url, PostgresOptions::default()).await?)
         }
+    })
+}
+
+fn check_directory(path: &std::path::Path) -> Result<()> {
+    // A URL is named as one, not as a missing directory.
+    sqlite::reject_url(path)?;
+    let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) else {
+        return Ok(());
+    };
+    if dir.is_dir() || default_db_path().is_some_and(|d| d == path) {
+        return Ok(());
+    }
+    Err(StoreError::Open {
+        path: path.display().to_string(),
+        reason: format!(
+            "the directory {} does not exist; create it first, or choose a file in an existing directory",
+            dir.display()
+        ),
     })
 }
 

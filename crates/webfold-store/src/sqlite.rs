@@ -84,7 +84,7 @@ pub fn default_db_path() -> Option<PathBuf> {
 /// Refuses a path that is a URL (`postgres://…`, `sqlite:x.db`, `file:///…`).
 /// A URL is a scheme of two or more characters (one would be a Windows drive,
 /// `C:\\…`) followed by `://`, or a database scheme followed by `:` alone.
-fn reject_url(path: &Path) -> Result<()> {
+pub(crate) fn reject_url(path: &Path) -> Result<()> {
     let Some(text) = path.to_str() else {
         return Ok(());
     };

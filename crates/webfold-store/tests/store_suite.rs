@@ -467,6 +467,7 @@ async fn open_picks_postgres_for_urls_and_sqlite_for_paths() {
     assert_eq!(rows[0].get::<_, String>(0), c.id.to_string());
 
     let path = fresh_db("open");
+    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
     let lite = webfold_store::open(&Database::from_arg(&path))
         .await
         .unwrap();

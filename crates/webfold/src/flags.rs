@@ -13,16 +13,13 @@ use clap::parser::ValueSource;
 use clap::{Arg, ArgAction, ArgMatches, Command};
 use serde_json::Value;
 use webfold_core::contract::schema::{self, Kind, OptionSpec};
-use webfold_core::contract::{Request, Surface, cli_switch, parse};
+use webfold_core::contract::{Request, Surface, cli_positional, cli_switch, parse};
 
 /// A view's request, as its flags set it (`#[command(flatten)]`).
 pub struct Flags<R> {
     pub request: R,
     _view: PhantomData<R>,
 }
-
-/// Options that are positional arguments on the command line, not flags.
-const POSITIONAL: &[&str] = &["query"];
 
 fn id(name: &str) -> String {
     format!("opt:{name}")
@@ -41,10 +38,10 @@ fn shown(v: &Value) -> String {
 
 fn args_for(spec: &OptionSpec) -> Vec<Arg> {
     let help = spec.description.clone();
-    if POSITIONAL.contains(&spec.name.as_str()) {
+    if let Some(placeholder) = cli_positional(&spec.name) {
         return vec![
             Arg::new(id(&spec.name))
-                .value_name(spec.name.to_uppercase())
+                .value_name(placeholder)
                 .help(help)
                 .required(true),
         ];
@@ -71,11 +68,7 @@ fn args_for(spec: &OptionSpec) -> Vec<Arg> {
                 .map(|v| {
                     let flag = cli_switch(&spec.name, v);
                     let name = flag.trim_start_matches("--").to_string();
-                    let help = if v {
-                        help.clone()
-                    } else {
-                        format!("Turn off: {help}")
-                    };
+                    let help = if v { help.clone() } else { negated(&help) };
                     Arg::new(switch_id(&spec.name, v))
                         .long(name)
                         .help(help)
@@ -107,6 +100,21 @@ fn args_for(spec: &OptionSpec) -> Vec<Arg> {
         arg = arg.default_value(shown(d));
     }
     vec![arg.help(help)]
+}
+
+/// The help of the switch that turns an option off, from the option's own
+/// doc line: "Show breadcrumbs" → "Don't show breadcrumbs", "Only the main
+/// content" → "Not only the main content". Docs of options that are on by
+/// default start with a verb or with "Only" so that this reads well.
+fn negated(doc: &str) -> String {
+    if let Some(rest) = doc.strip_prefix("Only ") {
+        return format!("Not only {rest}");
+    }
+    let mut chars = doc.chars();
+    match chars.next() {
+        Some(first) => format!("Don't {}{}", first.to_lowercase(), chars.as_str()),
+        None => String::new(),
+    }
 }
 
 impl<R: Request> clap::Args for Flags<R> {

@@ -144,11 +144,14 @@ impl Input {
         decode_html(&self.bytes, self.content_type.as_deref()).text
     }
 
-    pub fn page(&self) -> Page {
-        match &self.live {
-            Some(page) => page.clone(),
-            None => Page::parse(&self.text()),
+    /// The page a view is made of; empty input and binary files are refused.
+    pub fn page(&self) -> anyhow::Result<Page> {
+        if let Some(page) = &self.live {
+            return Ok(page.clone());
         }
+        let text = self.text();
+        webfold_core::decode::check_page(&self.bytes, &text)?;
+        Ok(Page::parse(&text))
     }
 
     /// Loads INPUT, rendering it in Chromium first when `--browser` is given.

@@ -4,12 +4,15 @@
 //! codes follow the CLI contract: 0 success, 1 user error (one-line reason on
 //! stderr), 2 usage error (clap's own).
 
+// Output goes through `out`, which a closed pipe cannot make panic.
+#![deny(clippy::print_stdout, clippy::print_stderr)]
+
 mod cmd;
 mod flags;
 mod input;
 mod out;
 
-use clap::{Parser, Subcommand};
+use clap::{CommandFactory, FromArgMatches, Parser, Subcommand};
 
 #[derive(Parser)]
 #[command(
@@ -45,7 +48,7 @@ enum Command {
 }
 
 fn main() {
-    let cli = Cli::parse();
+    let cli = parse_args();
     let result = match cli.command {
         Command::Tokens(args) => cmd::tokens::run(args),
         Command::Cnt(args) => cmd::cnt::run(args),
@@ -65,12 +68,32 @@ fn main() {
         Command::Agent(args) => cmd::agent::run(args),
     };
     if let Err(err) = result {
-        eprintln!("error: {}", one_line(&err));
+        out::note(&format!("error: {}", one_line(&err)));
         if let Some(more) = detail_lines(&err) {
-            eprintln!("{more}");
+            out::note(&more);
         }
         std::process::exit(1);
     }
+}
+
+/// The command line, or exit with clap's usage error. A view's options are
+/// read after clap has matched them (by the core's parser, `flags`), so an
+/// error found there is shown with the subcommand's usage, as clap shows its
+/// own.
+fn parse_args() -> Cli {
+    let mut cmd = Cli::command();
+    let matches = cmd
+        .try_get_matches_from_mut(std::env::args_os())
+        .unwrap_or_else(|e| e.exit());
+    Cli::from_arg_matches(&matches).unwrap_or_else(|e| {
+        let sub = matches
+            .subcommand_name()
+            .and_then(|name| cmd.find_subcommand_mut(name));
+        match sub {
+            Some(sub) => e.format(sub).exit(),
+            None => e.format(&mut cmd).exit(),
+        }
+    })
 }
 
 /// Lines shown under the one-line reason when they help fix the input: an

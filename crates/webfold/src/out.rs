@@ -1,6 +1,7 @@
-//! Writing to standard output. A reader that goes away (`webfold chunk … |
-//! head -1`) ends the output quietly: a closed pipe is not an error, and
-//! nothing here can panic on it as `println!` does.
+//! Everything the binary prints goes through here. A reader that goes away
+//! (`webfold pair | head -1`) ends the output quietly: a closed pipe is not
+//! an error, and nothing here can panic on it as `println!` does (the crate
+//! denies `println!` and `eprintln!` so no command bypasses this).
 
 use std::io::Write;
 
@@ -10,16 +11,27 @@ pub fn view(text: &str, tokens: usize, budget: Option<usize>) -> anyhow::Result<
     // A line break is at most one more token.
     let room = budget.is_none_or(|b| tokens < b);
     let newline = !text.ends_with('\n') && room;
-    write(text, newline)
+    write(&mut std::io::stdout().lock(), text, newline)
 }
 
-/// Writes `text` as one line.
+/// Writes `text` as one line (or several, each ending in a line break).
 pub fn line(text: &str) -> anyhow::Result<()> {
-    write(text, !text.ends_with('\n'))
+    write(&mut std::io::stdout().lock(), text, !text.ends_with('\n'))
 }
 
-fn write(text: &str, newline: bool) -> anyhow::Result<()> {
-    let mut out = std::io::stdout().lock();
+/// Writes a diagnostic line to standard error. Failing to write it is
+/// ignored: with standard error gone there is nowhere left to say so.
+pub fn note(text: &str) {
+    let _ = write(&mut std::io::stderr().lock(), text, !text.ends_with('\n'));
+}
+
+/// Writes `text` to standard error with no line break: a prompt the user
+/// answers on the same line.
+pub fn prompt(text: &str) {
+    let _ = write(&mut std::io::stderr().lock(), text, false);
+}
+
+fn write(out: &mut impl Write, text: &str, newline: bool) -> anyhow::Result<()> {
     let r = out
         .write_all(text.as_bytes())
         .and_then(|()| {

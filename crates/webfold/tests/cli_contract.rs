@@ -271,3 +271,68 @@ fn json_carries_the_budgeted_text_view_and_says_so() {
         );
     }
 }
+
+/// An option the core refuses is a usage error of the subcommand: its own
+/// usage line, not the top-level one, and values outside a declared range are
+/// refused with the range.
+#[test]
+fn usage_errors_show_the_subcommands_usage() {
+    let page = page_file("contract", "usage.html", "<main><p>Hello</p></main>");
+    let page = page.to_str().unwrap();
+    for (args, says, usage) in [
+        (
+            &["outline", page, "--max-tokens", "0"][..],
+            "error: --max-tokens must be a whole number above 0, not 0",
+            "Usage: webfold outline [OPTIONS] <INPUT>",
+        ),
+        (
+            &["outline", page, "--max-depth", "65"],
+            "error: --max-depth must be a whole number from 1 to 64, not 65",
+            "Usage: webfold outline [OPTIONS] <INPUT>",
+        ),
+        (
+            &["chunk", page],
+            "error: name the element: give one of --selector, --id or --ref",
+            "Usage: webfold chunk [OPTIONS] <INPUT>",
+        ),
+        (
+            &["find", page, ""],
+            "error: say what to find: TEXT is empty; give text (matched ignoring case) or a /regex/",
+            "Usage: webfold find [OPTIONS] <INPUT> <TEXT>",
+        ),
+    ] {
+        let out = webfold(args);
+        let err = stderr(&out);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
+        assert!(err.starts_with(says), "{args:?}: {err}");
+        assert!(err.contains(usage), "{args:?}: {err}");
+        assert!(!err.contains("--query"), "{err}");
+    }
+    let out = webfold(&["outline", page, "--max-depth", "64"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+}
+
+/// `--help` reads as sentences: the switch that turns an option off says
+/// what it does, and an empty list has no default to show.
+#[test]
+fn help_reads_well() {
+    let help = |sub: &str| stdout(&webfold(&[sub, "--help"]));
+    let snapshot = help("snapshot");
+    assert!(
+        snapshot.contains("Don't show navigation breadcrumbs"),
+        "{snapshot}"
+    );
+    assert!(
+        snapshot.contains("Not only interactive elements (with headings and live regions)"),
+        "{snapshot}"
+    );
+    let markdown = help("markdown");
+    assert!(markdown.contains("Not only the main content"), "{markdown}");
+    for sub in [
+        "outline", "chunk", "snapshot", "find", "markdown", "cnt", "fetch",
+    ] {
+        let text = help(sub);
+        assert!(!text.contains("Turn off"), "{sub}: {text}");
+        assert!(!text.contains("[default: []]"), "{sub}: {text}");
+    }
+}

@@ -277,7 +277,7 @@ fn get_chunk_prints_html_or_error_and_exit_code() {
     ]);
     assert_eq!(code, 1);
     assert!(out.is_empty());
-    assert!(err.starts_with("Error: Element not found"), "{err}");
+    assert!(err.starts_with("error: Element not found"), "{err}");
     assert!(
         err.contains("section.hero"),
         "suggests the right selector: {err}"
@@ -292,7 +292,7 @@ fn get_chunk_prints_html_or_error_and_exit_code() {
         &url,
     ]);
     assert_eq!(code, 1);
-    assert!(err.starts_with("Error: Conversation not found"), "{err}");
+    assert!(err.starts_with("error: Conversation not found"), "{err}");
 
     let (code, _, err) = get_chunk(&[
         "--conversation-id",
@@ -303,7 +303,7 @@ fn get_chunk_prints_html_or_error_and_exit_code() {
         &url,
     ]);
     assert_eq!(code, 1);
-    assert!(err.starts_with("Error: Invalid selector"), "{err}");
+    assert!(err.starts_with("error: Invalid selector"), "{err}");
 
     // Nothing listens on port 1.
     let (code, _, err) = get_chunk(&[
@@ -315,7 +315,7 @@ fn get_chunk_prints_html_or_error_and_exit_code() {
         "http://127.0.0.1:1",
     ]);
     assert_eq!(code, 1);
-    assert!(err.starts_with("Error: cannot reach the bridge"), "{err}");
+    assert!(err.starts_with("error: cannot reach the bridge"), "{err}");
 
     // Usage errors are clap's: exit code 2.
     let (code, _, err) = get_chunk(&["--conversation-id", &id]);
@@ -470,6 +470,90 @@ fn database_urls_are_never_paths_for_serve_and_mcp() {
     }
     let left: Vec<_> = std::fs::read_dir(&dir).unwrap().collect();
     assert!(left.is_empty(), "nothing created: {left:?}");
+}
+
+/// A file in a directory that does not exist is refused with the directory
+/// named, before anything is created; only the default database's directory
+/// is ours to create. A token file likewise.
+#[test]
+fn missing_directories_are_named_not_created() {
+    let dir = scratch("missing-dir");
+    let missing = dir.join("no").join("such");
+    let db = missing.join("x.db");
+    let run = |args: &[&str], extra: &Path| {
+        let out = Command::new(BIN)
+            .args(args)
+            .arg(extra)
+            .env("XDG_DATA_HOME", dir.join("data"))
+            .current_dir(&dir)
+            .stdin(Stdio::null())
+            .output()
+            .unwrap();
+        (out.status.code(), String::from_utf8(out.stderr).unwrap())
+    };
+    let no_dir = format!(
+        "the directory {} does not exist; create it first",
+        missing.display()
+    );
+    for args in [&["serve", "--port", "0", "--db"][..], &["mcp", "--db"]] {
+        let (code, err) = run(args, &db);
+        assert_eq!(code, Some(1), "{args:?}: {err}");
+        assert!(
+            err.starts_with(&format!(
+                "error: cannot open the database at {}: {no_dir}",
+                db.display()
+            )),
+            "{err}"
+        );
+        assert_eq!(err.lines().count(), 1, "{err}");
+    }
+    let token = missing.join("tok");
+    let (code, err) = run(
+        &["serve", "--port", "0", "--db", "x.db", "--token-file"],
+        &token,
+    );
+    assert_eq!(code, Some(1), "{err}");
+    assert!(
+        err.starts_with(&format!(
+            "error: cannot create token file {}: {no_dir}",
+            token.display()
+        )),
+        "{err}"
+    );
+    assert_eq!(err.lines().count(), 1, "{err}");
+    // The bridge's client reads the token: its errors read like every other.
+    let (code, err) = run(
+        &[
+            "get-chunk",
+            "--conversation-id",
+            "0123456789abcdef0123456789abcdef",
+            "--selector",
+            "p",
+            "--token-file",
+        ],
+        &token,
+    );
+    assert_eq!(code, Some(1), "{err}");
+    assert!(
+        err.starts_with(&format!(
+            "error: cannot read token file {}",
+            token.display()
+        )),
+        "{err}"
+    );
+    assert!(!dir.join("no").exists(), "nothing was created");
+    // The default database's directory is created (with stdin closed, mcp
+    // opens its database and ends at the missing handshake).
+    let out = Command::new(BIN)
+        .args(["mcp", "--tools", "page"])
+        .env("XDG_DATA_HOME", dir.join("data"))
+        .current_dir(&dir)
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!err.contains("conversations disabled"), "{err}");
+    assert!(dir.join("data/webfold/webfold.db").exists());
 }
 
 /// Reads what the server sends until it closes (or `limit` passes); the

@@ -185,6 +185,26 @@ fn scopes_refs_and_errors() {
         Some(2),
         "conflicting scopes are a usage error"
     );
+    // Outside the declared range: refused with the range, not clamped.
+    for (flag, value, range) in [
+        ("--max-elements", "0", "from 1 to 1000"),
+        ("--max-elements", "1001", "from 1 to 1000"),
+    ] {
+        let o = webfold(&["snapshot", &page, flag, value]);
+        assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+        assert!(
+            stderr(&o).starts_with(&format!(
+                "error: {flag} must be a whole number {range}, not {value}"
+            )),
+            "{}",
+            stderr(&o)
+        );
+        assert!(
+            stderr(&o).contains("Usage: webfold snapshot"),
+            "{}",
+            stderr(&o)
+        );
+    }
 }
 
 /// The exact tokens of `text` as the budget counts them.

@@ -943,6 +943,26 @@ async fn pair_doctor_and_ui_speak_for_the_daemon() {
         });
     }
     let a = agent(&d, "cli-agent", &project).await;
+    // The UI tools' declared ranges are refused with the range, as views' are.
+    let e = a
+        .call("get_ui_context", json!({"wait_seconds": 601}))
+        .await
+        .unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        "wait_seconds must be a whole number from 0 to 600, not 601"
+    );
+    let e = a
+        .call(
+            "get_conversation_history",
+            json!({"sessionId": session(70), "limit": 0}),
+        )
+        .await
+        .unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        "limit must be a whole number from 1 to 200, not 0"
+    );
     for (i, tab) in tabs.iter_mut().enumerate() {
         tab.pick(&format!("tab {i}")).await;
     }
@@ -995,6 +1015,152 @@ async fn pair_doctor_and_ui_speak_for_the_daemon() {
         text.contains("!!  daemon") && text.contains("fix: webfold daemon"),
         "{text}"
     );
+}
+
+/// `webfold ARGS | head -0`: the reader has gone before the command writes.
+fn into_closed_pipe(d: &Daemon, dir: &Path, args: &[&str]) -> std::process::Output {
+    let (reader, writer) = std::io::pipe().unwrap();
+    drop(reader);
+    Command::new(BIN)
+        .args(args)
+        .env("WEBFOLD_HOME", d.home.dir())
+        .current_dir(dir)
+        .stdout(writer)
+        .stderr(Stdio::piped())
+        .output()
+        .unwrap()
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_closed_pipe_ends_every_command_quietly() {
+    let home = scratch("pipe");
+    let project = scratch("pipe-p");
+    let d = daemon(&home, 0);
+    let mut tab = Tab::open(&d, 80).await;
+    let _agent = agent(&d, "pipe-agent", &project).await;
+    tab.pick("piped").await;
+    for args in [
+        &["pair"][..],
+        &["pair", "--json"],
+        &["doctor"],
+        &["doctor", "--json"],
+        &["ui", "list"],
+        &["ui", "list", "--json"],
+        &["ui", "1"],
+    ] {
+        let read = cli(&d, &project, args);
+        assert!(!read.stdout.is_empty(), "{args:?} prints something");
+        let closed = into_closed_pipe(&d, &project, args);
+        let err = String::from_utf8_lossy(&closed.stderr);
+        assert!(!err.contains("panicked"), "{args:?}: {err}");
+        assert!(!err.contains("Broken pipe"), "{args:?}: {err}");
+        // The same verdict as with a reader: doctor's own status, else success.
+        assert_eq!(closed.status.code(), read.status.code(), "{args:?}: {err}");
+        assert_ne!(closed.status.code(), Some(101), "{args:?}: {err}");
+    }
+}
+
+/// Before any tab has been bound to a project there is no registry file:
+/// doctor says so rather than vouching for a file that is not there.
+#[test]
+fn doctor_reports_the_registry_as_it_is() {
+    let home = scratch("registry");
+    let run = |args: &[&str]| {
+        Command::new(BIN)
+            .args(args)
+            .env("WEBFOLD_HOME", &home)
+            .current_dir(&home)
+            .output()
+            .unwrap()
+    };
+    assert!(run(&["pair"]).status.success());
+    let registry = Home::at(home.clone()).registry();
+    assert!(!registry.exists());
+    let checks: Value = serde_json::from_slice(&run(&["doctor", "--json"]).stdout).unwrap();
+    let check = checks
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["check"] == "registry")
+        .unwrap();
+    assert_eq!(
+        check["detail"],
+        format!(
+            "{} not yet created: a tab is written there once it picks or chooses an agent",
+            registry.display()
+        )
+    );
+    std::fs::write(&registry, "{}").unwrap();
+    let checks: Value = serde_json::from_slice(&run(&["doctor", "--json"]).stdout).unwrap();
+    let detail = checks
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["check"] == "registry")
+        .unwrap()["detail"]
+        .clone();
+    assert_eq!(
+        detail,
+        format!("{} (0 tab(s) of this project)", registry.display())
+    );
+}
+
+#[test]
+fn a_daemon_port_variable_that_is_not_a_port_is_refused() {
+    let home = scratch("bad-port");
+    for bad in ["abc", "99999", "0", "-1", "3457x"] {
+        let run = |args: &[&str]| {
+            Command::new(BIN)
+                .args(args)
+                .env("WEBFOLD_HOME", &home)
+                .env("WEBFOLD_DAEMON_PORT", bad)
+                .current_dir(&home)
+                .stdin(Stdio::null())
+                .output()
+                .unwrap()
+        };
+        let want = format!(
+            "WEBFOLD_DAEMON_PORT is '{bad}', not a port: set it to a number from 1 to 65535"
+        );
+        // `pair` first: a daemon that took the bad value would run on, not fail.
+        for args in [&["pair"][..], &["daemon"]] {
+            let o = run(args);
+            let err = String::from_utf8_lossy(&o.stderr);
+            assert_eq!(o.status.code(), Some(1), "{args:?} {bad:?}: {err}");
+            assert!(
+                err.starts_with(&format!("error: {want}")),
+                "{args:?}: {err}"
+            );
+            assert_eq!(err.lines().count(), 1, "{err}");
+        }
+        assert!(
+            webfold_daemon::daemon::Endpoint::read(&Home::at(home.clone())).is_none(),
+            "no daemon started on another port"
+        );
+        let o = run(&["doctor"]);
+        let text = String::from_utf8_lossy(&o.stdout);
+        assert!(text.contains(&format!("!!  port       {want}")), "{text}");
+    }
+    // An agent does not start a daemon on a port nobody chose either.
+    let mut agent = Command::new(BIN)
+        .args(["mcp", "--tools", "ui", "--no-db"])
+        .env("WEBFOLD_HOME", &home)
+        .env("WEBFOLD_DAEMON_PORT", "99999")
+        .current_dir(&home)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    drop(agent.stdin.take());
+    let mut err = String::new();
+    std::io::Read::read_to_string(&mut agent.stderr.take().unwrap(), &mut err).unwrap();
+    agent.wait().unwrap();
+    assert!(
+        err.contains("WEBFOLD_DAEMON_PORT is '99999', not a port"),
+        "{err}"
+    );
+    assert!(webfold_daemon::daemon::Endpoint::read(&Home::at(home.clone())).is_none());
 }
 
 #[test]

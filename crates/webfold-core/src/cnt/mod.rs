@@ -303,8 +303,8 @@ impl Cnt {
             Some(id) => self.scope(id, opts.surface)?,
             None => Scope::Whole,
         };
-        let fitted =
-            compress::fit(self, scope, opts.max_tokens, opts.encoding, opts.surface).map_err(|e| match e {
+        let fitted = compress::fit(self, scope, opts.max_tokens, opts.encoding, opts.surface)
+            .map_err(|e| match e {
                 Error::BudgetTooSmall {
                     what,
                     needed,

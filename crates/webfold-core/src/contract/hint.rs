@@ -91,6 +91,15 @@ pub enum Hint {
     Find,
 }
 
+/// The placeholder of an option the command line takes as a positional
+/// argument rather than a flag (`webfold find page.html TEXT`).
+pub fn cli_positional(option: &str) -> Option<&'static str> {
+    match option {
+        "query" => Some("TEXT"),
+        _ => None,
+    }
+}
+
 /// The CLI flag that sets a yes/no option to `value`. Most are the option's
 /// name (`--viewport-only`) or its negation (`--no-diff`); a few keep the
 /// names the command line has always had.
@@ -142,7 +151,7 @@ impl Hint {
     pub fn spell(&self, surface: Surface) -> String {
         let args = self.args();
         let options = match surface {
-            Surface::Cli => cli_args(self, &args),
+            Surface::Cli => cli_args(&args),
             Surface::Http => args
                 .iter()
                 .map(|(name, v)| match v {
@@ -172,13 +181,13 @@ impl Hint {
     }
 }
 
-/// Command-line spelling: flags, except `find`'s query, which is positional.
-fn cli_args(hint: &Hint, args: &[(&'static str, Value<'_>)]) -> String {
-    if let Hint::Find = hint {
-        return "TEXT".into();
-    }
+/// Command-line spelling: flags, except positional options, which are
+/// written bare.
+fn cli_args(args: &[(&'static str, Value<'_>)]) -> String {
     args.iter()
         .map(|(name, v)| match v {
+            Value::Placeholder(p) if cli_positional(name).is_some() => (*p).to_string(),
+            _ if cli_positional(name).is_some() => v.shell(),
             Value::Bool(b) => cli_switch(name, *b),
             Value::Larger => format!("--{}", name.replace('_', "-")),
             _ => format!("--{} {}", name.replace('_', "-"), v.shell()),

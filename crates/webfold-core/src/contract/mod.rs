@@ -20,7 +20,7 @@ mod hint;
 pub mod parse;
 pub mod schema;
 
-pub use hint::{Handle, Hint, Limit, Switch, cli_switch};
+pub use hint::{Handle, Hint, Limit, Switch, cli_positional, cli_switch};
 
 use crate::tokens::Encoding;
 

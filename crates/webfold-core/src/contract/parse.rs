@@ -70,10 +70,12 @@ where
     from_json(obj, surface)
 }
 
-/// How `surface` writes an option's name: `--max-tokens` or `max_tokens`.
+/// How `surface` writes an option's name: `--max-tokens` or `max_tokens`
+/// (`TEXT` for what the command line takes as a positional argument).
 pub fn option_name(name: &str, surface: Surface) -> String {
-    match surface {
-        Surface::Cli => format!("--{}", name.replace('_', "-")),
+    match (surface, super::cli_positional(name)) {
+        (Surface::Cli, Some(placeholder)) => placeholder.to_string(),
+        (Surface::Cli, None) => format!("--{}", name.replace('_', "-")),
         _ => name.to_string(),
     }
 }
@@ -112,11 +114,11 @@ fn from_text(spec: &OptionSpec, raw: &str, surface: Surface) -> Result<Value, Er
 
 fn check(spec: &OptionSpec, value: Value, surface: Surface) -> Result<Value, Error> {
     let ok = match (&spec.kind, &value) {
-        // Zero of a count or budget asks for nothing: refused. Other ranges
-        // are clamped by their views, saying so.
-        (Kind::Integer { minimum, .. }, Value::Number(n)) => {
-            n.is_u64() && !(minimum.is_some() && n.as_u64() == Some(0))
-        }
+        // A value outside the declared range is refused on every surface,
+        // with the range: a silent clamp would answer another question.
+        (Kind::Integer { minimum, maximum }, Value::Number(n)) => n
+            .as_u64()
+            .is_some_and(|v| minimum.is_none_or(|lo| v >= lo) && maximum.is_none_or(|hi| v <= hi)),
         (Kind::Boolean, Value::Bool(_)) => true,
         (Kind::String, Value::String(_)) => true,
         (Kind::Enum(values), Value::String(s)) => values.contains(s),
@@ -135,8 +137,15 @@ fn check(spec: &OptionSpec, value: Value, surface: Surface) -> Result<Value, Err
 fn wrong(spec: &OptionSpec, got: &str, surface: Surface) -> Error {
     let expected = match &spec.kind {
         Kind::Integer {
-            minimum: Some(_), ..
+            minimum: lo,
+            maximum: Some(hi),
+        } => format!("a whole number from {} to {hi}", lo.unwrap_or(0)),
+        Kind::Integer {
+            minimum: Some(1), ..
         } => "a whole number above 0".to_string(),
+        Kind::Integer {
+            minimum: Some(lo), ..
+        } => format!("a whole number of at least {lo}"),
         Kind::Integer { .. } => "a whole number".to_string(),
         Kind::Boolean => "true or false".to_string(),
         Kind::String => "a string".to_string(),

@@ -211,7 +211,16 @@ fn compact(prop: &Value) -> Value {
         obj.insert("type".into(), "string".into());
         obj.insert("enum".into(), Value::Array(values));
     }
-    if obj.get("default") == Some(&Value::Null) {
+    // A default of nothing (null, false, an empty string or list) tells a
+    // caller no more than leaving the option out: it costs tokens, and a
+    // command line would show it as `[default: []]`.
+    let says_nothing = match obj.get("default") {
+        Some(Value::Null | Value::Bool(false)) => true,
+        Some(Value::String(s)) => s.is_empty(),
+        Some(Value::Array(a)) => a.is_empty(),
+        _ => false,
+    };
+    if says_nothing {
         obj.remove("default");
     }
     if let Some(Value::String(d)) = obj.get("description") {

@@ -119,7 +119,7 @@ impl Request for FindOptions {
     fn validate(&self) -> Result<(), Error> {
         if self.query.trim().is_empty() {
             return Err(Error::InvalidOption(format!(
-                "say what to find: {} is a text (case-insensitive) or a /regex/",
+                "say what to find: {} is empty; give text (matched ignoring case) or a /regex/",
                 crate::contract::parse::option_name("query", self.surface)
             )));
         }

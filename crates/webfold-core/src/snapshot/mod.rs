@@ -56,7 +56,7 @@ pub const DEFAULT_MAX_TOKENS: usize = 8000;
 pub struct SnapshotOptions {
     /// ai (with refs) or aria
     pub mode: Mode,
-    /// Interactive elements only, with headings and live regions
+    /// Only interactive elements (with headings and live regions)
     pub interactive_only: bool,
     /// Everything, no limits
     pub full_snapshot: bool,

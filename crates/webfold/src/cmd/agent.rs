@@ -153,7 +153,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         return live(&args, &cfg, &opts);
     }
     let input = args.input.load()?;
-    let page = input.page();
+    let page = input.page()?;
     // The fallback sends the page as the model would see it live: the
     // rendered DOM with --browser, else the HTML as given.
     let html = match (&input.live, page.document_element()) {
@@ -302,11 +302,11 @@ struct Terminal;
 impl User for Terminal {
     async fn talk(&mut self, message: &str) -> Option<String> {
         use std::io::IsTerminal;
-        eprintln!("agent: {message}");
+        crate::out::note(&format!("agent: {message}"));
         if !message.trim_end().ends_with('?') || !std::io::stdin().is_terminal() {
             return None;
         }
-        eprint!("you: ");
+        crate::out::prompt("you: ");
         tokio::task::spawn_blocking(|| {
             let mut line = String::new();
             std::io::stdin().read_line(&mut line).ok()?;
@@ -352,10 +352,10 @@ fn print_team(run: &TeamRun) -> anyhow::Result<()> {
     if let Some(said) = &run.said {
         crate::out::line(said)?;
     }
-    eprintln!(
+    crate::out::note(&format!(
         "{} input + {} output tokens",
         run.usage.input_tokens, run.usage.output_tokens
-    );
+    ));
     Ok(())
 }
 
@@ -393,7 +393,7 @@ fn print(outcome: &Outcome, cfg: &ProviderConfig, json: bool) -> anyhow::Result<
     crate::out::line(&serde_json::to_string_pretty(&outcome.output)?)?;
     let u = outcome.usage;
     let calls = outcome.iterations;
-    eprintln!(
+    crate::out::note(&format!(
         "{calls} model call{} ({}), {} input + {} output tokens{}",
         if calls == 1 { "" } else { "s" },
         match outcome.mode {
@@ -406,6 +406,6 @@ fn print(outcome: &Outcome, cfg: &ProviderConfig, json: bool) -> anyhow::Result<
             Some(reason) => format!("; fell back to the full HTML: {reason}"),
             None => String::new(),
         }
-    );
+    ));
     Ok(())
 }

@@ -41,7 +41,7 @@ pub struct Args {
 
 pub fn run(args: Args) -> anyhow::Result<()> {
     let input = args.input.load()?;
-    let page = input.page();
+    let page = input.page()?;
     let opts = args.input.ctx(args.view.request);
     let url = super::snapshot::page_url(args.url.as_deref(), &input, &args.input.input);
     let session = args

@@ -41,7 +41,7 @@ pub struct Args {
 }
 
 pub fn run(args: Args) -> anyhow::Result<()> {
-    let page = args.input.load()?.page();
+    let page = args.input.load()?.page()?;
     let cnt = Cnt::build(&page);
     let opts = args.input.ctx(args.view.request);
     let view = cnt.view(&opts)?;

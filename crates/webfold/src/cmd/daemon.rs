@@ -54,6 +54,10 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         },
         None => None,
     };
+    let port = match args.port {
+        Some(port) => port,
+        None => configured_port()?,
+    };
     let home = Home::from_env()?;
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
@@ -73,18 +77,18 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     };
     runtime.block_on(webfold_daemon::daemon::run(
         home.clone(),
-        args.port.unwrap_or_else(configured_port),
+        port,
         agent,
         shared,
         webfold_server::shutdown_signal(),
         |e| {
-            eprintln!(
+            crate::out::note(&format!(
                 "webfold daemon {}: extension at ws://127.0.0.1:{}/ws, agents at {} (pid {}); Ctrl-C stops it",
                 e.version,
                 e.port,
                 e.socket.display(),
                 e.pid
-            );
+            ));
         },
     ))?;
     Ok(())

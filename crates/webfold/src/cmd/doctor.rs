@@ -67,15 +67,17 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     checks.push(registry_check(&home));
     checks.extend(agent_configs());
     if args.json {
-        println!("{}", serde_json::to_string_pretty(&checks)?);
+        crate::out::line(&serde_json::to_string_pretty(&checks)?)?;
     } else {
+        let mut text = String::new();
         for c in &checks {
             let mark = if c.ok { "ok " } else { "!! " };
-            println!("{mark} {:<10} {}", c.check, c.detail);
+            text += &format!("{mark} {:<10} {}\n", c.check, c.detail);
             if let Some(fix) = &c.fix {
-                println!("    fix: {fix}");
+                text += &format!("    fix: {fix}\n");
             }
         }
+        crate::out::line(&text)?;
     }
     if checks.iter().any(|c| !c.ok) {
         std::process::exit(1);
@@ -139,14 +141,20 @@ async fn daemon_checks(home: &Home) -> Vec<Check> {
             let stale = Endpoint::read(home)
                 .map(|e| format!(" (a stale record names pid {})", e.pid))
                 .unwrap_or_default();
-            let want = configured_port();
-            let port = match std::net::TcpListener::bind(("127.0.0.1", want)) {
-                Ok(_) => pass("port", format!("127.0.0.1:{want} is free for the daemon")),
-                Err(_) => fail(
+            let port = match configured_port() {
+                Err(e) => fail(
                     "port",
-                    format!("127.0.0.1:{want} is taken by another program"),
-                    "webfold daemon --port 0 (then webfold pair prints the port for the extension)",
+                    e.to_string(),
+                    "unset WEBFOLD_DAEMON_PORT (or set it to a port from 1 to 65535)",
                 ),
+                Ok(want) => match std::net::TcpListener::bind(("127.0.0.1", want)) {
+                    Ok(_) => pass("port", format!("127.0.0.1:{want} is free for the daemon")),
+                    Err(_) => fail(
+                        "port",
+                        format!("127.0.0.1:{want} is taken by another program"),
+                        "webfold daemon --port 0 (then webfold pair prints the port for the extension)",
+                    ),
+                },
             };
             vec![
                 fail(
@@ -177,6 +185,18 @@ fn token_check(home: &Home) -> Check {
 }
 
 fn registry_check(home: &Home) -> Check {
+    let path = home.registry();
+    // Written when a tab first picks for a project: before that, its absence
+    // is the normal state of a new setup, not a fault.
+    if !path.exists() {
+        return pass(
+            "registry",
+            format!(
+                "{} not yet created: a tab is written there once it picks or chooses an agent",
+                path.display()
+            ),
+        );
+    }
     match webfold_daemon::registry::Registry::load(home) {
         Ok(r) => {
             let here = std::env::current_dir()

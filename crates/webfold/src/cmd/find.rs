@@ -38,7 +38,7 @@ pub struct Args {
 
 pub fn run(args: Args) -> anyhow::Result<()> {
     let input = args.input.load()?;
-    let page = input.page();
+    let page = input.page()?;
     let url = page_url(args.url.as_deref(), &input, &args.input.input);
     let session = match &args.session {
         Some(path) => Some(load_session(path)?),

@@ -9,7 +9,7 @@ use crate::flags::Flags;
 /// Print one element's HTML from a conversation on a running bridge.
 #[derive(Parser)]
 #[command(
-    after_help = "Example:\n  webfold get-chunk --conversation-id 3f2a…c9 --selector \"section.hero\"\n\nOn error prints `Error: …` on stderr and exits with code 1."
+    after_help = "Example:\n  webfold get-chunk --conversation-id 3f2a…c9 --selector \"section.hero\"\n\nOn error prints `error: …` on stderr and exits with code 1."
 )]
 pub struct Args {
     /// Conversation id returned by POST /conversations
@@ -29,14 +29,9 @@ pub struct Args {
 }
 
 pub fn run(args: Args) -> anyhow::Result<()> {
-    match fetch(&args) {
-        Ok(out) => crate::out::line(&out),
-        Err(msg) => {
-            // Seed 000's contract: `Error: <message>` and exit code 1.
-            eprintln!("Error: {msg}");
-            std::process::exit(1);
-        }
-    }
+    // Exit code 1 with the reason on one line, as every command reports errors.
+    let out = fetch(&args).map_err(anyhow::Error::msg)?;
+    crate::out::line(&out)
 }
 
 fn fetch(args: &Args) -> Result<String, String> {

@@ -42,13 +42,17 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         ),
         Format::Markdown => match &input.live {
             Some(page) => fetch_view::markdown(page, &req, input.url.as_deref())?,
-            None => fetch_view::fetched(
-                format,
-                input.text(),
-                input.url.as_deref(),
-                &req,
-                &fetch_view::no_frame,
-            )?,
+            None => {
+                let text = input.text();
+                webfold_core::decode::check_page(&input.bytes, &text)?;
+                fetch_view::fetched(
+                    format,
+                    text,
+                    input.url.as_deref(),
+                    &req,
+                    &fetch_view::no_frame,
+                )?
+            }
         },
         Format::Raw => fetch_view::fetched(
             format,

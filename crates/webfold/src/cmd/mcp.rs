@@ -52,13 +52,13 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             ))),
             // stdout belongs to JSON-RPC; say why conversations are off on stderr and carry on.
             Some((Err(e), _)) if args.db.is_none() => {
-                eprintln!("webfold mcp: conversations disabled: {e}");
+                crate::out::note(&format!("webfold mcp: conversations disabled: {e}"));
                 None
             }
             Some((Err(e), _)) => return Err(e.into()),
             None => {
-                eprintln!(
-                    "webfold mcp: conversations disabled: no data directory (pass --db PATH)"
+                crate::out::note(
+                    "webfold mcp: conversations disabled: no data directory (pass --db PATH)",
                 );
                 None
             }
@@ -90,7 +90,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             // Shown in the browser's agents list from the start; a daemon
             // that cannot start is reported here and at each UI tool call.
             if let Err(e) = link.announce().await {
-                eprintln!("webfold mcp: {e}");
+                crate::out::note(&format!("webfold mcp: {e}"));
             }
             link.keep_announced();
         }

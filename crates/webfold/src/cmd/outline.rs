@@ -34,7 +34,7 @@ pub struct Args {
 }
 
 pub fn run(args: Args) -> anyhow::Result<()> {
-    let page = args.input.load()?.page();
+    let page = args.input.load()?.page()?;
     let opts = args.input.ctx(args.view.request);
     let mut out = outline::outline(&page, &opts)?;
     if args.json {

@@ -38,10 +38,10 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         }
     }
     let running = Endpoint::read(&home);
-    let port = running
-        .as_ref()
-        .map(|e| e.port)
-        .unwrap_or_else(configured_port);
+    let port = match &running {
+        Some(e) => e.port,
+        None => configured_port()?,
+    };
     let origins: Vec<String> = allowed_extensions(&home)
         .into_iter()
         .map(|id| format!("chrome-extension://{id}"))
@@ -57,21 +57,22 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             "origins": origins,
             "daemon_running": running.is_some(),
         });
-        println!("{}", serde_json::to_string_pretty(&out)?);
-        return Ok(());
+        return crate::out::line(&serde_json::to_string_pretty(&out)?);
     }
-    println!("WebSocket: ws://127.0.0.1:{port}/ws?sessionId=<the tab's session id>");
-    println!("Token:     {}", token.as_str());
-    println!(
-        "Present it as the WebSocket subprotocol {}",
-        token.subprotocol()
+    let mut text = format!(
+        "WebSocket: ws://127.0.0.1:{port}/ws?sessionId=<the tab's session id>\n\
+         Token:     {}\n\
+         Present it as the WebSocket subprotocol {}\n  \
+         (or send {{\"type\":\"hello\",\"token\":\"…\"}} as the first frame).\n\
+         Allowed:   {}\n",
+        token.as_str(),
+        token.subprotocol(),
+        origins.join(", ")
     );
-    println!("  (or send {{\"type\":\"hello\",\"token\":\"…\"}} as the first frame).");
-    println!("Allowed:   {}", origins.join(", "));
     if running.is_none() {
-        println!(
-            "The daemon is not running: start it with `webfold daemon` (a `webfold mcp --tools …,ui` starts it too)."
+        text.push_str(
+            "The daemon is not running: start it with `webfold daemon` (a `webfold mcp --tools …,ui` starts it too).\n",
         );
     }
-    Ok(())
+    crate::out::line(&text)
 }

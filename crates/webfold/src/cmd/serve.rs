@@ -60,7 +60,10 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         Some(path) => {
             let (token, created) = Token::read_or_create(path).map_err(anyhow::Error::msg)?;
             if created {
-                eprintln!("created a new token in {} (mode 0600)", path.display());
+                crate::out::note(&format!(
+                    "created a new token in {} (mode 0600)",
+                    path.display()
+                ));
             }
             Some(token)
         }
@@ -117,9 +120,9 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         if matches!(db, Database::Postgres(_))
             && !conversations.follow_changes(std::time::Duration::from_secs(5)).await
         {
-            eprintln!(
+            crate::out::note(&format!(
                 "warning: not yet listening for other instances' changes on {db}; pages are still checked against the database on every read, and listening starts when PostgreSQL answers"
-            );
+            ));
         }
         let fetcher = webfold_fetch::Fetcher::new(webfold_fetch::FetchOptions::default()).ok();
         let browser = Arc::new(LiveBrowser::new(args.chromium.options()));
@@ -129,15 +132,15 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         let shown_host = if loopback { "127.0.0.1".to_string() } else { args.host.to_string() };
         let url = format!("http://{}:{port}", if args.host == IpAddr::V4(Ipv4Addr::LOCALHOST) { "127.0.0.1" } else { &shown_host });
         if !loopback {
-            eprintln!(
+            crate::out::note(&format!(
                 "warning: listening on {} — reachable from other machines; every request needs the bearer token",
                 args.host
-            );
+            ));
         }
         if args.json {
-            println!("{}", serde_json::json!({ "url": url, "port": port, "db": db.to_string(), "mcp": format!("{url}/mcp") }));
+            crate::out::line(&serde_json::json!({ "url": url, "port": port, "db": db.to_string(), "mcp": format!("{url}/mcp") }).to_string())?;
         } else {
-            println!("webfold serving on {url} (bridge API; MCP at {url}/mcp); database {db}");
+            crate::out::line(&format!("webfold serving on {url} (bridge API; MCP at {url}/mcp); database {db}"))?;
         }
         let served = webfold_server::serve(listener, app).await;
         browser.shutdown().await;

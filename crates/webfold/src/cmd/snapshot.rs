@@ -46,10 +46,9 @@ pub struct Args {
 
 pub fn run(args: Args) -> anyhow::Result<()> {
     let input = args.input.load()?;
-    let page = input.page();
+    let page = input.page()?;
     let url = page_url(args.url.as_deref(), &input, &args.input.input);
     let options = args.input.ctx(args.view.request);
-    warn_if_clamped(&options);
     let scope = options.scope()?;
     let mut session = match &args.session {
         Some(path) => Some(load_session(path)?),
@@ -83,16 +82,6 @@ pub fn page_url(explicit: Option<&str>, input: &Input, spec: &str) -> String {
     match std::fs::canonicalize(path) {
         Ok(p) => format!("file://{}", p.display()),
         Err(_) => spec.to_string(),
-    }
-}
-
-fn warn_if_clamped(o: &SnapshotOptions) {
-    let c = o.clamped();
-    if c.max_elements != o.max_elements {
-        eprintln!(
-            "note: --max-elements {} is outside 1–1000; using {}",
-            o.max_elements, c.max_elements
-        );
     }
 }
 

@@ -57,33 +57,31 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         .await
         .map_err(|e| anyhow::anyhow!("{e}"))?;
         if args.json {
-            println!("{}", serde_json::to_string(picked)?);
+            crate::out::line(&serde_json::to_string(picked)?)
         } else {
-            println!(
+            crate::out::line(&format!(
                 "Agents of this project now read #{n}: {} ({})",
                 picked.page_title, picked.page_url
-            );
+            ))
         }
-        Ok(())
     })
 }
 
 fn print_list(sessions: &[SessionInfo], json: bool) -> anyhow::Result<()> {
     if json {
-        println!("{}", serde_json::to_string_pretty(sessions)?);
-        return Ok(());
+        return crate::out::line(&serde_json::to_string_pretty(sessions)?);
     }
     if sessions.is_empty() {
-        println!(
-            "No browser tabs for this project yet: pick an element with the webfold extension."
+        return crate::out::line(
+            "No browser tabs for this project yet: pick an element with the webfold extension.",
         );
-        return Ok(());
     }
     let now = webfold_daemon::hub::now_ms();
+    let mut text = String::new();
     for (i, s) in sessions.iter().enumerate() {
         let ago = (now - s.last_active).max(0) / 1000;
-        println!(
-            "#{} {}  {}  ({ago} s ago{}{})",
+        text += &format!(
+            "#{} {}  {}  ({ago} s ago{}{})\n",
             i + 1,
             s.page_title,
             s.page_url,
@@ -95,5 +93,5 @@ fn print_list(sessions: &[SessionInfo], json: bool) -> anyhow::Result<()> {
             }
         );
     }
-    Ok(())
+    crate::out::line(&text)
 }
