@@ -593,25 +593,7 @@ fn page_after(header: &str, content: &str, opts: &PageOptions) -> Paged {
     };
 
     if start > 0 && start >= total {
-        let text = format!(
-            "_Start line {first_line} is past the end: the content has {}._",
-            plural(total, "line")
-        );
-        let mut paged = Paged {
-            first_line,
-            last_line: first_line - 1,
-            ..Paged::whole(String::new(), total)
-        };
-        let n = count(&text);
-        match opts.max_tokens {
-            Some(budget) if n > budget => {
-                paged.tokens = Some(0);
-                paged.min_tokens = Some(n);
-            }
-            Some(_) => (paged.text, paged.tokens) = (text, Some(n)),
-            None => paged.text = text,
-        }
-        return paged;
+        return past_the_end(first_line, total, opts, &count);
     }
 
     let end = if opts.max_lines == 0 {
@@ -640,50 +622,10 @@ fn page_after(header: &str, content: &str, opts: &PageOptions) -> Paged {
     } else {
         page.render(shown.len(), Cut::Lines)
     };
-    let mut k = shown.len();
-    let mut text = full;
-    let mut tokens = None;
-    let mut min_tokens = None;
-    if let Some(budget) = opts.max_tokens {
-        let n = count(&text);
-        if n <= budget {
-            tokens = Some(n);
-        } else {
-            // Over budget: `n` is the budget that shows every line asked for.
-            let cut = Cut::Tokens { raise: n };
-            // The smallest budget that shows a line: the first line and its note.
-            // (All of them, when that is shorter than one line and its note.)
-            let one = if shown.len() > 1 {
-                count(&page.render(1, cut)).min(n)
-            } else {
-                n
-            };
-            let zero = Cut::NoLine { budget, raise: one };
-            let attempt = |k: usize| {
-                let text = match k {
-                    0 => page.render(0, zero),
-                    k => page.render(k, cut),
-                };
-                let n = count(&text);
-                (n <= budget).then_some((text, n))
-            };
-            match fit_lines(&shown, budget, opts.encoding, attempt) {
-                Some((best, best_text, best_tokens)) => {
-                    k = best;
-                    text = best_text;
-                    tokens = Some(best_tokens);
-                }
-                None => {
-                    k = 0;
-                    text = String::new();
-                    tokens = Some(0);
-                }
-            }
-            if k == 0 {
-                min_tokens = Some(one);
-            }
-        }
-    }
+    let (k, text, tokens, min_tokens) = match opts.max_tokens {
+        Some(budget) => within_budget(&page, full, budget, opts.encoding, &count),
+        None => (shown.len(), full, None, None),
+    };
 
     let last_line = start + k;
     let truncated = last_line < total;
@@ -700,6 +642,75 @@ fn page_after(header: &str, content: &str, opts: &PageOptions) -> Paged {
             .count(),
         tokens,
         min_tokens,
+    }
+}
+
+/// The page for a start line past the end of the content: a note saying
+/// so, when the budget has room for it.
+fn past_the_end(
+    first_line: usize,
+    total: usize,
+    opts: &PageOptions,
+    count: &dyn Fn(&str) -> usize,
+) -> Paged {
+    let text = format!(
+        "_Start line {first_line} is past the end: the content has {}._",
+        plural(total, "line")
+    );
+    let mut paged = Paged {
+        first_line,
+        last_line: first_line - 1,
+        ..Paged::whole(String::new(), total)
+    };
+    let n = count(&text);
+    match opts.max_tokens {
+        Some(budget) if n > budget => {
+            paged.tokens = Some(0);
+            paged.min_tokens = Some(n);
+        }
+        Some(_) => (paged.text, paged.tokens) = (text, Some(n)),
+        None => paged.text = text,
+    }
+    paged
+}
+
+/// The most lines of `page` whose rendering (`full` shows them all) fits
+/// `budget`: how many, the text, its tokens, and, when not even one line
+/// fits, the smallest budget that shows one.
+fn within_budget(
+    page: &PageText<'_>,
+    full: String,
+    budget: usize,
+    enc: tokens::Encoding,
+    count: &dyn Fn(&str) -> usize,
+) -> (usize, String, Option<usize>, Option<usize>) {
+    let shown = page.shown;
+    let n = count(&full);
+    if n <= budget {
+        return (shown.len(), full, Some(n), None);
+    }
+    // Over budget: `n` is the budget that shows every line asked for.
+    let cut = Cut::Tokens { raise: n };
+    // The smallest budget that shows a line: the first line and its note.
+    // (All of them, when that is shorter than one line and its note.)
+    let one = if shown.len() > 1 {
+        count(&page.render(1, cut)).min(n)
+    } else {
+        n
+    };
+    let zero = Cut::NoLine { budget, raise: one };
+    let attempt = |k: usize| {
+        let text = match k {
+            0 => page.render(0, zero),
+            k => page.render(k, cut),
+        };
+        let n = count(&text);
+        (n <= budget).then_some((text, n))
+    };
+    match fit_lines(shown, budget, enc, attempt) {
+        Some((0, text, tokens)) => (0, text, Some(tokens), Some(one)),
+        Some((k, text, tokens)) => (k, text, Some(tokens), None),
+        None => (0, String::new(), Some(0), Some(one)),
     }
 }
 
