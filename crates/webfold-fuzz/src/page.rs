@@ -358,7 +358,7 @@ fn snapshot_view(resolver: &mut Resolver, plan: &Plan) {
     let Ok(snap) = snapshot::snapshot(page, URL, &Scope::Page, &opts, session.as_mut()) else {
         return;
     };
-    let budget = (!opts.full_snapshot).then(|| opts.clamped().max_tokens);
+    let budget = (!opts.full_snapshot).then_some(opts.max_tokens);
     within(&what, &snap.text, snap.tokens, budget, opts.encoding);
     resolver.refs(&snap.text, session.as_ref(), &what);
     // A second snapshot of the same page in the session: deduped, diffed.
