@@ -1,9 +1,10 @@
 //! `--browser`: views computed from the page as Chromium rendered it, served
 //! from a server this test starts on 127.0.0.1.
 
-use std::io::{Read, Write};
-use std::net::TcpListener;
 use std::process::{Command, Output};
+
+mod support;
+use support::{serve_page, webfold};
 
 const PAGE: &str = r#"<!doctype html><html><head><title>Live fixture</title>
 <style>.modal { display: none } .spacer { height: 3000px }</style></head><body>
@@ -13,32 +14,6 @@ const PAGE: &str = r#"<!doctype html><html><head><title>Live fixture</title>
 <a href="/far">Far link</a>
 <script>document.body.insertAdjacentHTML('beforeend', '<button>Added by script</button>')</script>
 </body></html>"#;
-
-/// Serves PAGE for every request; returns its URL.
-fn serve() -> String {
-    let listener = TcpListener::bind("127.0.0.1:0").expect("bind");
-    let addr = listener.local_addr().expect("addr");
-    std::thread::spawn(move || {
-        for stream in listener.incoming() {
-            let Ok(mut s) = stream else { continue };
-            let mut buf = [0u8; 4096];
-            let _ = s.read(&mut buf);
-            let resp = format!(
-                "HTTP/1.1 200 OK\r\ncontent-type: text/html; charset=utf-8\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{PAGE}",
-                PAGE.len()
-            );
-            let _ = s.write_all(resp.as_bytes());
-        }
-    });
-    format!("http://{addr}/")
-}
-
-fn webfold(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_webfold"))
-        .args(args)
-        .output()
-        .expect("run webfold")
-}
 
 fn stdout_ok(out: &Output) -> String {
     assert!(
@@ -52,7 +27,7 @@ fn stdout_ok(out: &Output) -> String {
 
 #[test]
 fn snapshot_from_the_live_page_drops_css_hidden_and_sees_script_output() {
-    let url = serve();
+    let url = serve_page(PAGE);
     let live = stdout_ok(&webfold(&["snapshot", &url, "--browser"]));
     assert!(live.contains("button \"Sign up\""), "{live}");
     assert!(live.contains("button \"Added by script\""), "{live}");
@@ -65,7 +40,7 @@ fn snapshot_from_the_live_page_drops_css_hidden_and_sees_script_output() {
 
 #[test]
 fn viewport_only_uses_real_boxes_and_the_viewport_flag() {
-    let url = serve();
+    let url = serve_page(PAGE);
     let top = stdout_ok(&webfold(&[
         "snapshot",
         &url,

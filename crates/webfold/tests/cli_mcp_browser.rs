@@ -4,11 +4,13 @@
 //! and replaced by the next call.
 
 use std::collections::HashSet;
-use std::io::{BufRead, BufReader, Read, Write};
-use std::net::TcpListener;
+use std::io::{BufRead, BufReader, Write};
 use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
 
 use serde_json::{Value, json};
+
+mod support;
+use support::serve_page;
 
 const PAGE: &str = r#"<!doctype html><html><head><title>Stdio fixture</title></head><body>
 <button onclick="this.textContent = 'Clicked'">Press me</button></body></html>"#;
@@ -16,30 +18,6 @@ const PAGE: &str = r#"<!doctype html><html><head><title>Stdio fixture</title></h
 /// A page whose button's handler never returns: its renderer hangs.
 const FROZEN: &str = r#"<!doctype html><html><head><title>Frozen fixture</title></head><body>
 <button onclick="for (;;) {}">Freeze</button></body></html>"#;
-
-/// Serves PAGE for every request; returns its URL.
-fn serve() -> String {
-    serve_page(PAGE)
-}
-
-/// Serves `page` for every request; returns its URL.
-fn serve_page(page: &'static str) -> String {
-    let listener = TcpListener::bind("127.0.0.1:0").expect("bind");
-    let addr = listener.local_addr().expect("addr");
-    std::thread::spawn(move || {
-        for stream in listener.incoming() {
-            let Ok(mut s) = stream else { continue };
-            let mut buf = [0u8; 4096];
-            let _ = s.read(&mut buf);
-            let resp = format!(
-                "HTTP/1.1 200 OK\r\ncontent-type: text/html; charset=utf-8\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{page}",
-                page.len()
-            );
-            let _ = s.write_all(resp.as_bytes());
-        }
-    });
-    format!("http://{addr}/")
-}
 
 /// A JSON-RPC client over the server's stdin/stdout (one message per line).
 struct Client {
@@ -180,7 +158,7 @@ fn start(args: &[&str]) -> (Child, Client) {
 
 #[test]
 fn browser_tools_over_stdio_use_the_viewport_and_stop_chromium_on_exit() {
-    let url = serve();
+    let url = serve_page(PAGE);
     let (mut child, mut client) = start(&["--no-db", "--viewport", "800x600"]);
 
     // No browser runs until a browser tool needs one.
@@ -207,7 +185,7 @@ fn browser_tools_over_stdio_use_the_viewport_and_stop_chromium_on_exit() {
 
 #[test]
 fn sigterm_stops_the_server_and_chromium() {
-    let url = serve();
+    let url = serve_page(PAGE);
     let (mut child, mut client) = start(&["--no-db"]);
     client.call("browser_navigate", json!({"url": url}));
     let chromium = descendants(child.id());
@@ -274,7 +252,7 @@ fn page_text(r: &serde_json::Value) -> String {
 
 #[test]
 fn a_crashed_chromium_is_reported_and_the_next_call_starts_a_new_one() {
-    let url = serve();
+    let url = serve_page(PAGE);
     let (child, mut client) = start(&["--no-db"]);
     client.call("browser_navigate", json!({"url": url}));
     let first = descendants(child.id());
@@ -298,7 +276,7 @@ fn a_crashed_chromium_is_reported_and_the_next_call_starts_a_new_one() {
 
 #[test]
 fn a_hung_page_is_reported_within_the_limit_and_the_next_call_starts_a_new_browser() {
-    let url = serve();
+    let url = serve_page(PAGE);
     let frozen = serve_page(FROZEN);
     // Pages may take 5 s to load, so a call is stopped after 10 s.
     let (child, mut client) = start(&["--no-db", "--browser-timeout", "5"]);
