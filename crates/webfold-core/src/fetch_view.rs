@@ -521,11 +521,7 @@ fn whole(
     req: &MarkdownRequest,
     header: String,
 ) -> Result<MarkdownView, Error> {
-    let n = if header.is_empty() {
-        tokens::count(&content, req.encoding)
-    } else {
-        tokens::count(&format!("{header}{content}"), req.encoding)
-    };
+    let n = tokens_after(&header, &content, req.encoding);
     if let Some(budget) = req.max_tokens
         && n > budget
     {
@@ -549,6 +545,16 @@ fn whole(
         main: None,
         header,
     })
+}
+
+/// Exact tokens of `text` printed after `header`: counted together, as a
+/// token can span where one ends and the other begins.
+fn tokens_after(header: &str, text: &str, enc: tokens::Encoding) -> usize {
+    if header.is_empty() {
+        tokens::count(text, enc)
+    } else {
+        tokens::count(&format!("{header}{text}"), enc)
+    }
 }
 
 /// `text` paged as the request says, after `header`; a budget too small for
@@ -584,13 +590,7 @@ fn page_after(header: &str, content: &str, opts: &PageOptions) -> Paged {
     let total = lines.len();
     let first_line = opts.start_line.max(1);
     let start = first_line - 1;
-    let count = |text: &str| {
-        if header.is_empty() {
-            tokens::count(text, opts.encoding)
-        } else {
-            tokens::count(&format!("{header}{text}"), opts.encoding)
-        }
-    };
+    let count = |text: &str| tokens_after(header, text, opts.encoding);
 
     if start > 0 && start >= total {
         return past_the_end(first_line, total, opts, &count);

@@ -149,9 +149,15 @@ impl Input {
         if let Some(page) = &self.live {
             return Ok(page.clone());
         }
+        Ok(Page::parse(&self.page_text()?))
+    }
+
+    /// [`Self::text`] of input that is a page: empty input and binary files
+    /// are refused.
+    pub fn page_text(&self) -> anyhow::Result<String> {
         let text = self.text();
         webfold_core::decode::check_page(&self.bytes, &text)?;
-        Ok(Page::parse(&text))
+        Ok(text)
     }
 
     /// Loads INPUT, rendering it in Chromium first when `--browser` is given.

@@ -7,7 +7,7 @@ mod support;
 use std::io::{BufRead, BufReader};
 use std::process::{Command, Stdio};
 
-use support::{page_file, stderr, stdout, webfold};
+use support::{advised, page_file, stderr, stdout, tokens, webfold};
 
 /// A page whose views are far larger than a pipe's buffer.
 fn big_page() -> std::path::PathBuf {
@@ -108,22 +108,6 @@ fn bad_values_and_budgets_say_what_to_do() {
     );
     let out = webfold(&["snapshot", page, "--mode", "yaml"]);
     assert_eq!(out.status.code(), Some(2));
-}
-
-/// The exact tokens of `text` as budgets count them.
-fn tokens(text: &str) -> usize {
-    webfold_core::tokens::count(text, webfold_core::tokens::Encoding::O200kBase)
-}
-
-/// Every number that follows `--max-tokens ` in `text`.
-fn advised(text: &str) -> Vec<usize> {
-    text.split("--max-tokens ")
-        .skip(1)
-        .filter_map(|rest| {
-            let digits: String = rest.chars().take_while(char::is_ascii_digit).collect();
-            digits.parse().ok()
-        })
-        .collect()
 }
 
 /// A page every view has plenty to say about.

@@ -5,6 +5,9 @@ use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{TcpListener, TcpStream};
 use std::process::{Command, Stdio};
 
+mod support;
+use support::{advised, tokens};
+
 const PAGE: &str = r##"<!doctype html><html><head><title>Guide page</title>
 <style>p { color: red }</style><script>var tracking = 1;</script></head>
 <body><nav><a href="/">Home</a></nav>
@@ -326,21 +329,11 @@ fn a_format_asked_for_is_given_or_refused() {
     );
 }
 
-/// The number after the first `--max-tokens ` in `text`.
-fn advised(text: &str) -> usize {
-    let rest = text
-        .split("--max-tokens ")
-        .nth(1)
-        .unwrap_or_else(|| panic!("no --max-tokens N in: {text}"));
-    rest.chars()
-        .take_while(char::is_ascii_digit)
-        .collect::<String>()
-        .parse()
-        .unwrap_or_else(|_| panic!("{text}"))
-}
-
-fn tokens(text: &str) -> usize {
-    webfold_core::tokens::count(text, webfold_core::tokens::Encoding::O200kBase)
+/// The first budget `text` advises.
+fn first_advised(text: &str) -> usize {
+    *advised(text)
+        .first()
+        .unwrap_or_else(|| panic!("no --max-tokens N in: {text}"))
 }
 
 #[test]
@@ -360,7 +353,7 @@ fn fetch_budgets_count_the_header_and_advice_works_when_pasted() {
                 None,
             );
             let text = if code == 0 { out } else { err };
-            let needed = advised(&text).to_string();
+            let needed = first_advised(&text).to_string();
             let (code, out, err) = webfold(
                 &["fetch", &url, "--format", format, "--max-tokens", &needed],
                 None,
@@ -404,7 +397,7 @@ fn whichever_limit_cut_the_page_says_so_and_how_to_get_the_rest() {
         )),
         "{tail}"
     );
-    let all = advised(tail);
+    let all = first_advised(tail);
     let (code, out, err) = webfold(
         &[
             "markdown",

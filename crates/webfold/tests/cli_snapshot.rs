@@ -3,7 +3,7 @@
 mod support;
 
 use std::path::PathBuf;
-use support::{stderr, stdout, webfold};
+use support::{advised, stderr, stdout, tokens, webfold};
 
 /// A scratch directory for this test, under the target directory.
 fn dir(name: &str) -> PathBuf {
@@ -207,18 +207,6 @@ fn scopes_refs_and_errors() {
     }
 }
 
-/// The exact tokens of `text` as the budget counts them.
-fn tokens(text: &str) -> usize {
-    webfold_core::tokens::count(text, webfold_core::tokens::Encoding::O200kBase)
-}
-
-/// The number after the first `--max-tokens ` in `text`.
-fn advised(text: &str) -> Option<usize> {
-    let rest = text.split("--max-tokens ").nth(1)?;
-    let digits: String = rest.chars().take_while(char::is_ascii_digit).collect();
-    digits.parse().ok()
-}
-
 #[test]
 fn any_budget_is_honoured_header_included() {
     let d = dir("budgets");
@@ -263,7 +251,7 @@ fn any_budget_is_honoured_header_included() {
             && err.contains("than the budget of 10"),
         "{err}"
     );
-    let needed = advised(&err).unwrap_or_else(|| panic!("{err}"));
+    let needed = *advised(&err).first().unwrap_or_else(|| panic!("{err}"));
     let o = webfold(&["snapshot", &page, "--max-tokens", &needed.to_string()]);
     assert!(o.status.success(), "{}", stderr(&o));
     assert!(tokens(&stdout(&o)) <= needed, "{}", stdout(&o));

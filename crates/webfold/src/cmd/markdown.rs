@@ -42,17 +42,13 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         ),
         Format::Markdown => match &input.live {
             Some(page) => fetch_view::markdown(page, &req, input.url.as_deref())?,
-            None => {
-                let text = input.text();
-                webfold_core::decode::check_page(&input.bytes, &text)?;
-                fetch_view::fetched(
-                    format,
-                    text,
-                    input.url.as_deref(),
-                    &req,
-                    &fetch_view::no_frame,
-                )?
-            }
+            None => fetch_view::fetched(
+                format,
+                input.page_text()?,
+                input.url.as_deref(),
+                &req,
+                &fetch_view::no_frame,
+            )?,
         },
         Format::Raw => fetch_view::fetched(
             format,

@@ -71,3 +71,19 @@ pub fn serve_page(page: &'static str) -> String {
     });
     format!("http://{addr}/")
 }
+
+/// The exact tokens of `text` as budgets count them.
+pub fn tokens(text: &str) -> usize {
+    webfold_core::tokens::count(text, webfold_core::tokens::Encoding::O200kBase)
+}
+
+/// Every number that follows `--max-tokens ` in `text`: the budgets it advises.
+pub fn advised(text: &str) -> Vec<usize> {
+    text.split("--max-tokens ")
+        .skip(1)
+        .filter_map(|rest| {
+            let digits: String = rest.chars().take_while(char::is_ascii_digit).collect();
+            digits.parse().ok()
+        })
+        .collect()
+}
