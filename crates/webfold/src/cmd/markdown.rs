@@ -32,38 +32,25 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     let input = args.input.load()?;
     let req = args.input.ctx(args.view.request);
     let format = fetch_view::choose_format(input.content_type.as_deref(), req.format, req.surface)?;
-    let view = match format {
-        // An image or other binary, unasked: this command is for pages.
-        Format::Base64 if req.format.is_none() => bail!(
-            "'{}' is {}, not a web page; use `webfold fetch {}` or --format base64 to get it as base64",
-            args.input.input,
-            input.content_type.as_deref().unwrap_or("binary"),
-            args.input.input
-        ),
-        Format::Markdown => match &input.live {
-            Some(page) => fetch_view::markdown(page, &req, input.url.as_deref())?,
-            None => fetch_view::fetched(
-                format,
-                input.page_text()?,
-                input.url.as_deref(),
-                &req,
-                &fetch_view::no_frame,
-            )?,
-        },
-        Format::Raw => fetch_view::fetched(
-            format,
-            input.text(),
-            input.url.as_deref(),
-            &req,
-            &fetch_view::no_frame,
-        )?,
-        Format::Base64 => fetch_view::fetched(
-            format,
-            fetch_view::base64(&input.bytes),
-            input.url.as_deref(),
-            &req,
-            &fetch_view::no_frame,
-        )?,
+    let view = match (&input.live, format) {
+        // A live page is already parsed.
+        (Some(page), Format::Markdown) => fetch_view::markdown(page, &req, input.url.as_deref())?,
+        _ => {
+            let content = match format {
+                // An image or other binary, unasked: this command is for pages.
+                Format::Base64 if req.format.is_none() => bail!(
+                    "'{}' is {}, not a web page; use `webfold fetch {}` or --format base64 to get it as base64",
+                    args.input.input,
+                    input.content_type.as_deref().unwrap_or("binary"),
+                    args.input.input
+                ),
+                Format::Markdown => input.page_text()?,
+                Format::Raw => input.text(),
+                Format::Base64 => fetch_view::base64(&input.bytes),
+            };
+            let url = input.url.as_deref();
+            fetch_view::fetched(format, content, url, &req, &fetch_view::no_frame)?
+        }
     };
     let url = match format {
         Format::Markdown => req.base(input.url.as_deref())?.map(String::from),
