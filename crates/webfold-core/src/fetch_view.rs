@@ -23,7 +23,7 @@ use std::borrow::Cow;
 use std::fmt;
 use std::str::FromStr;
 
-use crate::contract::{Ctx, DEFAULT_MAX_TOKENS, Hint, Limit, Request, Surface, ViewName};
+use crate::contract::{Ctx, DEFAULT_MAX_TOKENS, Hint, Limit, Request, Surface};
 use crate::error::Error;
 use crate::page::{NodeId, Page};
 use crate::tokens;
@@ -322,7 +322,6 @@ impl Default for MarkdownRequest {
 }
 
 impl Request for MarkdownRequest {
-    const VIEW: ViewName = ViewName::Markdown;
     fn set_ctx(&mut self, ctx: Ctx) {
         (self.encoding, self.surface) = (ctx.encoding, ctx.surface);
     }

@@ -13,12 +13,14 @@ pub mod error;
 pub mod extract;
 pub mod fetch_view;
 pub mod fit;
+pub mod links;
 pub mod markdown;
 pub mod outline;
 pub mod page;
 pub mod select;
 pub mod snapshot;
 pub mod tokens;
+pub mod view;
 
 pub use error::Error;
 pub use page::{NodeId, Page};

@@ -5,11 +5,13 @@ use std::sync::Arc;
 
 use axum::Json;
 use axum::Router;
-use axum::extract::State;
+use axum::extract::{Path, State};
 use axum::http::StatusCode;
 use axum::routing::{get, post};
 use serde::Deserialize;
 use serde_json::{Value, json};
+use webfold_core::contract::Surface;
+use webfold_core::view::{Input, SessionUse};
 use webfold_store::{Conversation, ListQuery, NewConversation, NewPage};
 
 use crate::cache::LoadedPage;
@@ -27,12 +29,7 @@ pub fn routes() -> Router<Arc<Conversations>> {
         .route("/conversations", post(create).get(list))
         .route("/conversations/{id}", get(show).delete(remove))
         .route("/conversations/{id}/refresh", post(refresh))
-        .route("/conversations/{id}/chunk", get(chunk))
-        .route("/conversations/{id}/outline", get(outline))
-        .route("/conversations/{id}/markdown", get(markdown))
-        .route("/conversations/{id}/snapshot", get(snapshot))
-        .route("/conversations/{id}/cnt", get(cnt))
-        .route("/conversations/{id}/find", get(find))
+        .route("/conversations/{id}/{view}", get(view))
 }
 
 async fn health(State(svc): State<Arc<Conversations>>) -> Json<Value> {
@@ -210,23 +207,53 @@ async fn refresh(
     })))
 }
 
-async fn chunk(
+/// Any view of the registry on the conversation's page: `?version=` names a
+/// kept version (else the latest), every other parameter is the view's.
+async fn view(
     State(svc): State<Arc<Conversations>>,
-    ConvId(id): ConvId,
+    Path((id, name)): Path<(String, String)>,
     p: Params,
-) -> Result<Json<views::Chunk>, ApiError> {
-    let opts: webfold_core::chunk::ChunkOptions = p.request()?;
-    opts.named().map_err(view_error)?;
+) -> Result<Json<Value>, ApiError> {
+    let ConvId(id) = ConvId::parse(&id)?;
+    let view = webfold_core::view::by_name(&name, Surface::Http).ok_or_else(|| {
+        let names: Vec<&str> = webfold_core::view::VIEWS
+            .iter()
+            .map(|v| v.name().on(Surface::Http))
+            .collect();
+        ApiError::new(StatusCode::NOT_FOUND, "Not found").detail(format!(
+            "no view '{name}': the views are {}",
+            names.join(", ")
+        ))
+    })?;
+    let call = p.call(view)?;
     let loaded = page_of(&svc, id, &p).await?;
-    let url = loaded.url.clone().unwrap_or_default();
     // Refs are numbered by the conversation's snapshot session.
-    let session = svc.snapshot_session(id);
-    let chunk = {
-        let session = session.lock().unwrap_or_else(|p| p.into_inner());
-        views::chunk(&loaded.page, &opts, &url, Some(&session))
-    }
+    let session = (view.session() != SessionUse::None).then(|| svc.snapshot_session(id));
+    let envelope = tokio::task::spawn_blocking(move || {
+        let mut session = session
+            .as_ref()
+            .map(|s| s.lock().unwrap_or_else(|p| p.into_inner()));
+        let url = loaded.url.clone().unwrap_or_default();
+        let mut input = Input {
+            page: Some(&loaded.page),
+            url: &url,
+            session: session.as_deref_mut(),
+            cnt: Some(loaded.cnt()),
+            raw: None,
+            not_a_page: None,
+            html: false,
+        };
+        call.run(&mut input).map(|mut e| {
+            e.version = Some(loaded.version);
+            e
+        })
+    })
+    .await
+    .map_err(|e| ApiError::internal(e.to_string()))?
     .map_err(view_error)?;
-    Ok(Json(chunk))
+    serde_json::from_str(&envelope.to_json())
+        .map(Json)
+        .map_err(|e| ApiError::internal(e.to_string()))
 }
 
 /// The version named by `?version=`, else the latest.
@@ -241,130 +268,23 @@ async fn page_of(
     })
 }
 
-async fn outline(
-    State(svc): State<Arc<Conversations>>,
-    ConvId(id): ConvId,
-    p: Params,
-) -> Result<Json<Value>, ApiError> {
-    let opts: webfold_core::outline::OutlineOptions = p.request()?;
-    let loaded = page_of(&svc, id, &p).await?;
-    let mut outline = webfold_core::outline::outline(&loaded.page, &opts).map_err(view_error)?;
-    outline.timestamp = svc.get(id).await.ok().map(|c| c.updated_at.max(0) as u64);
-    let mut out = serde_json::to_value(&outline).map_err(|e| ApiError::internal(e.to_string()))?;
-    out["version"] = json!(loaded.version);
-    Ok(Json(out))
-}
-
-async fn markdown(
-    State(svc): State<Arc<Conversations>>,
-    ConvId(id): ConvId,
-    p: Params,
-) -> Result<Json<Value>, ApiError> {
-    let req: webfold_core::fetch_view::MarkdownRequest = p.request()?;
-    let loaded = page_of(&svc, id, &p).await?;
-    let view = tokio::task::spawn_blocking(move || {
-        webfold_core::fetch_view::page_as(&loaded.page, None, loaded.url.as_deref(), &req)
-            .map(|v| (v, loaded.version))
-    })
-    .await
-    .map_err(|e| ApiError::internal(e.to_string()))?
-    .map_err(view_error)?;
-    let mut out = serde_json::to_value(&view.0).map_err(|e| ApiError::internal(e.to_string()))?;
-    out["markdown"] = out["text"].take();
-    if let Some(o) = out.as_object_mut() {
-        o.remove("text");
-    }
-    out["version"] = json!(view.1);
-    Ok(Json(out))
-}
-
-async fn snapshot(
-    State(svc): State<Arc<Conversations>>,
-    ConvId(id): ConvId,
-    p: Params,
-) -> Result<Json<Value>, ApiError> {
-    let opts: webfold_core::snapshot::SnapshotOptions = p.request()?;
-    let scope = opts.scope().map_err(view_error)?;
-    let loaded = page_of(&svc, id, &p).await?;
-    let url = loaded.url.clone().unwrap_or_default();
-    let session = svc.snapshot_session(id);
-    let snap = tokio::task::spawn_blocking(move || {
-        let mut session = session.lock().unwrap_or_else(|p| p.into_inner());
-        webfold_core::snapshot::snapshot(&loaded.page, &url, &scope, &opts, Some(&mut session))
-            .map(|s| (s, loaded.version))
-    })
-    .await
-    .map_err(|e| ApiError::internal(e.to_string()))?
-    .map_err(view_error)?;
-    let mut out = serde_json::to_value(&snap.0).map_err(|e| ApiError::internal(e.to_string()))?;
-    out["version"] = json!(snap.1);
-    Ok(Json(out))
-}
-
-async fn find(
-    State(svc): State<Arc<Conversations>>,
-    ConvId(id): ConvId,
-    p: Params,
-) -> Result<Json<Value>, ApiError> {
-    let opts: webfold_core::snapshot::find::FindOptions = p.request()?;
-    let loaded = page_of(&svc, id, &p).await?;
-    let url = loaded.url.clone().unwrap_or_default();
-    let session = svc.snapshot_session(id);
-    let found = tokio::task::spawn_blocking(move || {
-        let session = session.lock().unwrap_or_else(|p| p.into_inner());
-        webfold_core::snapshot::find(&loaded.page, &url, &opts, Some(&session))
-            .map(|f| (f, loaded.version))
-    })
-    .await
-    .map_err(|e| ApiError::internal(e.to_string()))?
-    .map_err(view_error)?;
-    let mut out = serde_json::to_value(&found.0).map_err(|e| ApiError::internal(e.to_string()))?;
-    out["version"] = json!(found.1);
-    Ok(Json(out))
-}
-
-async fn cnt(
-    State(svc): State<Arc<Conversations>>,
-    ConvId(id): ConvId,
-    p: Params,
-) -> Result<Json<Value>, ApiError> {
-    let opts: webfold_core::cnt::ViewOptions = p.request()?;
-    let loaded = page_of(&svc, id, &p).await?;
-    let view = tokio::task::spawn_blocking(move || {
-        views::cnt(loaded.cnt(), &opts).map(|v| (v, loaded.version))
-    })
-    .await
-    .map_err(|e| ApiError::internal(e.to_string()))?
-    .map_err(view_error)?;
-    let mut out = serde_json::to_value(&view.0).map_err(|e| ApiError::internal(e.to_string()))?;
-    out["version"] = json!(view.1);
-    Ok(Json(out))
-}
-
 #[cfg(test)]
 mod contract_tests {
     //! Every hint a view writes, spelled for the bridge, names an endpoint
     //! and parameters it accepts.
-    use webfold_core::contract::{Request, Surface, ViewName};
+    use webfold_core::contract::Surface;
+    use webfold_core::view::VIEWS;
 
     use crate::extract::Params;
 
-    fn accepts<R: Request>(pairs: &[(String, String)]) -> Result<(), String> {
-        Params::from_pairs(pairs.to_vec())
-            .request::<R>()
-            .map(|_| ())
-            .map_err(|e| format!("{e:?}"))
-    }
-
     #[test]
     fn every_hint_names_a_bridge_parameter() {
-        use webfold_core::{chunk, cnt, fetch_view, outline, snapshot, tokens};
-        for view in ViewName::ALL {
+        for view in VIEWS {
             for hint in view.hints() {
                 let spelled = hint.spell(Surface::Http);
                 let (path, query) = match spelled.split_once('?') {
                     Some((p, q)) => (p.to_string(), q.to_string()),
-                    None => (view.on(Surface::Http).to_string(), spelled.clone()),
+                    None => (view.name().on(Surface::Http).to_string(), spelled.clone()),
                 };
                 // A bare name asks for a larger value: give one inside every
                 // limit's range.
@@ -396,17 +316,14 @@ mod contract_tests {
                 if path == "find" && !has("query", &pairs) {
                     pairs.push(("query".into(), "x".into()));
                 }
-                let r = match path.as_str() {
-                    "outline" => accepts::<outline::OutlineOptions>(&pairs),
-                    "chunk" => accepts::<chunk::ChunkOptions>(&pairs),
-                    "snapshot" => accepts::<snapshot::SnapshotOptions>(&pairs),
-                    "find" => accepts::<snapshot::find::FindOptions>(&pairs),
-                    "markdown" => accepts::<fetch_view::MarkdownRequest>(&pairs),
-                    "cnt" => accepts::<cnt::ViewOptions>(&pairs),
-                    "tokens" => accepts::<tokens::CountRequest>(&pairs),
-                    other => Err(format!("no endpoint {other}")),
+                let r = match webfold_core::view::by_name(&path, Surface::Http) {
+                    Some(v) => Params::from_pairs(pairs)
+                        .call(v)
+                        .map(|_| ())
+                        .map_err(|e| format!("{e:?}")),
+                    None => Err(format!("no endpoint {path}")),
                 };
-                assert!(r.is_ok(), "{view:?} writes `{spelled}`: {r:?}");
+                assert!(r.is_ok(), "{} writes `{spelled}`: {r:?}", view.name());
             }
         }
     }

@@ -6,6 +6,7 @@ use axum::http::request::Parts;
 use axum::http::{HeaderMap, StatusCode, header};
 use serde::de::DeserializeOwned;
 use webfold_core::contract::{Ctx, Request as ViewRequest, Surface, parse, schema};
+use webfold_core::view::{AnyView, Call};
 use webfold_store::ConversationId;
 
 use crate::error::ApiError;
@@ -233,6 +234,12 @@ impl<S: Send + Sync> FromRequestParts<S> for ConvId {
             axum::extract::Path::<String>::from_request_parts(parts, state)
                 .await
                 .map_err(|e| ApiError::bad_request(e.body_text()))?;
+        ConvId::parse(&raw)
+    }
+}
+
+impl ConvId {
+    pub fn parse(raw: &str) -> Result<Self, ApiError> {
         raw.parse::<ConversationId>().map(ConvId).map_err(|e| {
             ApiError::new(StatusCode::BAD_REQUEST, "Invalid conversation id").detail(e.to_string())
         })
@@ -287,6 +294,23 @@ impl Params {
             .map(|(k, v)| (k.as_str(), v.as_str()));
         parse::from_pairs::<R, _, _, _>(pairs, Surface::Http)
             .map(|r| r.with_ctx(Ctx::new(Surface::Http, encoding)))
+            .map_err(|e| ApiError::bad_request(e.to_string()))
+    }
+
+    /// The call to `view` in the query, read as [`Self::request`] reads one.
+    pub fn call(&self, view: &dyn AnyView) -> Result<Call, ApiError> {
+        const OWN: &[&str] = &["encoding", "version"];
+        let mut known: Vec<&str> = view.options().iter().map(|s| s.name.as_str()).collect();
+        known.extend(OWN);
+        self.only(&known)?;
+        let encoding = self.parse("encoding")?.unwrap_or_default();
+        let pairs = self
+            .0
+            .iter()
+            .filter(|(k, _)| !OWN.contains(&k.as_str()))
+            .cloned()
+            .collect();
+        view.call_from_pairs(pairs, Ctx::new(Surface::Http, encoding))
             .map_err(|e| ApiError::bad_request(e.to_string()))
     }
 

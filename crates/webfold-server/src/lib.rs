@@ -24,6 +24,7 @@ pub mod security;
 pub mod service;
 pub mod thumbnail;
 pub mod ui_tools;
+pub mod view_tools;
 pub mod views;
 
 use std::sync::Arc;

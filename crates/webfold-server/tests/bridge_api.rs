@@ -1008,7 +1008,7 @@ async fn outline_and_markdown_take_view_options() {
 
     let r = t.get(&format!("/conversations/{id}/markdown")).await;
     assert_eq!(r.status, StatusCode::OK, "{}", r.body);
-    let md = r.body["markdown"].as_str().unwrap();
+    let md = r.body["text"].as_str().unwrap();
     assert!(md.contains("# Title"), "{md}");
     assert!(
         md.contains("[the docs](https://site.test/docs)"),
@@ -1024,7 +1024,7 @@ async fn outline_and_markdown_take_view_options() {
     let r = t
         .get(&format!("/conversations/{id}/markdown?selector=ul"))
         .await;
-    assert_eq!(r.body["markdown"].as_str().unwrap().trim(), "- a\n- b");
+    assert_eq!(r.body["text"].as_str().unwrap().trim(), "- a\n- b");
 }
 
 #[tokio::test]
@@ -1177,19 +1177,19 @@ async fn markdown_endpoint_does_what_format_says() {
         .await;
     assert_eq!(r.status, StatusCode::OK, "{}", r.body);
     assert_eq!(r.body["format"], "raw");
-    let raw = r.body["markdown"].as_str().unwrap();
+    let raw = r.body["text"].as_str().unwrap();
     assert!(raw.contains("<h1>Title</h1><p>Some text.</p>"), "{raw}");
     let r = t
         .get(&format!("/conversations/{id}/markdown?format=base64"))
         .await;
     assert_eq!(r.status, StatusCode::OK, "{}", r.body);
     assert_eq!(
-        r.body["markdown"],
+        r.body["text"],
         webfold_core::fetch_view::base64(raw.as_bytes())
     );
     let r = t.get(&format!("/conversations/{id}/markdown")).await;
     assert_eq!(r.body["format"], "markdown");
-    assert!(r.body["markdown"].as_str().unwrap().starts_with("# Title"));
+    assert!(r.body["text"].as_str().unwrap().starts_with("# Title"));
     // Raw is never cut: over the budget it is refused with the one that takes it.
     let r = t
         .get(&format!(

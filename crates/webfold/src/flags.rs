@@ -36,7 +36,8 @@ fn shown(v: &Value) -> String {
     }
 }
 
-fn args_for(spec: &OptionSpec) -> Vec<Arg> {
+/// The clap arguments that set one option.
+pub fn args_for(spec: &OptionSpec) -> Vec<Arg> {
     let help = spec.description.clone();
     if let Some(placeholder) = cli_positional(&spec.name) {
         return vec![
@@ -132,28 +133,34 @@ impl<R: Request> clap::Args for Flags<R> {
     }
 }
 
+/// The options the user typed, as `name=value` pairs for the core's parser.
+pub fn typed(specs: &[OptionSpec], m: &ArgMatches) -> Vec<(String, String)> {
+    let mut pairs: Vec<(String, String)> = Vec::new();
+    for spec in specs {
+        let name = spec.name.clone();
+        if let Kind::Boolean = spec.kind {
+            for v in [true, false] {
+                if m.get_flag(&switch_id(&name, v)) {
+                    pairs.push((name.clone(), v.to_string()));
+                }
+            }
+            continue;
+        }
+        // Defaults shown in --help come from the request itself: only
+        // what the user typed is read.
+        if m.value_source(&id(&name)) != Some(ValueSource::CommandLine) {
+            continue;
+        }
+        if let Some(values) = m.get_many::<String>(&id(&name)) {
+            pairs.extend(values.map(|v| (name.clone(), v.clone())));
+        }
+    }
+    pairs
+}
+
 impl<R: Request> clap::FromArgMatches for Flags<R> {
     fn from_arg_matches(m: &ArgMatches) -> Result<Self, clap::Error> {
-        let mut pairs: Vec<(String, String)> = Vec::new();
-        for spec in schema::options::<R>() {
-            let name = spec.name.clone();
-            if let Kind::Boolean = spec.kind {
-                for v in [true, false] {
-                    if m.get_flag(&switch_id(&name, v)) {
-                        pairs.push((name.clone(), v.to_string()));
-                    }
-                }
-                continue;
-            }
-            // Defaults shown in --help come from the request itself: only
-            // what the user typed is read.
-            if m.value_source(&id(&name)) != Some(ValueSource::CommandLine) {
-                continue;
-            }
-            if let Some(values) = m.get_many::<String>(&id(&name)) {
-                pairs.extend(values.map(|v| (name.clone(), v.clone())));
-            }
-        }
+        let pairs = typed(schema::options::<R>(), m);
         let request = parse::from_pairs::<R, _, _, _>(pairs, Surface::Cli).map_err(|e| {
             clap::Error::raw(clap::error::ErrorKind::ValueValidation, format!("{e}\n"))
         })?;

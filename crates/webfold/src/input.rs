@@ -34,12 +34,6 @@ impl ViewInput {
     pub fn load(&self) -> anyhow::Result<Input> {
         Input::load_with(&self.input, &self.browser)
     }
-
-    /// `request` in the command line's words, with `--encoding`.
-    pub fn ctx<R: webfold_core::contract::Request>(&self, request: R) -> R {
-        use webfold_core::contract::{Ctx, Surface};
-        request.with_ctx(Ctx::new(Surface::Cli, self.encoding))
-    }
 }
 
 /// `--browser` and its options, shared by every command that renders a view.

@@ -30,15 +30,9 @@ struct Cli {
 #[derive(Subcommand)]
 enum Command {
     Tokens(cmd::tokens::Args),
-    Cnt(cmd::cnt::Args),
-    Outline(cmd::outline::Args),
-    Chunk(cmd::chunk::Args),
     Serve(cmd::serve::Args),
     Mcp(cmd::mcp::Args),
     GetChunk(cmd::get_chunk::Args),
-    Snapshot(cmd::snapshot::Args),
-    Find(cmd::find::Args),
-    Markdown(cmd::markdown::Args),
     Fetch(cmd::fetch::Args),
     Daemon(cmd::daemon::Args),
     Pair(cmd::pair::Args),
@@ -48,24 +42,9 @@ enum Command {
 }
 
 fn main() {
-    let cli = parse_args();
-    let result = match cli.command {
-        Command::Tokens(args) => cmd::tokens::run(args),
-        Command::Cnt(args) => cmd::cnt::run(args),
-        Command::Outline(args) => cmd::outline::run(args),
-        Command::Chunk(args) => cmd::chunk::run(args),
-        Command::Serve(args) => cmd::serve::run(args),
-        Command::Mcp(args) => cmd::mcp::run(args),
-        Command::GetChunk(args) => cmd::get_chunk::run(args),
-        Command::Snapshot(args) => cmd::snapshot::run(args),
-        Command::Find(args) => cmd::find::run(args),
-        Command::Markdown(args) => cmd::markdown::run(args),
-        Command::Fetch(args) => cmd::fetch::run(args),
-        Command::Daemon(args) => cmd::daemon::run(args),
-        Command::Pair(args) => cmd::pair::run(args),
-        Command::Ui(args) => cmd::ui::run(args),
-        Command::Doctor(args) => cmd::doctor::run(args),
-        Command::Agent(args) => cmd::agent::run(args),
+    let result = match parse_args() {
+        Parsed::View(view, call, matches) => cmd::view::run(view, call, &matches),
+        Parsed::Other(cli) => run(cli.command),
     };
     if let Err(err) = result {
         out::note(&format!("error: {}", one_line(&err)));
@@ -76,24 +55,67 @@ fn main() {
     }
 }
 
+fn run(command: Command) -> anyhow::Result<()> {
+    match command {
+        Command::Tokens(args) => cmd::tokens::run(args),
+        Command::Serve(args) => cmd::serve::run(args),
+        Command::Mcp(args) => cmd::mcp::run(args),
+        Command::GetChunk(args) => cmd::get_chunk::run(args),
+        Command::Fetch(args) => cmd::fetch::run(args),
+        Command::Daemon(args) => cmd::daemon::run(args),
+        Command::Pair(args) => cmd::pair::run(args),
+        Command::Ui(args) => cmd::ui::run(args),
+        Command::Doctor(args) => cmd::doctor::run(args),
+        Command::Agent(args) => cmd::agent::run(args),
+    }
+}
+
+/// What the command line asks for: a view (from the core's registry) or
+/// another command.
+enum Parsed {
+    View(
+        &'static dyn webfold_core::view::AnyView,
+        webfold_core::view::Call,
+        clap::ArgMatches,
+    ),
+    Other(Cli),
+}
+
+/// The whole command: the commands declared here and a subcommand per view.
+fn command() -> clap::Command {
+    Cli::command().subcommands(cmd::view::commands())
+}
+
 /// The command line, or exit with clap's usage error. A view's options are
 /// read after clap has matched them (by the core's parser, `flags`), so an
 /// error found there is shown with the subcommand's usage, as clap shows its
 /// own.
-fn parse_args() -> Cli {
-    let mut cmd = Cli::command();
+fn parse_args() -> Parsed {
+    let mut cmd = command();
     let matches = cmd
         .try_get_matches_from_mut(std::env::args_os())
         .unwrap_or_else(|e| e.exit());
-    Cli::from_arg_matches(&matches).unwrap_or_else(|e| {
+    let with_usage = |e: clap::Error, cmd: &mut clap::Command| -> ! {
         let sub = matches
             .subcommand_name()
             .and_then(|name| cmd.find_subcommand_mut(name));
         match sub {
             Some(sub) => e.format(sub).exit(),
-            None => e.format(&mut cmd).exit(),
+            None => e.format(cmd).exit(),
         }
-    })
+    };
+    if let Some((name, sub)) = matches.subcommand()
+        && let Some(view) = cmd::view::named(name)
+    {
+        return match cmd::view::read(view, sub) {
+            Ok(call) => Parsed::View(view, call, sub.clone()),
+            Err(e) => with_usage(e, &mut cmd),
+        };
+    }
+    match Cli::from_arg_matches(&matches) {
+        Ok(cli) => Parsed::Other(cli),
+        Err(e) => with_usage(e, &mut cmd),
+    }
 }
 
 /// Lines shown under the one-line reason when they help fix the input: an
@@ -125,10 +147,8 @@ fn one_line(err: &anyhow::Error) -> String {
 mod contract_tests {
     //! Every hint a view writes, spelled for the command line, is a command
     //! line this binary accepts.
-    use clap::CommandFactory;
-    use webfold_core::contract::{Surface, ViewName};
-
-    use super::Cli;
+    use webfold_core::contract::Surface;
+    use webfold_core::view::VIEWS;
 
     /// Splits like a POSIX shell for what hints write: words and '…' quotes.
     fn words(s: &str) -> Vec<String> {
@@ -159,7 +179,7 @@ mod contract_tests {
 
     #[test]
     fn every_hint_is_a_valid_command_line() {
-        for view in ViewName::ALL {
+        for view in VIEWS {
             for hint in view.hints() {
                 let spelled = hint.spell(Surface::Cli);
                 let mut argv = vec!["webfold".to_string()];
@@ -168,7 +188,7 @@ mod contract_tests {
                 let sub = if named {
                     w.remove(0)
                 } else {
-                    view.on(Surface::Cli).to_string()
+                    view.name().on(Surface::Cli).to_string()
                 };
                 argv.push(sub.clone());
                 argv.push("page.html".into());
@@ -185,10 +205,11 @@ mod contract_tests {
                     }
                     i += 1;
                 }
-                let r = Cli::command().try_get_matches_from(&argv);
+                let r = super::command().try_get_matches_from(&argv);
                 assert!(
                     r.is_ok(),
-                    "{view:?} writes `{spelled}`: {argv:?}: {:?}",
+                    "{} writes `{spelled}`: {argv:?}: {:?}",
+                    view.name(),
                     r.err()
                 );
             }

@@ -84,7 +84,7 @@ fn files_render_as_file_urls_and_other_views_take_the_flag() {
         "--json",
     ]));
     let md: serde_json::Value = serde_json::from_str(&md).expect("json");
-    let text = md["markdown"].as_str().unwrap_or_default();
+    let text = md["text"].as_str().unwrap_or_default();
     assert!(text.contains("Added by script"), "{text}");
     assert!(!text.contains("Close modal"), "{text}");
     assert!(

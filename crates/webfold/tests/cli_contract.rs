@@ -218,7 +218,7 @@ fn json_carries_the_budgeted_text_view_and_says_so() {
         (vec!["outline", page], "text"),
         (vec!["snapshot", page], "text"),
         (vec!["find", page, "product"], "text"),
-        (vec!["markdown", page, "--no-main"], "markdown"),
+        (vec!["markdown", page, "--no-main"], "text"),
     ] {
         let mut args = args;
         args.extend(["--json", "--max-tokens", &b]);

@@ -292,10 +292,7 @@ fn a_format_asked_for_is_given_or_refused() {
     );
     assert_eq!(code, 0);
     let v: serde_json::Value = serde_json::from_str(&out).unwrap();
-    assert_eq!(
-        v["markdown"],
-        webfold_core::fetch_view::base64(PAGE.as_bytes())
-    );
+    assert_eq!(v["text"], webfold_core::fetch_view::base64(PAGE.as_bytes()));
     // ...and a long page's raw HTML whole, never cut at 200 lines.
     let (code, out, err) = webfold(
         &[
@@ -520,7 +517,7 @@ fn markdown_command_resolves_against_base_url_or_fetched_url() {
     assert_eq!(v["url"], format!("{base}/docs/guide/page.html"));
     assert_eq!(v["title"], "Guide page");
     assert!(
-        v["markdown"]
+        v["text"]
             .as_str()
             .unwrap()
             .contains(&format!("({base}/docs/other.html)"))
@@ -553,7 +550,7 @@ fn markdown_command_pages_and_budgets() {
     assert_eq!(v["total_lines"], 999);
     assert_eq!(v["truncated"], false);
     assert_eq!(
-        v["markdown"],
+        v["text"],
         "Paragraph number 499.\n\nParagraph number 500.\n\n---\n_Showing lines 997–999 of 999 (end of content)._"
     );
 }

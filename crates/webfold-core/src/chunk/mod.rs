@@ -16,11 +16,14 @@
 //!   fit, the answer is [`Error::BudgetTooSmall`] with the smallest budget
 //!   that works.
 
+mod def;
 mod fold;
+
+pub use def::{ChunkView, NAME};
 
 use std::cell::OnceCell;
 
-use crate::contract::{Ctx, DEFAULT_MAX_TOKENS, Handle, Hint, Limit, Request, Surface, ViewName};
+use crate::contract::{Ctx, DEFAULT_MAX_TOKENS, Handle, Hint, Limit, Request, Surface};
 use crate::error::Error;
 use crate::page::{NodeId, Page};
 use crate::select::{Selector, UniqueSelectors, suggest_selectors};
@@ -79,7 +82,6 @@ impl Default for ChunkOptions {
 }
 
 impl Request for ChunkOptions {
-    const VIEW: ViewName = ViewName::Chunk;
     fn set_ctx(&mut self, ctx: Ctx) {
         (self.encoding, self.surface) = (ctx.encoding, ctx.surface);
     }

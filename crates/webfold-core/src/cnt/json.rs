@@ -48,6 +48,16 @@ pub(crate) fn render(view: &View<'_>) -> String {
         view.stats.hidden_children,
         view.stats.texts_cut,
     );
+    out.push_str(&members(view));
+    out.push('}');
+    out
+}
+
+/// The tree as the members of a JSON object (`"compressed":…,"nodes":[…]`),
+/// for a surface that writes them into its own object.
+pub(crate) fn members(view: &View<'_>) -> String {
+    let cnt = view.cnt;
+    let mut out = String::new();
     if let Some(h) = view.scope.top_hidden(cnt, &view.plan) {
         compressed(&mut out, &h);
         out.push(',');
@@ -71,7 +81,7 @@ pub(crate) fn render(view: &View<'_>) -> String {
         }
         Event::Marker { .. } => {}
     });
-    out.push_str("]}");
+    out.push(']');
     out
 }
 

@@ -106,6 +106,7 @@
 //! `--html` draws it as a page for a person, compressed nodes outlined.
 
 mod compress;
+mod def;
 mod filter;
 mod focus;
 mod html;
@@ -120,7 +121,7 @@ pub use compress::Cut;
 pub use filter::is_clickable;
 pub use id::{CntId, HiddenRange};
 
-use crate::contract::{Ctx, Handle, Hint, Limit, Surface, ViewName};
+use crate::contract::{Ctx, Handle, Hint, Limit, Surface};
 use crate::tokens::{self, Encoding};
 use crate::{Error, NodeId, Page};
 use compress::{Plan, Scope};
@@ -200,6 +201,7 @@ pub struct ViewOptions {
 }
 
 pub use crate::contract::DEFAULT_MAX_TOKENS;
+pub use def::{CntOutput, CntView, NAME};
 
 impl Default for ViewOptions {
     fn default() -> Self {
@@ -213,7 +215,6 @@ impl Default for ViewOptions {
 }
 
 impl crate::contract::Request for ViewOptions {
-    const VIEW: ViewName = ViewName::Cnt;
     fn set_ctx(&mut self, ctx: Ctx) {
         (self.encoding, self.surface) = (ctx.encoding, ctx.surface);
     }
@@ -405,6 +406,23 @@ impl View<'_> {
     /// per node and `compressed: {id, hidden}` where children are hidden.
     pub fn to_json(&self) -> String {
         json::render(self)
+    }
+
+    /// The tree of [`Self::to_json`] as an object's members, without the
+    /// figures around it.
+    pub fn json_members(&self) -> String {
+        json::members(self)
+    }
+
+    /// The cut's width and text limit (none: not cut that way).
+    pub fn cut_figures(&self) -> (Option<usize>, Option<usize>) {
+        let opt = |v: usize| Some(v).filter(|&v| v != usize::MAX);
+        (opt(self.cut.width), opt(self.cut.text_limit))
+    }
+
+    /// The page's title, as the CNT read it.
+    pub fn title(&self) -> Option<&str> {
+        self.cnt.title()
     }
 
     /// A standalone HTML page showing the tree, compressed nodes marked.

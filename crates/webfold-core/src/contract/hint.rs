@@ -118,10 +118,10 @@ impl Hint {
     pub fn view(&self) -> Option<ViewName> {
         match self {
             Hint::StartLine(_) | Hint::Raise(..) | Hint::Switch(..) => None,
-            Hint::Chunk(..) => Some(ViewName::Chunk),
-            Hint::Snapshot(_) => Some(ViewName::Snapshot),
-            Hint::Expand(_) => Some(ViewName::Cnt),
-            Hint::Find => Some(ViewName::Find),
+            Hint::Chunk(..) => Some(crate::chunk::NAME),
+            Hint::Snapshot(_) => Some(crate::snapshot::NAME),
+            Hint::Expand(_) => Some(crate::cnt::NAME),
+            Hint::Find => Some(crate::snapshot::find::NAME),
         }
     }
 

@@ -65,117 +65,72 @@ impl Ctx {
     }
 }
 
-/// The views, as every surface names them.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum ViewName {
-    Outline,
-    Chunk,
-    Snapshot,
-    Find,
-    Markdown,
-    Cnt,
-    Tokens,
+/// A view's names, one per surface: its subcommand and bridge path, and
+/// its MCP tool (on a given page and on a live browser page). Each view
+/// declares its own (`view::View::NAME`); the registry lists them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct ViewName {
+    cli: &'static str,
+    tool: &'static str,
+    browser_tool: &'static str,
 }
 
 impl ViewName {
-    pub const ALL: [ViewName; 7] = [
-        ViewName::Outline,
-        ViewName::Chunk,
-        ViewName::Snapshot,
-        ViewName::Find,
-        ViewName::Markdown,
-        ViewName::Cnt,
-        ViewName::Tokens,
-    ];
+    /// A view called `cli` on the command line and the bridge, `tool` over MCP.
+    pub const fn new(cli: &'static str, tool: &'static str) -> Self {
+        ViewName {
+            cli,
+            tool,
+            browser_tool: tool,
+        }
+    }
+
+    /// The same view, with another tool name on live browser pages.
+    pub const fn in_browser(self, browser_tool: &'static str) -> Self {
+        ViewName {
+            browser_tool,
+            ..self
+        }
+    }
 
     /// The view's name on `surface`: a subcommand, a bridge path, a tool.
     pub fn on(self, surface: Surface) -> &'static str {
         match surface {
-            Surface::Cli | Surface::Http => self.cli_name(),
-            Surface::Mcp | Surface::McpBrowser => self.tool_name(surface),
+            Surface::Cli | Surface::Http => self.cli,
+            Surface::Mcp => self.tool,
+            Surface::McpBrowser => self.browser_tool,
         }
     }
 
-    fn cli_name(self) -> &'static str {
-        match self {
-            ViewName::Outline => "outline",
-            ViewName::Chunk => "chunk",
-            ViewName::Snapshot => "snapshot",
-            ViewName::Find => "find",
-            ViewName::Markdown => "markdown",
-            ViewName::Cnt => "cnt",
-            ViewName::Tokens => "tokens",
-        }
+    /// The view's own name: its subcommand.
+    pub fn as_str(self) -> &'static str {
+        self.cli
     }
+}
 
-    fn tool_name(self, surface: Surface) -> &'static str {
-        match self {
-            ViewName::Outline => "get_dom_outline",
-            ViewName::Chunk => "get_html_chunk",
-            ViewName::Snapshot if surface == Surface::McpBrowser => "browser_snapshot",
-            ViewName::Snapshot => "page_snapshot",
-            ViewName::Find => "page_find",
-            ViewName::Markdown => "web_fetch",
-            ViewName::Cnt => "cnt_view",
-            ViewName::Tokens => "count_tokens",
-        }
+impl std::fmt::Display for ViewName {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.cli)
     }
+}
 
-    /// Every hint this view can write, one of each kind: what the contract
-    /// test spells on every surface and checks against its options.
-    pub fn hints(self) -> Vec<Hint> {
-        use Hint::*;
-        let sel = || Handle::Selector("SEL".into());
-        let r = || Handle::Ref("REF".into());
-        let id = || Handle::Id("N".into());
-        match self {
-            ViewName::Outline => vec![
-                Raise(Limit::MaxTokens, None),
-                Chunk(sel(), false),
-                Chunk(id(), false),
-            ],
-            ViewName::Chunk => vec![
-                Raise(Limit::MaxTokens, None),
-                Chunk(sel(), false),
-                Chunk(sel(), true),
-                Chunk(id(), false),
-            ],
-            ViewName::Snapshot => vec![
-                Raise(Limit::MaxTokens, None),
-                Raise(Limit::MaxElements, None),
-                Switch(self::Switch::InteractiveOnly, false),
-                Switch(self::Switch::ViewportOnly, false),
-                Switch(self::Switch::Diff, false),
-                Switch(self::Switch::FullSnapshot, true),
-                Snapshot(r()),
-                Snapshot(sel()),
-                Chunk(r(), false),
-                Chunk(sel(), false),
-                Find,
-            ],
-            ViewName::Find => vec![
-                Raise(Limit::MaxTokens, None),
-                Raise(Limit::MaxMatches, None),
-                Raise(Limit::Lines, None),
-                Snapshot(r()),
-            ],
-            ViewName::Markdown => vec![StartLine(201), Raise(Limit::MaxTokens, None)],
-            ViewName::Cnt => vec![
-                Raise(Limit::MaxTokens, None),
-                Expand("12.3-97".into()),
-                Chunk(id(), false),
-            ],
-            ViewName::Tokens => vec![],
-        }
+impl serde::Serialize for ViewName {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(self.cli)
     }
 }
 
 /// A view's request: its options, declared once with serde and schemars.
 pub trait Request:
-    serde::Serialize + serde::de::DeserializeOwned + schemars::JsonSchema + Default + 'static
+    serde::Serialize
+    + serde::de::DeserializeOwned
+    + schemars::JsonSchema
+    + Default
+    + Clone
+    + Send
+    + Sync
+    + 'static
 {
-    const VIEW: ViewName;
     /// Takes the surface's vocabulary and tokenizer.
     fn set_ctx(&mut self, ctx: Ctx);
     /// Rules across options (exactly one of several, say), checked when the

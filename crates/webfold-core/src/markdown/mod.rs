@@ -33,6 +33,9 @@
 //! emphasis.
 
 mod block;
+mod def;
+
+pub use def::MarkdownPage;
 mod escape;
 mod inline;
 mod options;

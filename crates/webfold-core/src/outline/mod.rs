@@ -33,6 +33,7 @@
 //!   were cut says `… N more`, and a last line says what was cut and how to
 //!   unfold it. Token counts are exact and the text never exceeds the budget.
 
+mod def;
 mod plan;
 mod preview;
 mod render;
@@ -40,11 +41,12 @@ mod scope;
 
 pub(crate) use scope::label;
 
-use crate::contract::{Ctx, DEFAULT_MAX_TOKENS, Hint, Limit, Surface, ViewName};
+use crate::contract::{Ctx, DEFAULT_MAX_TOKENS, Hint, Limit, Surface};
 use crate::error::Error;
 use crate::page::{NodeId, Page};
 use crate::tokens::{self, Encoding};
 
+pub use def::{NAME, OutlineView};
 pub use preview::PREVIEW_CHARS;
 
 /// Default depth (seed 000).
@@ -75,7 +77,6 @@ pub struct OutlineOptions {
 }
 
 impl crate::contract::Request for OutlineOptions {
-    const VIEW: ViewName = ViewName::Outline;
     fn set_ctx(&mut self, ctx: Ctx) {
         (self.encoding, self.surface) = (ctx.encoding, ctx.surface);
     }

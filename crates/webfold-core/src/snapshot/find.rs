@@ -11,7 +11,9 @@
 //! earlier match's lines is not printed again.
 
 use super::parse::{LineKind, SnapTree, push_line};
-use crate::contract::{Ctx, Handle, Hint, Limit, Request, Surface, ViewName};
+use crate::contract::{Ctx, Handle, Hint, Limit, Request, Surface};
+
+pub use super::def::FIND as NAME;
 use crate::error::Error;
 use crate::page::collapse_whitespace;
 use crate::tokens::{self, Encoding};
@@ -112,7 +114,6 @@ impl Default for FindOptions {
 }
 
 impl Request for FindOptions {
-    const VIEW: ViewName = ViewName::Find;
     fn set_ctx(&mut self, ctx: Ctx) {
         (self.encoding, self.surface) = (ctx.encoding, ctx.surface);
     }

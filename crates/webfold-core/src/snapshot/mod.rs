@@ -23,6 +23,7 @@
 pub mod budget;
 pub mod compact;
 pub mod dedup;
+mod def;
 pub mod diff;
 pub mod find;
 pub mod parse;
@@ -30,12 +31,13 @@ pub mod priority;
 pub mod session;
 
 use crate::aria::{self, Mode};
-use crate::contract::{Ctx, Handle, Hint, Limit, Request, Surface, Switch, ViewName};
+use crate::contract::{Ctx, Handle, Hint, Limit, Request, Surface, Switch};
 use crate::error::Error;
 use crate::page::{NodeData, NodeId, Page};
 use crate::tokens::{self, Encoding};
 
 pub use budget::{CutGroup, Truncation};
+pub use def::{FindView, NAME, SnapshotView};
 pub use diff::DiffStats;
 pub use parse::{Line, LineKind, SnapTree, parse};
 pub use session::SnapshotSession;
@@ -105,7 +107,6 @@ impl Default for SnapshotOptions {
 }
 
 impl Request for SnapshotOptions {
-    const VIEW: ViewName = ViewName::Snapshot;
     fn set_ctx(&mut self, ctx: Ctx) {
         (self.encoding, self.surface) = (ctx.encoding, ctx.surface);
     }

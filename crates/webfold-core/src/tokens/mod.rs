@@ -93,7 +93,6 @@ pub struct CountRequest {
 }
 
 impl crate::contract::Request for CountRequest {
-    const VIEW: crate::contract::ViewName = crate::contract::ViewName::Tokens;
     /// The vocabulary is this view's option, not the surface's.
     fn set_ctx(&mut self, _: crate::contract::Ctx) {}
 }

@@ -160,7 +160,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         (Some(_), Some(root)) => page.outer_html(root),
         _ => input.text(),
     };
-    let url = super::snapshot::page_url(None, &input, &args.input.input);
+    let url = super::view::page_url(None, &input, &args.input.input);
     let context = PageContext::new(page, html, url, args.input.encoding);
     let provider = Provider::new(cfg.clone())?;
 

@@ -62,7 +62,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             &req,
             &fetch_view::no_frame,
         )?;
-        let mut out = super::markdown::view_json(&view, "content");
+        let mut out = view_json(&view, "content");
         for (key, value) in [
             ("url", serde_json::json!(args.url)),
             ("final_url", serde_json::json!(final_url)),
@@ -88,4 +88,29 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     let mut text = view.header;
     text.push_str(&view.paged.text);
     crate::out::view(&text, view.paged.tokens.unwrap_or(0), req.max_tokens)
+}
+
+/// A Markdown view as `--json` prints it : its
+/// text under `text_key`, the title, where the page starts and ends, how to
+/// read on, and what main-content extraction found.
+fn view_json(
+    view: &fetch_view::MarkdownView,
+    text_key: &str,
+) -> serde_json::Map<String, serde_json::Value> {
+    use serde_json::json;
+    let p = &view.paged;
+    [
+        (text_key, json!(p.text)),
+        ("title", json!(view.title)),
+        ("total_lines", json!(p.total_lines)),
+        ("first_line", json!(p.first_line)),
+        ("last_line", json!(p.last_line)),
+        ("truncated", json!(p.truncated)),
+        ("next_start_line", json!(p.next_start_line)),
+        ("tokens", json!(p.tokens)),
+        ("main", json!(view.main)),
+    ]
+    .into_iter()
+    .map(|(k, v)| (k.to_string(), v))
+    .collect()
 }

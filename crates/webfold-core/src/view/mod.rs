@@ -1,0 +1,376 @@
+//! Views as one trait: every view declares here what it is called, what it
+//! takes, how it runs and what it returns, and every surface runs any view
+//! through [`AnyView`] and the [`VIEWS`] registry, with no code of its own
+//! per view.
+//!
+//! - [`View`] is one view's definition: its names, its help, its request
+//!   type (the options, see [`crate::contract`]), whether it reads or moves
+//!   the snapshot session, and `run`, a pure function of the page.
+//! - [`Envelope`] is what every view returns on every surface: the text a
+//!   model reads, its exact tokens, the budget it was held to, whether
+//!   anything was cut, the ways to get more ([`Hint`]s) and the view's own
+//!   structured data. A surface prints the text or serializes the envelope;
+//!   so a view's JSON is the same on the command line, the bridge and MCP.
+//! - [`Input`] is the page a surface hands a view: parsed (or, for a view
+//!   that takes any content, the bytes as received), its address, the
+//!   snapshot session, and the [`Ctx`] (the surface's vocabulary and
+//!   tokenizer).
+
+mod registry;
+
+pub use registry::{VIEWS, by_name};
+
+use serde::Serialize;
+use serde_json::{Map, Value};
+
+use crate::cnt::Cnt;
+use crate::contract::schema::{self, OptionSpec};
+use crate::contract::{Ctx, Hint, Request, Surface, ViewName, parse};
+use crate::snapshot::SnapshotSession;
+use crate::{Error, Page};
+
+/// What a view does with the page's snapshot session (history, stable refs).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SessionUse {
+    /// Never looks at it.
+    None,
+    /// Resolves refs with it; leaves it as it was.
+    Reads,
+    /// Moves it on: records the page, numbers refs.
+    Moves,
+}
+
+/// One view, declared once.
+pub trait View: Sync + 'static {
+    /// The options, with their defaults, ranges and doc lines.
+    type Request: Request;
+    /// What `run` returns before it becomes an [`Envelope`].
+    type Output;
+    const NAME: ViewName;
+    /// One line: what the view shows (the command's summary).
+    const ABOUT: &'static str;
+    /// What a reader of the command's help needs beyond the options.
+    const HELP: &'static str;
+    /// Command lines worth copying, one per line.
+    const EXAMPLES: &'static str;
+    /// The MCP tool's description: short, agents pay for every word.
+    const TOOL: &'static str;
+    const SESSION: SessionUse = SessionUse::None;
+    /// The view takes content that is not a page (text, JSON, an image) and
+    /// says what it is, rather than refusing it.
+    const ANY_CONTENT: bool = false;
+    /// The view can also be drawn as a standalone HTML page (`Input::html`).
+    const HTML_PAGE: bool = false;
+
+    /// Every hint this view can write, one of each kind: what the contract
+    /// tests spell on every surface and check against its options.
+    fn hints() -> Vec<Hint>;
+
+    /// The view of `input`'s page. The request carries the surface's `Ctx`.
+    fn run(request: &Self::Request, input: &mut Input<'_>) -> Result<Self::Output, Error>;
+
+    /// The output as every surface returns it.
+    fn envelope(request: &Self::Request, output: Self::Output) -> Envelope;
+}
+
+/// A page's bytes as they were received, for views that take any content.
+#[derive(Clone, Copy, Debug)]
+pub struct Raw<'a> {
+    pub bytes: &'a [u8],
+    /// The `Content-Type` it came with, when it came over HTTP.
+    pub content_type: Option<&'a str>,
+}
+
+/// The page a surface hands a view, and what it knows about it.
+pub struct Input<'a> {
+    /// The parsed page; none when the content is not HTML.
+    pub page: Option<&'a Page>,
+    /// The page's address (relative links, snapshot history); "" unknown.
+    pub url: &'a str,
+    pub session: Option<&'a mut SnapshotSession>,
+    /// The page's CNT, when the surface keeps one with the page.
+    pub cnt: Option<&'a Cnt>,
+    /// The content as received, when the surface has it.
+    pub raw: Option<Raw<'a>>,
+    /// What the content is instead, when `page` is none (its content type).
+    pub not_a_page: Option<String>,
+    /// The surface also wants the view as a standalone HTML page, from
+    /// views that have one.
+    pub html: bool,
+}
+
+impl<'a> Input<'a> {
+    /// A parsed page at `url` ("" when unknown), with nothing else.
+    pub fn page(page: &'a Page, url: &'a str) -> Self {
+        Input {
+            page: Some(page),
+            url,
+            session: None,
+            cnt: None,
+            raw: None,
+            not_a_page: None,
+            html: false,
+        }
+    }
+
+    /// The parsed page, or the error a view that needs one gives.
+    pub fn parsed(&self) -> Result<&'a Page, Error> {
+        self.page.ok_or_else(|| {
+            Error::NotHtml(
+                self.not_a_page
+                    .clone()
+                    .unwrap_or_else(|| "no page was given".into()),
+            )
+        })
+    }
+
+    pub fn url(&self) -> Option<&'a str> {
+        Some(self.url).filter(|u| !u.is_empty())
+    }
+}
+
+/// What every view returns, on every surface.
+#[derive(Clone, Debug, Serialize)]
+pub struct Envelope {
+    pub view: ViewName,
+    /// What a model reads: within `max_tokens`, hints spelled for the
+    /// surface that asked.
+    pub text: String,
+    /// Exact tokens of `text`.
+    pub tokens: usize,
+    /// The budget `text` was held to (none: shown whole, as asked).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub max_tokens: Option<usize>,
+    /// Whether anything was left out to stay within the limits.
+    pub cut: bool,
+    /// A line about the view for a reader: what it shows, where it ends.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub note: Option<String>,
+    /// Ways to get more, structured (the text spells them).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub hints: Vec<Hint>,
+    /// The address of the page the view was made of, when known.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub url: Option<String>,
+    /// The page version the view was made of, where the surface keeps versions.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub version: Option<u32>,
+    /// The view's own structured data (trees, selectors, counts).
+    #[serde(flatten)]
+    pub data: Map<String, Value>,
+    /// The view as a standalone HTML page, when asked for and the view has one.
+    #[serde(skip)]
+    pub html: Option<String>,
+    /// More of the view's data as JSON object members, written while walking
+    /// a tree too deep for a `Value` (the CNT's nodes). Part of the JSON
+    /// programs get; left out where the text already carries the view.
+    #[serde(skip)]
+    pub tree: Option<String>,
+}
+
+impl Envelope {
+    /// An envelope for `view` of `text`, with `data` (an object; fields the
+    /// envelope carries itself, such as its `text` and `tokens`, are dropped).
+    pub fn new(view: ViewName, text: String, tokens: usize, data: impl Serialize) -> Self {
+        let mut data = match serde_json::to_value(data) {
+            Ok(Value::Object(map)) => map,
+            _ => Map::new(),
+        };
+        // The envelope's own fields win over the view's of the same name.
+        for key in [
+            "view",
+            "text",
+            "tokens",
+            "max_tokens",
+            "cut",
+            "note",
+            "hints",
+            "url",
+            "version",
+        ] {
+            data.remove(key);
+        }
+        Envelope {
+            view,
+            text,
+            tokens,
+            max_tokens: None,
+            cut: false,
+            note: None,
+            hints: Vec::new(),
+            url: None,
+            version: None,
+            data,
+            html: None,
+            tree: None,
+        }
+    }
+
+    pub fn budget(mut self, max_tokens: Option<usize>) -> Self {
+        self.max_tokens = max_tokens;
+        self
+    }
+
+    pub fn cut(mut self, cut: bool, hints: Vec<Hint>) -> Self {
+        self.cut = cut;
+        self.hints = hints;
+        self
+    }
+
+    pub fn note(mut self, note: impl Into<String>) -> Self {
+        let note = note.into();
+        self.note = Some(note).filter(|n| !n.is_empty());
+        self
+    }
+
+    /// Keys of the JSON for programs that repeat the text or list as much:
+    /// left out where the text is read beside it (MCP's structured content).
+    pub const BULK: [&'static str; 6] = ["text", "html", "root", "matches", "chunks", "links"];
+
+    /// The envelope as JSON for programs: everything, the tree included.
+    pub fn to_json(&self) -> String {
+        let head = serde_json::to_string(self).unwrap_or_else(|_| "{}".into());
+        match &self.tree {
+            Some(members) if !members.is_empty() && head.ends_with('}') => {
+                let sep = if head == "{}" { "" } else { "," };
+                format!("{}{sep}{members}}}", &head[..head.len() - 1])
+            }
+            _ => head,
+        }
+    }
+
+    /// The envelope as a JSON value without [`Self::BULK`] and the tree:
+    /// the figures beside a text that is read as well.
+    pub fn figures(&self) -> Value {
+        let mut v = serde_json::to_value(self).unwrap_or(Value::Null);
+        if let Some(o) = v.as_object_mut() {
+            for key in Self::BULK {
+                o.remove(key);
+            }
+        }
+        v
+    }
+}
+
+/// Any view, as surfaces hold it: names, help, options, and a call read from
+/// what the surface received.
+pub trait AnyView: Sync {
+    fn name(&self) -> ViewName;
+    fn about(&self) -> &'static str;
+    fn help(&self) -> &'static str;
+    fn examples(&self) -> &'static str;
+    fn tool(&self) -> &'static str;
+    fn session(&self) -> SessionUse;
+    fn any_content(&self) -> bool;
+    fn html_page(&self) -> bool;
+    fn hints(&self) -> Vec<Hint>;
+    /// The options, as the request's schema declares them.
+    fn options(&self) -> &'static [OptionSpec];
+    /// The request's JSON Schema, compact (MCP input schemas are built from it).
+    fn schema(&self) -> Map<String, Value>;
+    /// The call in a JSON object's words (MCP arguments, a JSON body).
+    fn call_from_json(&self, args: Map<String, Value>, ctx: Ctx) -> Result<Call, Error>;
+    /// The call from `name=value` pairs (flags, a URL query).
+    fn call_from_pairs(&self, pairs: Vec<(String, String)>, ctx: Ctx) -> Result<Call, Error>;
+}
+
+impl<V: View> AnyView for V {
+    fn name(&self) -> ViewName {
+        V::NAME
+    }
+    fn about(&self) -> &'static str {
+        V::ABOUT
+    }
+    fn help(&self) -> &'static str {
+        V::HELP
+    }
+    fn examples(&self) -> &'static str {
+        V::EXAMPLES
+    }
+    fn tool(&self) -> &'static str {
+        V::TOOL
+    }
+    fn session(&self) -> SessionUse {
+        V::SESSION
+    }
+    fn any_content(&self) -> bool {
+        V::ANY_CONTENT
+    }
+    fn html_page(&self) -> bool {
+        V::HTML_PAGE
+    }
+    fn hints(&self) -> Vec<Hint> {
+        V::hints()
+    }
+    fn options(&self) -> &'static [OptionSpec] {
+        schema::options::<V::Request>()
+    }
+    fn schema(&self) -> Map<String, Value> {
+        schema::of::<V::Request>()
+    }
+    fn call_from_json(&self, args: Map<String, Value>, ctx: Ctx) -> Result<Call, Error> {
+        let request = parse::from_json::<V::Request>(args, ctx.surface)?;
+        Ok(Call::new::<V>(request.with_ctx(ctx), ctx.surface))
+    }
+    fn call_from_pairs(&self, pairs: Vec<(String, String)>, ctx: Ctx) -> Result<Call, Error> {
+        let request = parse::from_pairs::<V::Request, _, _, _>(pairs, ctx.surface)?;
+        Ok(Call::new::<V>(request.with_ctx(ctx), ctx.surface))
+    }
+}
+
+/// A view's request, read and checked, ready to run on a page: what a
+/// surface holds between reading a call and loading the page it names.
+pub struct Call {
+    name: ViewName,
+    surface: Surface,
+    request: Box<dyn Runs>,
+}
+
+impl Call {
+    fn new<V: View>(request: V::Request, surface: Surface) -> Self {
+        Call {
+            name: V::NAME,
+            surface,
+            request: Box::new(Typed::<V>(request)),
+        }
+    }
+
+    pub fn name(&self) -> ViewName {
+        self.name
+    }
+
+    /// The surface whose words the view's hints are spelled in.
+    pub fn surface(&self) -> Surface {
+        self.surface
+    }
+
+    /// The view of `input`, as an envelope.
+    pub fn run(&self, input: &mut Input<'_>) -> Result<Envelope, Error> {
+        self.request.run(input)
+    }
+
+    /// The request as JSON (what the options came to, defaults included).
+    pub fn request_json(&self) -> Value {
+        self.request.json()
+    }
+}
+
+trait Runs: Send + Sync {
+    fn run(&self, input: &mut Input<'_>) -> Result<Envelope, Error>;
+    fn json(&self) -> Value;
+}
+
+struct Typed<V: View>(V::Request);
+
+impl<V: View> Runs for Typed<V> {
+    fn run(&self, input: &mut Input<'_>) -> Result<Envelope, Error> {
+        let output = V::run(&self.0, input)?;
+        let mut envelope = V::envelope(&self.0, output);
+        envelope.url = input.url().map(String::from);
+        Ok(envelope)
+    }
+
+    fn json(&self) -> Value {
+        serde_json::to_value(&self.0).unwrap_or(Value::Null)
+    }
+}
