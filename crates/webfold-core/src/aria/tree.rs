@@ -74,6 +74,30 @@ pub(crate) struct Builder<'a> {
     pub active: Option<NodeId>,
 }
 
+/// Put the raw node `c` made for element `node` under `parent`, and number
+/// its ref (in `frame`) if it has one.
+fn attach(
+    w: &mut Walk,
+    c: u32,
+    e: &crate::page::ElementData,
+    node: NodeId,
+    parent: u32,
+    frame: u32,
+) {
+    if e.attr("aria-hidden")
+        .is_some_and(|v| v.to_lowercase() == "true")
+    {
+        w.raw.nodes[c as usize].aria_hidden = true;
+    }
+    w.raw.nodes[parent as usize]
+        .children
+        .push(RawChild::Node(c));
+    if w.raw.nodes[c as usize].has_ref {
+        w.el_to_ref.insert(node, c);
+        w.raw.ref_slots.push((c, frame));
+    }
+}
+
 /// One node to visit, under the raw node `parent`.
 #[derive(Clone, Copy)]
 struct Visit {
@@ -184,52 +208,39 @@ impl Builder<'_> {
             None
         };
         if let Some(c) = created {
-            if e.attr("aria-hidden")
-                .is_some_and(|v| v.to_lowercase() == "true")
-            {
-                w.raw.nodes[c as usize].aria_hidden = true;
-            }
-            w.raw.nodes[parent as usize]
-                .children
-                .push(RawChild::Node(c));
-            if w.raw.nodes[c as usize].has_ref {
-                w.el_to_ref.insert(node, c);
-                w.raw.ref_slots.push((c, frame));
-            }
+            attach(w, c, e, node, parent, frame);
         }
         let target = created.unwrap_or(parent);
         let block = self.styles.get(node).display != Display::Inline || self.tag_is(node, "br");
-        if block {
-            w.raw.nodes[target as usize]
-                .children
-                .push(RawChild::Text(" ".into()));
-        }
-        if let Some(t) = super::style::generated_content(page, node, false) {
-            w.raw.nodes[target as usize]
-                .children
-                .push(RawChild::Text(t));
-        }
+        self.open_content(w, node, target, block);
         w.stack.push(Task::Exit {
             el: node,
             target,
             created,
             block,
         });
-        for &o in owned.iter().rev() {
-            w.stack.push(Task::Visit(Visit {
-                node: o,
-                parent: target,
-                parent_visible: visible,
-                frame,
-            }));
-        }
         let under = Visit {
             node,
             parent: target,
             parent_visible: visible,
             frame,
         };
+        for &o in owned.iter().rev() {
+            w.stack.push(Task::Visit(Visit { node: o, ..under }));
+        }
         self.queue_children(w, under, created);
+    }
+
+    /// What comes before element `node`'s content in raw node `target`: a
+    /// space for a block, its `::before` text.
+    fn open_content(&self, w: &mut Walk, node: NodeId, target: u32, block: bool) {
+        let children = &mut w.raw.nodes[target as usize].children;
+        if block {
+            children.push(RawChild::Text(" ".into()));
+        }
+        if let Some(t) = super::style::generated_content(self.page, node, false) {
+            children.push(RawChild::Text(t));
+        }
     }
 
     /// The elements `aria-owns` names, in its order.

@@ -191,6 +191,26 @@ pub struct Snapshot {
     pub title: Option<String>,
 }
 
+impl Snapshot {
+    /// A full view of nothing: each view sets the fields it has.
+    fn empty() -> Snapshot {
+        Snapshot {
+            text: String::new(),
+            tokens: 0,
+            kind: ViewKind::Full,
+            total_elements: 0,
+            kept_elements: 0,
+            truncation: None,
+            cut_groups: Vec::new(),
+            repeated_links: 0,
+            unchanged: Vec::new(),
+            diff: None,
+            url: None,
+            title: None,
+        }
+    }
+}
+
 /// The page's full tree as parsed lines, with the DOM facts behind each line.
 #[derive(Clone, Debug)]
 pub struct Prepared {
@@ -364,18 +384,9 @@ fn view(
     let (tree, nodes_vp) = scoped_tree(page, scope, prepared, opts.surface)?;
 
     let base = Snapshot {
-        text: String::new(),
-        tokens: 0,
-        kind: ViewKind::Full,
-        total_elements: 0,
-        kept_elements: 0,
-        truncation: None,
-        cut_groups: Vec::new(),
-        repeated_links: 0,
-        unchanged: Vec::new(),
-        diff: None,
         url: Some(url.to_string()),
         title,
+        ..Snapshot::empty()
     };
     if opts.full_snapshot {
         return Ok(full_view(&tree, &history.preamble, &opts, base));
@@ -409,6 +420,18 @@ fn view(
         },
     };
     let b = budgeted_view(page, chrome.tree_view(), &urls, &opts, history.preamble);
+    shorter_view(b, diff_view, chrome.unchanged, &opts, base)
+}
+
+/// The budgeted view `b`, or the diff view when that is shorter and fits;
+/// an error when not even `b`'s header fits the budget.
+fn shorter_view(
+    b: budget::Budgeted,
+    diff_view: Option<Snapshot>,
+    unchanged: Vec<String>,
+    opts: &SnapshotOptions,
+    base: Snapshot,
+) -> Result<Snapshot, Error> {
     if let Some(d) = diff_view
         && d.tokens < b.tokens
         && d.tokens <= opts.max_tokens
@@ -437,7 +460,7 @@ fn view(
         truncation: b.truncation,
         cut_groups: b.cut_groups,
         repeated_links: b.repeated,
-        unchanged: chrome.unchanged,
+        unchanged,
         ..base
     })
 }
