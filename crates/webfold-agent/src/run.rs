@@ -362,28 +362,13 @@ impl Conversation {
                 log.calls.push(call);
                 return Ok(Err("the model answered without calling a tool".into()));
             }
-            let mut results: Vec<Block> = Vec::new();
-            let mut answer: Option<Value> = None;
-            let mut invalid: Option<Vec<String>> = None;
-            for (id, name, arguments) in reply.tool_uses() {
-                let outcome = self.tool_call(name, arguments, (page, source), opts).await;
-                if let Some(value) = outcome.answer {
-                    answer.get_or_insert(value);
-                }
-                if outcome.invalid.is_some() {
-                    invalid = outcome.invalid;
-                }
-                call.tool_calls.push(ToolCall {
-                    name: name.to_string(),
-                    arguments: arguments.to_string(),
-                    error: outcome.error.clone(),
-                });
-                results.push(Block::ToolResult {
-                    id: id.to_string(),
-                    content: outcome.content,
-                    is_error: outcome.error.is_some(),
-                });
-            }
+            let Answers {
+                mut results,
+                answer,
+                invalid,
+            } = self
+                .answer_calls(&reply, &mut call, (page, source), opts)
+                .await;
             log.calls.push(call);
             if let Some(value) = answer {
                 return Ok(Ok(value));
@@ -414,6 +399,41 @@ impl Conversation {
                 content: results,
             });
         }
+    }
+
+    /// Answer each tool call of `reply`, logging them in `call`.
+    async fn answer_calls<S: PageSource>(
+        &self,
+        reply: &Reply,
+        call: &mut Call,
+        ctx: (&PageContext, &S),
+        opts: &AgentOptions,
+    ) -> Answers {
+        let mut out = Answers {
+            results: Vec::new(),
+            answer: None,
+            invalid: None,
+        };
+        for (id, name, arguments) in reply.tool_uses() {
+            let outcome = self.tool_call(name, arguments, ctx, opts).await;
+            if let Some(value) = outcome.answer {
+                out.answer.get_or_insert(value);
+            }
+            if outcome.invalid.is_some() {
+                out.invalid = outcome.invalid;
+            }
+            call.tool_calls.push(ToolCall {
+                name: name.to_string(),
+                arguments: arguments.to_string(),
+                error: outcome.error.clone(),
+            });
+            out.results.push(Block::ToolResult {
+                id: id.to_string(),
+                content: outcome.content,
+                is_error: outcome.error.is_some(),
+            });
+        }
+        out
     }
 
     /// Answer one tool call: the final tool checks the answer against its
@@ -453,6 +473,16 @@ impl Conversation {
             invalid: None,
         }
     }
+}
+
+/// What a reply's tool calls gave back.
+struct Answers {
+    /// The tool results, to send back.
+    results: Vec<Block>,
+    /// The first final answer that matches its schema.
+    answer: Option<Value>,
+    /// The schema errors of the last final answer that does not.
+    invalid: Option<Vec<String>>,
 }
 
 /// What one tool call gave back.
