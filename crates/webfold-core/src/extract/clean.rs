@@ -214,34 +214,44 @@ pub(crate) fn drops(
             in_figure[id.index() - start],
         )
     });
-    dropped.extend(
-        title_copies
-            .iter()
-            .filter(|&&(_, exact)| exact || !headline_outside)
-            .map(|&(id, _)| id)
-            .min(),
-    );
+    dropped.extend(headline_copy(&title_copies, headline_outside));
     // Text beside the kept parts (under `root` or an ancestor of a part) is not content.
     if restricted {
-        for i in start + 1..end {
-            let id = NodeId(i as u32);
-            if outside(id) && !page.is_element(id) && !stats.excluded[i] {
-                dropped.push(id);
-            }
-        }
+        dropped.extend(
+            (start + 1..end)
+                .map(|i| NodeId(i as u32))
+                .filter(|&id| outside(id) && !page.is_element(id) && !stats.excluded[id.index()]),
+        );
     }
-    // Excluded subtrees (scripts, hidden, furniture) inside the root.
-    for i in start + 1..end {
-        let p = page
-            .parent(NodeId(i as u32))
-            .map(|p| p.index())
-            .unwrap_or(0);
-        if stats.excluded[i] && !stats.excluded[p] {
-            dropped.push(NodeId(i as u32));
-        }
-    }
+    dropped.extend(excluded_roots(page, stats, start, end));
     let dropped = outermost(page, dropped);
     drop_orphan_headings(page, root, dropped)
+}
+
+/// The copy of the title that is the headline, to drop since the header
+/// shows it: the first, or the first verbatim one when the headline stands
+/// before the content. `copies` holds (element, verbatim).
+fn headline_copy(copies: &[(NodeId, bool)], headline_outside: bool) -> Option<NodeId> {
+    copies
+        .iter()
+        .filter(|&&(_, exact)| exact || !headline_outside)
+        .map(|&(id, _)| id)
+        .min()
+}
+
+/// Excluded subtrees (scripts, hidden, furniture) inside the root, whose
+/// nodes are `start..end`.
+fn excluded_roots(page: &Page, stats: &Stats, start: usize, end: usize) -> Vec<NodeId> {
+    (start + 1..end)
+        .filter(|&i| {
+            let p = page
+                .parent(NodeId(i as u32))
+                .map(|p| p.index())
+                .unwrap_or(0);
+            stats.excluded[i] && !stats.excluded[p]
+        })
+        .map(|i| NodeId(i as u32))
+        .collect()
 }
 
 /// Per node of `start..end`: inside a `<figure>` (images there are
