@@ -465,6 +465,7 @@ fn shorter_view(
     })
 }
 
+/// The refusal of `viewport_only` on a page without layout.
 fn viewport_needs_live_page(surface: Surface) -> Error {
     let name = crate::contract::parse::option_name("viewport_only", surface);
     Error::InvalidOption(format!(
