@@ -362,61 +362,13 @@ impl Conversation {
                 log.calls.push(call);
                 return Ok(Err("the model answered without calling a tool".into()));
             }
-            let mut results: Vec<Block> = Vec::new();
-            let mut answer: Option<Value> = None;
-            let mut invalid: Option<Vec<String>> = None;
-            for (id, name, arguments) in reply.tool_uses() {
-                let (content, error) = if name == final_name {
-                    match parse_object(arguments) {
-                        Err(e) => (e.clone(), Some(e)),
-                        Ok(value) => {
-                            let errors = schema::validate(
-                                &opts.final_tool.schema,
-                                &Value::Object(value.clone()),
-                            );
-                            if errors.is_empty() {
-                                answer.get_or_insert(Value::Object(value));
-                                ("Received.".to_string(), None)
-                            } else {
-                                // The corrective text after the results lists
-                                // the errors; the transcript keeps them here.
-                                let msg = "Not accepted: the arguments do not match the schema."
-                                    .to_string();
-                                let logged =
-                                    format!("does not match the schema: {}", errors.join("; "));
-                                invalid = Some(errors);
-                                (msg, Some(logged))
-                            }
-                        }
-                    }
-                } else if name == CHUNK_TOOL && self.tools.iter().any(|t| t.name == CHUNK_TOOL) {
-                    let answer = match parse_object(arguments) {
-                        Ok(args) => source::chunk(page, source, args).await,
-                        Err(e) => Err(e),
-                    };
-                    match answer {
-                        Ok(html) => (html, None),
-                        Err(e) => (e.clone(), Some(e)),
-                    }
-                } else {
-                    let names: Vec<&str> = self.tools.iter().map(|t| t.name.as_str()).collect();
-                    let e = format!(
-                        "There is no tool named '{name}'; the tools are {}.",
-                        names.join(" and ")
-                    );
-                    (e.clone(), Some(e))
-                };
-                call.tool_calls.push(ToolCall {
-                    name: name.to_string(),
-                    arguments: arguments.to_string(),
-                    error: error.clone(),
-                });
-                results.push(Block::ToolResult {
-                    id: id.to_string(),
-                    content,
-                    is_error: error.is_some(),
-                });
-            }
+            let Answers {
+                mut results,
+                answer,
+                invalid,
+            } = self
+                .answer_calls(&reply, &mut call, (page, source), opts)
+                .await;
             log.calls.push(call);
             if let Some(value) = answer {
                 return Ok(Ok(value));
@@ -447,6 +399,134 @@ impl Conversation {
                 content: results,
             });
         }
+    }
+
+    /// Answer each tool call of `reply`, logging them in `call`.
+    async fn answer_calls<S: PageSource>(
+        &self,
+        reply: &Reply,
+        call: &mut Call,
+        ctx: (&PageContext, &S),
+        opts: &AgentOptions,
+    ) -> Answers {
+        let mut out = Answers {
+            results: Vec::new(),
+            answer: None,
+            invalid: None,
+        };
+        for (id, name, arguments) in reply.tool_uses() {
+            let outcome = self.tool_call(name, arguments, ctx, opts).await;
+            if let Some(value) = outcome.answer {
+                out.answer.get_or_insert(value);
+            }
+            if outcome.invalid.is_some() {
+                out.invalid = outcome.invalid;
+            }
+            call.tool_calls.push(ToolCall {
+                name: name.to_string(),
+                arguments: arguments.to_string(),
+                error: outcome.error.clone(),
+            });
+            out.results.push(Block::ToolResult {
+                id: id.to_string(),
+                content: outcome.content,
+                is_error: outcome.error.is_some(),
+            });
+        }
+        out
+    }
+
+    /// Answer one tool call: the final tool checks the answer against its
+    /// schema, the chunk tool reads the page, any other name is an error.
+    async fn tool_call<S: PageSource>(
+        &self,
+        name: &str,
+        arguments: &str,
+        (page, source): (&PageContext, &S),
+        opts: &AgentOptions,
+    ) -> ToolOutcome {
+        if name == opts.final_tool.name {
+            return final_answer(arguments, opts);
+        }
+        let (content, error) =
+            if name == CHUNK_TOOL && self.tools.iter().any(|t| t.name == CHUNK_TOOL) {
+                let answer = match parse_object(arguments) {
+                    Ok(args) => source::chunk(page, source, args).await,
+                    Err(e) => Err(e),
+                };
+                match answer {
+                    Ok(html) => (html, None),
+                    Err(e) => (e.clone(), Some(e)),
+                }
+            } else {
+                let names: Vec<&str> = self.tools.iter().map(|t| t.name.as_str()).collect();
+                let e = format!(
+                    "There is no tool named '{name}'; the tools are {}.",
+                    names.join(" and ")
+                );
+                (e.clone(), Some(e))
+            };
+        ToolOutcome {
+            content,
+            error,
+            answer: None,
+            invalid: None,
+        }
+    }
+}
+
+/// What a reply's tool calls gave back.
+struct Answers {
+    /// The tool results, to send back.
+    results: Vec<Block>,
+    /// The first final answer that matches its schema.
+    answer: Option<Value>,
+    /// The schema errors of the last final answer that does not.
+    invalid: Option<Vec<String>>,
+}
+
+/// What one tool call gave back.
+struct ToolOutcome {
+    /// The tool result the model reads.
+    content: String,
+    /// The error the transcript logs.
+    error: Option<String>,
+    /// A final answer that matches its schema.
+    answer: Option<Value>,
+    /// The schema errors of a final answer that does not.
+    invalid: Option<Vec<String>>,
+}
+
+/// The final tool's call: its arguments are the answer, if they match the
+/// schema.
+fn final_answer(arguments: &str, opts: &AgentOptions) -> ToolOutcome {
+    let value = match parse_object(arguments) {
+        Err(e) => {
+            return ToolOutcome {
+                content: e.clone(),
+                error: Some(e),
+                answer: None,
+                invalid: None,
+            };
+        }
+        Ok(value) => value,
+    };
+    let errors = schema::validate(&opts.final_tool.schema, &Value::Object(value.clone()));
+    if errors.is_empty() {
+        return ToolOutcome {
+            content: "Received.".to_string(),
+            error: None,
+            answer: Some(Value::Object(value)),
+            invalid: None,
+        };
+    }
+    // The corrective text after the results lists the errors; the
+    // transcript keeps them here.
+    ToolOutcome {
+        content: "Not accepted: the arguments do not match the schema.".to_string(),
+        error: Some(format!("does not match the schema: {}", errors.join("; "))),
+        answer: None,
+        invalid: Some(errors),
     }
 }
 

@@ -8,7 +8,7 @@
 
 use serde_json::Value;
 use webfold_core::Page;
-use webfold_core::page::{GeneratedContent, Layout, LayoutBox, NodeId, PageBuilder};
+use webfold_core::page::{BuilderId, GeneratedContent, Layout, LayoutBox, NodeId, PageBuilder};
 
 use crate::BrowserError;
 use crate::launch::Viewport;
@@ -244,165 +244,32 @@ pub fn capture_snapshot(snap: &Value, viewport: Viewport) -> Result<CapturedPage
             .and_then(Value::as_f64)
             .unwrap_or(0.0),
     );
-    let view = LayoutBox {
-        x: scroll.0,
-        y: scroll.1,
-        width: viewport.width as f64,
-        height: viewport.height as f64,
+    let b = PageBuilder::new();
+    let document = b.document();
+    let mut cap = Capture {
+        strings: &strings,
+        view: LayoutBox {
+            x: scroll.0,
+            y: scroll.1,
+            width: viewport.width as f64,
+            height: viewport.height as f64,
+        },
+        b,
+        backend: vec![None],
+        work: vec![(0, document, (0.0, 0.0))],
     };
-
-    let mut b = PageBuilder::new();
-    let mut backend: Vec<Option<i64>> = vec![None];
-    // Work list of (document index, builder parent for its root's children, frame offset).
-    let mut work: Vec<(usize, webfold_core::page::BuilderId, (f64, f64))> =
-        vec![(0, b.document(), (0.0, 0.0))];
     let mut seen_docs = vec![false; docs.len()];
-    while let Some((di, attach, offset)) = work.pop() {
+    while let Some((di, attach, offset)) = cap.work.pop() {
         if di >= docs.len() || seen_docs[di] {
             continue;
         }
         seen_docs[di] = true;
-        let doc = &docs[di];
-        let parents = arr(doc, "/nodes/parentIndex");
-        let types = arr(doc, "/nodes/nodeType");
-        let names = arr(doc, "/nodes/nodeName");
-        let values = arr(doc, "/nodes/nodeValue");
-        let backend_ids = arr(doc, "/nodes/backendNodeId");
-        let attrs = arr(doc, "/nodes/attributes");
-        let n = types.len();
-        let layout = document_layout(doc, &strings, n);
-        let mut generated = generated_content(doc, &strings, &layout);
-        let content_doc: std::collections::HashMap<usize, usize> =
-            rare_index(doc, "/nodes/contentDocumentIndex")
-                .into_iter()
-                .zip(
-                    arr(doc, "/nodes/contentDocumentIndex/value")
-                        .iter()
-                        .filter_map(|v| v.as_u64().map(|x| x as usize)),
-                )
-                .collect();
-        let live = LiveState::read(doc, &strings);
-        let mut ids: Vec<Option<webfold_core::page::BuilderId>> = vec![None; n];
-        let mut in_svg_resource = vec![false; n];
-        for i in 0..n {
-            let ty = types[i].as_i64().unwrap_or(0);
-            let parent = parents
-                .get(i)
-                .and_then(Value::as_i64)
-                .filter(|&p| p >= 0)
-                .map(|p| p as usize);
-            let parent_id = match parent {
-                None => {
-                    // The document node itself: its children attach where asked.
-                    ids[i] = Some(attach);
-                    continue;
-                }
-                Some(p) => match ids.get(p).copied().flatten() {
-                    Some(id) => id,
-                    None => continue, // parent dropped (e.g. a pseudo-element's)
-                },
-            };
-            let name = strings.get(&names[i]);
-            if let Some(p) = parent {
-                in_svg_resource[i] = in_svg_resource[p]
-                    || names
-                        .get(p)
-                        .is_some_and(|v| SVG_RESOURCES.contains(&strings.get(v)));
-            }
-            let id = match ty {
-                1 => {
-                    let a = attrs
-                        .get(i)
-                        .and_then(Value::as_array)
-                        .map(Vec::as_slice)
-                        .unwrap_or(&[]);
-                    let mut pairs: Vec<(String, String)> = a
-                        .chunks(2)
-                        .filter(|c| c.len() == 2)
-                        .map(|c| {
-                            (
-                                strings.get(&c[0]).to_string(),
-                                strings.get(&c[1]).to_string(),
-                            )
-                        })
-                        .collect();
-                    if name.starts_with("::") {
-                        continue; // pseudo-elements are not DOM nodes
-                    }
-                    live.apply(i, name, &mut pairs);
-                    // The snapshot upper-cases HTML element names; SVG keeps its case.
-                    let ns = if name != name.to_ascii_uppercase() {
-                        "http://www.w3.org/2000/svg"
-                    } else {
-                        ""
-                    };
-                    b.element(parent_id, ns, name, pairs)
-                }
-                3 => b.text(
-                    parent_id,
-                    strings.get(values.get(i).unwrap_or(&Value::Null)),
-                ),
-                8 => b.comment(
-                    parent_id,
-                    strings.get(values.get(i).unwrap_or(&Value::Null)),
-                ),
-                10 if di == 0 => b.doctype(name),
-                // Shadow roots (document fragments): their children attach to the host.
-                11 => parent_id,
-                _ => continue,
-            };
-            ids[i] = Some(id);
-            if ty != 11 {
-                if backend.len() <= id.index() {
-                    backend.resize(id.index() + 1, None);
-                }
-                backend[id.index()] = backend_ids.get(i).and_then(Value::as_i64);
-            }
-            if let Some(Some((mut rect, display, visibility, _opacity, pointer, cursor))) =
-                layout.by_node.get(i).cloned()
-            {
-                rect.x += offset.0;
-                rect.y += offset.1;
-                // The snapshot gives a mask's or pattern's content the box
-                // it would paint at, but it is never rendered where it
-                // stands: getBoundingClientRect() is empty, so no ref.
-                if in_svg_resource[i] {
-                    rect.width = 0.0;
-                    rect.height = 0.0;
-                }
-                let rendered =
-                    !matches!(visibility.as_str(), "hidden" | "collapse") && display != "none";
-                let in_viewport = rect.width >= 0.0
-                    && rect.x < view.x + view.width
-                    && rect.x + rect.width > view.x
-                    && rect.y < view.y + view.height
-                    && rect.y + rect.height > view.y;
-                let (before, after) = generated.remove(&i).unwrap_or_default();
-                b.set_layout(
-                    id,
-                    Layout {
-                        rendered,
-                        bounds: Some(rect),
-                        in_viewport,
-                        cursor: (!cursor.is_empty()).then_some(cursor),
-                        receives_pointer_events: pointer != "none",
-                        display: (!display.is_empty()).then_some(display),
-                        before,
-                        after,
-                    },
-                );
-                if let Some(&child_doc) = content_doc.get(&i) {
-                    work.push((child_doc, id, (rect.x, rect.y)));
-                }
-            } else if let Some(&child_doc) = content_doc.get(&i) {
-                work.push((child_doc, id, offset));
-            }
-        }
+        cap.document(&docs[di], di, attach, offset);
     }
-    let (page, order) = b.finish_with_order();
+    let (page, order) = cap.b.finish_with_order();
     let backend_ids = order
         .iter()
-        .map(|&old| backend.get(old).copied().flatten())
+        .map(|&old| cap.backend.get(old).copied().flatten())
         .collect();
     Ok(CapturedPage {
         page,
@@ -418,4 +285,201 @@ pub fn capture_snapshot(snap: &Value, viewport: Viewport) -> Result<CapturedPage
         viewport,
         scroll,
     })
+}
+
+/// The page being built from a snapshot's documents.
+struct Capture<'s> {
+    strings: &'s Strings<'s>,
+    /// The viewport, in page coordinates.
+    view: LayoutBox,
+    b: PageBuilder,
+    /// The backend node id of each builder node, by builder index.
+    backend: Vec<Option<i64>>,
+    /// Documents still to add: (document index, builder parent for its
+    /// root's children, frame offset).
+    work: Vec<(usize, BuilderId, (f64, f64))>,
+}
+
+/// One document's node arrays, and what is read from them up front.
+struct DocNodes<'a> {
+    index: usize,
+    parents: &'a [Value],
+    types: &'a [Value],
+    names: &'a [Value],
+    values: &'a [Value],
+    backend_ids: &'a [Value],
+    attrs: &'a [Value],
+    layout: DocLayout,
+    generated: Generated,
+    /// Node index of a frame element → the index of its content document.
+    content_doc: std::collections::HashMap<usize, usize>,
+    live: LiveState,
+    /// The builder node made for each node index.
+    ids: Vec<Option<BuilderId>>,
+    /// Inside an SVG resource (`<mask>`, `<pattern>`, …).
+    in_svg_resource: Vec<bool>,
+}
+
+impl Capture<'_> {
+    /// Add document `doc` (index `di`) under `attach`, its boxes moved by
+    /// its frame's `offset`.
+    fn document(&mut self, doc: &Value, di: usize, attach: BuilderId, offset: (f64, f64)) {
+        let strings = self.strings;
+        let types = arr(doc, "/nodes/nodeType");
+        let n = types.len();
+        let layout = document_layout(doc, strings, n);
+        let generated = generated_content(doc, strings, &layout);
+        let content_doc = rare_index(doc, "/nodes/contentDocumentIndex")
+            .into_iter()
+            .zip(
+                arr(doc, "/nodes/contentDocumentIndex/value")
+                    .iter()
+                    .filter_map(|v| v.as_u64().map(|x| x as usize)),
+            )
+            .collect();
+        let mut d = DocNodes {
+            index: di,
+            parents: arr(doc, "/nodes/parentIndex"),
+            types,
+            names: arr(doc, "/nodes/nodeName"),
+            values: arr(doc, "/nodes/nodeValue"),
+            backend_ids: arr(doc, "/nodes/backendNodeId"),
+            attrs: arr(doc, "/nodes/attributes"),
+            layout,
+            generated,
+            content_doc,
+            live: LiveState::read(doc, strings),
+            ids: vec![None; n],
+            in_svg_resource: vec![false; n],
+        };
+        for i in 0..n {
+            let parent = d
+                .parents
+                .get(i)
+                .and_then(Value::as_i64)
+                .filter(|&p| p >= 0)
+                .map(|p| p as usize);
+            let Some(p) = parent else {
+                // The document node itself: its children attach where asked.
+                d.ids[i] = Some(attach);
+                continue;
+            };
+            let Some(parent_id) = d.ids.get(p).copied().flatten() else {
+                continue; // parent dropped (e.g. a pseudo-element's)
+            };
+            d.in_svg_resource[i] = d.in_svg_resource[p]
+                || d.names
+                    .get(p)
+                    .is_some_and(|v| SVG_RESOURCES.contains(&strings.get(v)));
+            let Some(id) = self.node(&d, i, parent_id) else {
+                continue;
+            };
+            d.ids[i] = Some(id);
+            let ty = d.types[i].as_i64().unwrap_or(0);
+            if ty != 11 {
+                if self.backend.len() <= id.index() {
+                    self.backend.resize(id.index() + 1, None);
+                }
+                self.backend[id.index()] = d.backend_ids.get(i).and_then(Value::as_i64);
+            }
+            self.layout(&mut d, i, id, offset);
+        }
+    }
+
+    /// Add node `i` of `d` under `parent_id`; `None` for what is no DOM
+    /// node of ours (pseudo-elements, a frame's doctype, processing
+    /// instructions).
+    fn node(&mut self, d: &DocNodes<'_>, i: usize, parent_id: BuilderId) -> Option<BuilderId> {
+        let strings = self.strings;
+        let name = strings.get(&d.names[i]);
+        let value = || strings.get(d.values.get(i).unwrap_or(&Value::Null));
+        let id = match d.types[i].as_i64().unwrap_or(0) {
+            1 => {
+                if name.starts_with("::") {
+                    return None; // pseudo-elements are not DOM nodes
+                }
+                let mut pairs = self.attributes(d, i);
+                d.live.apply(i, name, &mut pairs);
+                // The snapshot upper-cases HTML element names; SVG keeps its case.
+                let ns = if name != name.to_ascii_uppercase() {
+                    "http://www.w3.org/2000/svg"
+                } else {
+                    ""
+                };
+                self.b.element(parent_id, ns, name, pairs)
+            }
+            3 => self.b.text(parent_id, value()),
+            8 => self.b.comment(parent_id, value()),
+            10 if d.index == 0 => self.b.doctype(name),
+            // Shadow roots (document fragments): their children attach to the host.
+            11 => parent_id,
+            _ => return None,
+        };
+        Some(id)
+    }
+
+    /// Element `i`'s attributes as (name, value) pairs.
+    fn attributes(&self, d: &DocNodes<'_>, i: usize) -> Vec<(String, String)> {
+        let a = d
+            .attrs
+            .get(i)
+            .and_then(Value::as_array)
+            .map(Vec::as_slice)
+            .unwrap_or(&[]);
+        a.chunks(2)
+            .filter(|c| c.len() == 2)
+            .map(|c| {
+                (
+                    self.strings.get(&c[0]).to_string(),
+                    self.strings.get(&c[1]).to_string(),
+                )
+            })
+            .collect()
+    }
+
+    /// Set node `i`'s layout on builder node `id`, and queue the document a
+    /// frame element holds, at the frame's place.
+    fn layout(&mut self, d: &mut DocNodes<'_>, i: usize, id: BuilderId, offset: (f64, f64)) {
+        let Some(Some((mut rect, display, visibility, _opacity, pointer, cursor))) =
+            d.layout.by_node.get(i).cloned()
+        else {
+            if let Some(&child_doc) = d.content_doc.get(&i) {
+                self.work.push((child_doc, id, offset));
+            }
+            return;
+        };
+        rect.x += offset.0;
+        rect.y += offset.1;
+        // The snapshot gives a mask's or pattern's content the box
+        // it would paint at, but it is never rendered where it
+        // stands: getBoundingClientRect() is empty, so no ref.
+        if d.in_svg_resource[i] {
+            rect.width = 0.0;
+            rect.height = 0.0;
+        }
+        let rendered = !matches!(visibility.as_str(), "hidden" | "collapse") && display != "none";
+        let view = &self.view;
+        let in_viewport = rect.width >= 0.0
+            && rect.x < view.x + view.width
+            && rect.x + rect.width > view.x
+            && rect.y < view.y + view.height
+            && rect.y + rect.height > view.y;
+        let (before, after) = d.generated.remove(&i).unwrap_or_default();
+        self.b.set_layout(
+            id,
+            Layout {
+                rendered,
+                bounds: Some(rect),
+                in_viewport,
+                cursor: (!cursor.is_empty()).then_some(cursor),
+                receives_pointer_events: pointer != "none",
+                display: (!display.is_empty()).then_some(display),
+                before,
+                after,
+            },
+        );
+        if let Some(&child_doc) = d.content_doc.get(&i) {
+            self.work.push((child_doc, id, (rect.x, rect.y)));
+        }
+    }
 }

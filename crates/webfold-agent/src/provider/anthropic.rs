@@ -127,6 +127,33 @@ enum Open {
     Other,
 }
 
+/// An `error` event: a request the API refuses is final, anything else
+/// (overloaded, say) is worth another try.
+fn stream_error(v: &Value) -> Fail {
+    let t = v
+        .pointer("/error/type")
+        .and_then(Value::as_str)
+        .unwrap_or("");
+    let msg = v
+        .pointer("/error/message")
+        .and_then(Value::as_str)
+        .unwrap_or("an error in the stream")
+        .to_string();
+    if t == "invalid_request_error" {
+        Fail::Fatal(ProviderError::Status {
+            kind: super::ProviderKind::Anthropic,
+            status: 400,
+            message: msg,
+        })
+    } else {
+        Fail::Retry {
+            status: None,
+            after: None,
+            message: msg,
+        }
+    }
+}
+
 /// The streamed reply, gathered event by event.
 #[derive(Default)]
 pub(super) struct Stream {
@@ -156,79 +183,63 @@ impl Stream {
                 let u = usage(v.pointer("/message/usage"));
                 self.usage = u;
             }
-            "content_block_start" => {
-                let index = v.get("index").and_then(Value::as_u64).unwrap_or(0) as usize;
-                let b = v.get("content_block").unwrap_or(&Value::Null);
-                let open = match b.get("type").and_then(Value::as_str) {
-                    Some("text") => Open::Text(str_at(b, "/text")),
-                    Some("tool_use") => Open::Tool {
-                        id: str_at(b, "/id"),
-                        name: str_at(b, "/name"),
-                        json: String::new(),
-                    },
-                    _ => Open::Other,
-                };
-                self.blocks.push((index, open));
-            }
-            "content_block_delta" => {
-                let index = v.get("index").and_then(Value::as_u64).unwrap_or(0) as usize;
-                let Some((_, open)) = self.blocks.iter_mut().rev().find(|(i, _)| *i == index)
-                else {
-                    return Err(bad(format!(
-                        "a delta for block {index}, which never started"
-                    )));
-                };
-                let d = v.get("delta").unwrap_or(&Value::Null);
-                match (open, d.get("type").and_then(Value::as_str)) {
-                    (Open::Text(t), Some("text_delta")) => t.push_str(&str_at(d, "/text")),
-                    (Open::Tool { json, .. }, Some("input_json_delta")) => {
-                        json.push_str(&str_at(d, "/partial_json"))
-                    }
-                    _ => {}
-                }
-            }
-            "message_delta" => {
-                if let Some(r) = v.pointer("/delta/stop_reason").and_then(Value::as_str) {
-                    self.stop_reason = Some(r.to_string());
-                }
-                if let Some(out) = v.pointer("/usage/output_tokens").and_then(Value::as_u64) {
-                    self.usage.output_tokens = out;
-                }
-                if let Some(inp) = v.pointer("/usage/input_tokens").and_then(Value::as_u64) {
-                    self.usage.input_tokens = self.usage.input_tokens.max(inp);
-                }
-            }
+            "content_block_start" => self.block_start(&v),
+            "content_block_delta" => self.block_delta(&v).map_err(bad)?,
+            "message_delta" => self.message_delta(&v),
             "message_stop" => {
                 self.stopped = true;
                 return Ok(Step::Done);
             }
-            "error" => {
-                let t = v
-                    .pointer("/error/type")
-                    .and_then(Value::as_str)
-                    .unwrap_or("");
-                let msg = v
-                    .pointer("/error/message")
-                    .and_then(Value::as_str)
-                    .unwrap_or("an error in the stream")
-                    .to_string();
-                return Err(if t == "invalid_request_error" {
-                    Fail::Fatal(ProviderError::Status {
-                        kind: super::ProviderKind::Anthropic,
-                        status: 400,
-                        message: msg,
-                    })
-                } else {
-                    Fail::Retry {
-                        status: None,
-                        after: None,
-                        message: msg,
-                    }
-                });
-            }
+            "error" => return Err(stream_error(&v)),
             _ => {} // ping, content_block_stop, new event kinds
         }
         Ok(Step::More)
+    }
+
+    /// A content block opens: text, a tool call, or a kind we keep nothing of.
+    fn block_start(&mut self, v: &Value) {
+        let index = v.get("index").and_then(Value::as_u64).unwrap_or(0) as usize;
+        let b = v.get("content_block").unwrap_or(&Value::Null);
+        let open = match b.get("type").and_then(Value::as_str) {
+            Some("text") => Open::Text(str_at(b, "/text")),
+            Some("tool_use") => Open::Tool {
+                id: str_at(b, "/id"),
+                name: str_at(b, "/name"),
+                json: String::new(),
+            },
+            _ => Open::Other,
+        };
+        self.blocks.push((index, open));
+    }
+
+    /// More text, or more of a tool call's JSON, for an open block.
+    fn block_delta(&mut self, v: &Value) -> Result<(), String> {
+        let index = v.get("index").and_then(Value::as_u64).unwrap_or(0) as usize;
+        let Some((_, open)) = self.blocks.iter_mut().rev().find(|(i, _)| *i == index) else {
+            return Err(format!("a delta for block {index}, which never started"));
+        };
+        let d = v.get("delta").unwrap_or(&Value::Null);
+        match (open, d.get("type").and_then(Value::as_str)) {
+            (Open::Text(t), Some("text_delta")) => t.push_str(&str_at(d, "/text")),
+            (Open::Tool { json, .. }, Some("input_json_delta")) => {
+                json.push_str(&str_at(d, "/partial_json"))
+            }
+            _ => {}
+        }
+        Ok(())
+    }
+
+    /// The stop reason and the usage so far.
+    fn message_delta(&mut self, v: &Value) {
+        if let Some(r) = v.pointer("/delta/stop_reason").and_then(Value::as_str) {
+            self.stop_reason = Some(r.to_string());
+        }
+        if let Some(out) = v.pointer("/usage/output_tokens").and_then(Value::as_u64) {
+            self.usage.output_tokens = out;
+        }
+        if let Some(inp) = v.pointer("/usage/input_tokens").and_then(Value::as_u64) {
+            self.usage.input_tokens = self.usage.input_tokens.max(inp);
+        }
     }
 
     pub(super) fn finish(self) -> Result<Reply, String> {

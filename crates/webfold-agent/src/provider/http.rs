@@ -149,20 +149,21 @@ fn retryable(status: u16) -> bool {
     status == 408 || status == 429 || status >= 500
 }
 
-async fn attempt_once(
+/// The POST of `body` to `url`, with the provider's headers and key.
+fn request(
     http: &reqwest::Client,
     cfg: &ProviderConfig,
+    url: reqwest::Url,
     body: &[u8],
-) -> Result<Reply, Fail> {
-    let url = cfg.endpoint();
+) -> reqwest::RequestBuilder {
     let mut req = http
-        .post(url.clone())
+        .post(url)
         .header("content-type", "application/json")
         .body(body.to_vec());
     if cfg.stream {
         req = req.header("accept", "text/event-stream");
     }
-    req = match (cfg.kind, &cfg.api_key) {
+    match (cfg.kind, &cfg.api_key) {
         (ProviderKind::Anthropic, key) => {
             let r = req.header("anthropic-version", "2023-06-01");
             match key {
@@ -172,7 +173,46 @@ async fn attempt_once(
         }
         (ProviderKind::OpenAi, Some(k)) => req.bearer_auth(k),
         (ProviderKind::OpenAi, None) => req,
-    };
+    }
+}
+
+/// An error status: worth another try (overloaded, rate limited), a key
+/// refused, or a request the provider will never take.
+fn status_failure(
+    cfg: &ProviderConfig,
+    status: u16,
+    after: Option<Duration>,
+    message: String,
+) -> Fail {
+    if retryable(status) {
+        Fail::Retry {
+            status: Some(status),
+            after,
+            message,
+        }
+    } else if status == 401 || status == 403 {
+        Fail::Fatal(ProviderError::Unauthorized {
+            kind: cfg.kind,
+            status,
+            message,
+            var: cfg.kind.key_var(),
+        })
+    } else {
+        Fail::Fatal(ProviderError::Status {
+            kind: cfg.kind,
+            status,
+            message,
+        })
+    }
+}
+
+async fn attempt_once(
+    http: &reqwest::Client,
+    cfg: &ProviderConfig,
+    body: &[u8],
+) -> Result<Reply, Fail> {
+    let url = cfg.endpoint();
+    let req = request(http, cfg, url.clone(), body);
     let mut resp = req.send().await.map_err(|e| {
         if e.is_connect() {
             Fail::Fatal(ProviderError::Connect {
@@ -192,27 +232,7 @@ async fn attempt_once(
     if !resp.status().is_success() {
         let after = retry_after(resp.headers());
         let text = read_all(&mut resp).await.unwrap_or_default();
-        let message = error_message(&text);
-        return Err(if retryable(status) {
-            Fail::Retry {
-                status: Some(status),
-                after,
-                message,
-            }
-        } else if status == 401 || status == 403 {
-            Fail::Fatal(ProviderError::Unauthorized {
-                kind: cfg.kind,
-                status,
-                message,
-                var: cfg.kind.key_var(),
-            })
-        } else {
-            Fail::Fatal(ProviderError::Status {
-                kind: cfg.kind,
-                status,
-                message,
-            })
-        });
+        return Err(status_failure(cfg, status, after, error_message(&text)));
     }
     let bad = |reason: String| {
         Fail::Fatal(ProviderError::BadReply {

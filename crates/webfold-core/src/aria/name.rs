@@ -397,249 +397,36 @@ impl<'a> Names<'a> {
             .collect()
     }
 
+    /// The steps of the text alternative after `aria-labelledby`: the value
+    /// of a control embedded in a label, `aria-label`, the host language's
+    /// own label, the content, and last the title.
     fn alt_rest(&mut self, f: &mut Alt) -> Step {
         let el = f.el;
-        let page = self.dom.page();
         let Some(e) = self.element(el) else {
             return Step::Done(Composite::default());
         };
         let role = self.roles.get(el).unwrap_or("");
         let tag = e.local_name().to_ascii_lowercase();
         let opts = f.opts;
-        let child_opts = opts.child();
-        let attr = |name: &str| e.attr(name).unwrap_or("");
 
         if (opts.label.is_some() || opts.labelled_by.is_some() || opts.target == Target::Descendant)
             && !f.labelled_by.contains(&el)
+            && let Some(step) = self.embedded_control(f, e, role, &tag)
         {
-            if role == "textbox" || role == "searchbox" {
-                self.visit(el);
-                let text = if tag == "input" || tag == "textarea" {
-                    self.dom.control_value(el)
-                } else {
-                    page.text_content(el)
-                };
-                return Step::Done(Composite::of(&text, el));
-            }
-            if role == "combobox" || role == "listbox" {
-                self.visit(el);
-                let selected = if tag == "select" {
-                    let mut s = self.dom.selected_options(el);
-                    if s.is_empty()
-                        && let Some(&first) = self.dom.select_options(el).first()
-                    {
-                        s.push(first);
-                    }
-                    s
-                } else {
-                    let listbox = if role == "combobox" {
-                        self.query_in_aria_owned(el, |n| self.roles.get(n) == Some("listbox"))
-                            .into_iter()
-                            .next()
-                    } else {
-                        Some(el)
-                    };
-                    listbox
-                        .map(|lb| {
-                            self.query_in_aria_owned(lb, |n| {
-                                page.element(n)
-                                    .and_then(|o| o.attr("aria-selected"))
-                                    .is_some_and(|v| v.eq_ignore_ascii_case("true"))
-                                    && self.roles.get(n) == Some("option")
-                            })
-                        })
-                        .unwrap_or_default()
-                };
-                if selected.is_empty() && tag == "input" {
-                    return Step::Done(Composite::of(&self.dom.control_value(el), el));
-                }
-                let items = selected
-                    .into_iter()
-                    .map(|o| Item::El {
-                        el: o,
-                        opts: child_opts,
-                        pad: false,
-                    })
-                    .collect();
-                return self.call(f, items, JoinKind::Space);
-            }
-            if matches!(
-                role,
-                "progressbar" | "scrollbar" | "slider" | "spinbutton" | "meter"
-            ) {
-                self.visit(el);
-                let v = e
-                    .attr("aria-valuetext")
-                    .or_else(|| e.attr("aria-valuenow"))
-                    .unwrap_or(attr("value"));
-                return Step::Done(Composite::of(v, el));
-            }
-            if role == "menu" {
-                self.visit(el);
-                return Step::Done(Composite::default());
-            }
+            return step;
         }
 
-        let aria_label = attr("aria-label");
+        let aria_label = e.attr("aria-label").unwrap_or("");
         if !js_trim(aria_label).is_empty() {
             self.visit(el);
             return Step::Done(Composite::of(aria_label, el));
         }
 
-        if role != "presentation" && role != "none" {
-            let itype = if tag == "input" {
-                input_type(e.attr("type"))
-            } else {
-                ""
-            };
-            let no_labelled_by = f.labelled_by.is_empty();
-            if tag == "input" && matches!(itype, "button" | "submit" | "reset") {
-                self.visit(el);
-                let value = attr("value");
-                let text = if !js_trim(value).is_empty() {
-                    value
-                } else if itype == "submit" {
-                    "Submit"
-                } else if itype == "reset" {
-                    "Reset"
-                } else {
-                    attr("title")
-                };
-                return Step::Done(Composite::of(text, el));
-            }
-            if tag == "input" && itype == "file" {
-                self.visit(el);
-                let labels = self.dom.labels(el);
-                if !labels.is_empty() && opts.labelled_by.is_none() {
-                    let items = self.label_items(labels);
-                    return self.call(f, items, JoinKind::SpaceNonEmpty);
-                }
-                return Step::Done(Composite::of("Choose File", el));
-            }
-            if tag == "input" && itype == "image" {
-                self.visit(el);
-                let labels = self.dom.labels(el);
-                if !labels.is_empty() && opts.labelled_by.is_none() {
-                    let items = self.label_items(labels);
-                    return self.call(f, items, JoinKind::SpaceNonEmpty);
-                }
-                let text = [attr("alt"), attr("title")]
-                    .into_iter()
-                    .find(|t| !js_trim(t).is_empty())
-                    .unwrap_or("Submit");
-                return Step::Done(Composite::of(text, el));
-            }
-            if no_labelled_by && tag == "button" {
-                self.visit(el);
-                let labels = self.dom.labels(el);
-                if !labels.is_empty() {
-                    let items = self.label_items(labels);
-                    return self.call(f, items, JoinKind::SpaceNonEmpty);
-                }
-            }
-            if no_labelled_by && tag == "output" {
-                self.visit(el);
-                let labels = self.dom.labels(el);
-                if !labels.is_empty() {
-                    let items = self.label_items(labels);
-                    return self.call(f, items, JoinKind::SpaceNonEmpty);
-                }
-                return Step::Done(Composite::of(attr("title"), el));
-            }
-            if no_labelled_by
-                && matches!(
-                    tag.as_str(),
-                    "textarea" | "select" | "input" | "meter" | "progress"
-                )
-            {
-                self.visit(el);
-                let labels = self.dom.labels(el);
-                if !labels.is_empty() {
-                    let items = self.label_items(labels);
-                    return self.call(f, items, JoinKind::SpaceNonEmpty);
-                }
-                let use_placeholder = (tag == "input"
-                    && matches!(
-                        itype,
-                        "text" | "password" | "number" | "search" | "tel" | "email" | "url"
-                    ))
-                    || tag == "textarea";
-                let title = attr("title");
-                let text = if !use_placeholder || !title.is_empty() {
-                    title
-                } else {
-                    attr("placeholder")
-                };
-                return Step::Done(Composite::of(text, el));
-            }
-            if no_labelled_by && (tag == "fieldset" || tag == "figure") {
-                self.visit(el);
-                let caption_tag = if tag == "fieldset" {
-                    "legend"
-                } else {
-                    "figcaption"
-                };
-                if let Some(step) = self.name_from_child(f, el, caption_tag, child_opts) {
-                    return step;
-                }
-                return Step::Done(Composite::of(attr("title"), el));
-            }
-            if tag == "img" || tag == "area" {
-                self.visit(el);
-                let alt = attr("alt");
-                let text = if !js_trim(alt).is_empty() {
-                    alt
-                } else {
-                    attr("title")
-                };
-                return Step::Done(Composite::of(text, el));
-            }
-            if tag == "table" {
-                self.visit(el);
-                if let Some(step) = self.name_from_child(f, el, "caption", child_opts) {
-                    return step;
-                }
-                let summary = attr("summary");
-                if !summary.is_empty() {
-                    return Step::Done(Composite::of(summary, el));
-                }
-            }
-            let owner_svg =
-                e.name.ns == ns!(svg) && page.ancestors(el).any(|a| self.is_svg_root(a));
-            if tag == "svg" || owner_svg {
-                self.visit(el);
-                if let Some(c) = page.element_children(el).find(|&c| {
-                    self.tag_is(c, "title")
-                        && page.element(c).is_some_and(|ce| ce.name.ns == ns!(svg))
-                }) {
-                    let opts = Opts {
-                        labelled_by: Some(self.styles.hidden_for_aria(c)),
-                        ..child_opts
-                    };
-                    return self.call(
-                        f,
-                        vec![Item::El {
-                            el: c,
-                            opts,
-                            pad: false,
-                        }],
-                        JoinKind::Space,
-                    );
-                }
-            }
-            if owner_svg && tag == "a" {
-                let title = e
-                    .attrs
-                    .iter()
-                    .find(|a| {
-                        a.name.prefix.as_deref() == Some("xlink") && &*a.name.local == "title"
-                    })
-                    .map_or("", |a| a.value.as_str());
-                if !js_trim(title).is_empty() {
-                    self.visit(el);
-                    return Step::Done(Composite::of(title, el));
-                }
-            }
+        if role != "presentation"
+            && role != "none"
+            && let Some(step) = self.native_name(f, e, &tag)
+        {
+            return step;
         }
 
         let summary_content = tag == "summary" && role != "presentation" && role != "none";
@@ -653,11 +440,283 @@ impl<'a> Names<'a> {
             || opts.native.is_some()
         {
             self.visit(el);
-            let items = self.content_items(el, child_opts);
+            let items = self.content_items(el, opts.child());
             f.stage = Stage::AfterContent;
             return Step::Call(Join::new(items, JoinKind::Concat));
         }
         self.alt_title(f)
+    }
+
+    /// A control embedded in a label names by its value, not its label:
+    /// a text box by its text, a select by its selected options, a range by
+    /// its value, a menu by nothing.
+    fn embedded_control(
+        &mut self,
+        f: &mut Alt,
+        e: &'a ElementData,
+        role: &str,
+        tag: &str,
+    ) -> Option<Step> {
+        let el = f.el;
+        if role == "textbox" || role == "searchbox" {
+            self.visit(el);
+            let text = if tag == "input" || tag == "textarea" {
+                self.dom.control_value(el)
+            } else {
+                self.dom.page().text_content(el)
+            };
+            return Some(Step::Done(Composite::of(&text, el)));
+        }
+        if role == "combobox" || role == "listbox" {
+            self.visit(el);
+            let selected = self.selected_options(el, role, tag);
+            if selected.is_empty() && tag == "input" {
+                return Some(Step::Done(Composite::of(&self.dom.control_value(el), el)));
+            }
+            let child_opts = f.opts.child();
+            let items = selected
+                .into_iter()
+                .map(|o| Item::El {
+                    el: o,
+                    opts: child_opts,
+                    pad: false,
+                })
+                .collect();
+            return Some(self.call(f, items, JoinKind::Space));
+        }
+        if matches!(
+            role,
+            "progressbar" | "scrollbar" | "slider" | "spinbutton" | "meter"
+        ) {
+            self.visit(el);
+            let v = e
+                .attr("aria-valuetext")
+                .or_else(|| e.attr("aria-valuenow"))
+                .unwrap_or(e.attr("value").unwrap_or(""));
+            return Some(Step::Done(Composite::of(v, el)));
+        }
+        if role == "menu" {
+            self.visit(el);
+            return Some(Step::Done(Composite::default()));
+        }
+        None
+    }
+
+    /// The options a combobox or listbox shows as chosen: a `<select>`'s
+    /// selected options (or its first), else the `aria-selected` options of
+    /// the listbox (a combobox's owned one).
+    fn selected_options(&self, el: NodeId, role: &str, tag: &str) -> Vec<NodeId> {
+        if tag == "select" {
+            let mut s = self.dom.selected_options(el);
+            if s.is_empty()
+                && let Some(&first) = self.dom.select_options(el).first()
+            {
+                s.push(first);
+            }
+            return s;
+        }
+        let listbox = if role == "combobox" {
+            self.query_in_aria_owned(el, |n| self.roles.get(n) == Some("listbox"))
+                .into_iter()
+                .next()
+        } else {
+            Some(el)
+        };
+        let page = self.dom.page();
+        listbox
+            .map(|lb| {
+                self.query_in_aria_owned(lb, |n| {
+                    page.element(n)
+                        .and_then(|o| o.attr("aria-selected"))
+                        .is_some_and(|v| v.eq_ignore_ascii_case("true"))
+                        && self.roles.get(n) == Some("option")
+                })
+            })
+            .unwrap_or_default()
+    }
+
+    /// The name the host language gives: an input's value or alt, a
+    /// control's `<label>`, a fieldset's legend, an image's alt, a table's
+    /// caption, an SVG's title. `None` goes on to name from content.
+    fn native_name(&mut self, f: &mut Alt, e: &'a ElementData, tag: &str) -> Option<Step> {
+        let el = f.el;
+        let attr = |name: &str| e.attr(name).unwrap_or("");
+        let itype = if tag == "input" {
+            input_type(e.attr("type"))
+        } else {
+            ""
+        };
+        if tag == "input"
+            && let Some(step) = self.input_name(f, e, itype)
+        {
+            return Some(step);
+        }
+        if f.labelled_by.is_empty()
+            && let Some(step) = self.labelable_name(f, e, tag, itype)
+        {
+            return Some(step);
+        }
+        if tag == "img" || tag == "area" {
+            self.visit(el);
+            let alt = attr("alt");
+            let text = if !js_trim(alt).is_empty() {
+                alt
+            } else {
+                attr("title")
+            };
+            return Some(Step::Done(Composite::of(text, el)));
+        }
+        if tag == "table" {
+            self.visit(el);
+            if let Some(step) = self.name_from_child(f, el, "caption", f.opts.child()) {
+                return Some(step);
+            }
+            let summary = attr("summary");
+            if !summary.is_empty() {
+                return Some(Step::Done(Composite::of(summary, el)));
+            }
+        }
+        self.svg_name(f, e, tag)
+    }
+
+    /// Inputs that name themselves: buttons by their value (or the word the
+    /// browser shows), file and image inputs by their labels or a default.
+    fn input_name(&mut self, f: &mut Alt, e: &'a ElementData, itype: &str) -> Option<Step> {
+        let el = f.el;
+        let attr = |name: &str| e.attr(name).unwrap_or("");
+        match itype {
+            "button" | "submit" | "reset" => {
+                self.visit(el);
+                let value = attr("value");
+                let text = if !js_trim(value).is_empty() {
+                    value
+                } else if itype == "submit" {
+                    "Submit"
+                } else if itype == "reset" {
+                    "Reset"
+                } else {
+                    attr("title")
+                };
+                Some(Step::Done(Composite::of(text, el)))
+            }
+            "file" | "image" => {
+                self.visit(el);
+                let labels = self.dom.labels(el);
+                if !labels.is_empty() && f.opts.labelled_by.is_none() {
+                    let items = self.label_items(labels);
+                    return Some(self.call(f, items, JoinKind::SpaceNonEmpty));
+                }
+                let text = if itype == "file" {
+                    "Choose File"
+                } else {
+                    [attr("alt"), attr("title")]
+                        .into_iter()
+                        .find(|t| !js_trim(t).is_empty())
+                        .unwrap_or("Submit")
+                };
+                Some(Step::Done(Composite::of(text, el)))
+            }
+            _ => None,
+        }
+    }
+
+    /// Elements named by their `<label>`s or a caption child, when no
+    /// `aria-labelledby` names them: buttons, outputs, form controls,
+    /// fieldsets and figures.
+    fn labelable_name(
+        &mut self,
+        f: &mut Alt,
+        e: &'a ElementData,
+        tag: &str,
+        itype: &str,
+    ) -> Option<Step> {
+        let el = f.el;
+        let attr = |name: &str| e.attr(name).unwrap_or("");
+        let labelled = matches!(
+            tag,
+            "button" | "output" | "textarea" | "select" | "input" | "meter" | "progress"
+        );
+        if labelled {
+            self.visit(el);
+            let labels = self.dom.labels(el);
+            if !labels.is_empty() {
+                let items = self.label_items(labels);
+                return Some(self.call(f, items, JoinKind::SpaceNonEmpty));
+            }
+        }
+        match tag {
+            // A button without a label goes on to its content.
+            "button" => None,
+            "output" => Some(Step::Done(Composite::of(attr("title"), el))),
+            "textarea" | "select" | "input" | "meter" | "progress" => {
+                let use_placeholder = (tag == "input"
+                    && matches!(
+                        itype,
+                        "text" | "password" | "number" | "search" | "tel" | "email" | "url"
+                    ))
+                    || tag == "textarea";
+                let title = attr("title");
+                let text = if !use_placeholder || !title.is_empty() {
+                    title
+                } else {
+                    attr("placeholder")
+                };
+                Some(Step::Done(Composite::of(text, el)))
+            }
+            "fieldset" | "figure" => {
+                self.visit(el);
+                let caption_tag = if tag == "fieldset" {
+                    "legend"
+                } else {
+                    "figcaption"
+                };
+                if let Some(step) = self.name_from_child(f, el, caption_tag, f.opts.child()) {
+                    return Some(step);
+                }
+                Some(Step::Done(Composite::of(attr("title"), el)))
+            }
+            _ => None,
+        }
+    }
+
+    /// An SVG element named by its `<title>` child, an SVG link by its
+    /// `xlink:title`.
+    fn svg_name(&mut self, f: &mut Alt, e: &'a ElementData, tag: &str) -> Option<Step> {
+        let el = f.el;
+        let page = self.dom.page();
+        let owner_svg = e.name.ns == ns!(svg) && page.ancestors(el).any(|a| self.is_svg_root(a));
+        if tag == "svg" || owner_svg {
+            self.visit(el);
+            if let Some(c) = page.element_children(el).find(|&c| {
+                self.tag_is(c, "title") && page.element(c).is_some_and(|ce| ce.name.ns == ns!(svg))
+            }) {
+                let opts = Opts {
+                    labelled_by: Some(self.styles.hidden_for_aria(c)),
+                    ..f.opts.child()
+                };
+                return Some(self.call(
+                    f,
+                    vec![Item::El {
+                        el: c,
+                        opts,
+                        pad: false,
+                    }],
+                    JoinKind::Space,
+                ));
+            }
+        }
+        if owner_svg && tag == "a" {
+            let title = e
+                .attrs
+                .iter()
+                .find(|a| a.name.prefix.as_deref() == Some("xlink") && &*a.name.local == "title")
+                .map_or("", |a| a.value.as_str());
+            if !js_trim(title).is_empty() {
+                self.visit(el);
+                return Some(Step::Done(Composite::of(title, el)));
+            }
+        }
+        None
     }
 
     fn alt_title(&mut self, f: &mut Alt) -> Step {

@@ -273,8 +273,31 @@ fn implicit_role_by_tag(dom: &DomIndex<'_>, id: NodeId) -> Option<&'static str> 
     let page = dom.page();
     let e = page.element(id)?;
     let tag = e.local_name().to_ascii_lowercase();
-    Some(match tag.as_str() {
-        "a" | "area" => return e.has_attr("href").then_some("link"),
+    if let Some(role) = fixed_role(&tag) {
+        return Some(role);
+    }
+    match tag.as_str() {
+        "a" | "area" => e.has_attr("href").then_some("link"),
+        "footer" => (!has_landmark_preventing_ancestor(page, id)).then_some("contentinfo"),
+        "form" => has_explicit_accessible_name(e).then_some("form"),
+        "header" => (!has_landmark_preventing_ancestor(page, id)).then_some("banner"),
+        "img" => Some(img_role(e)),
+        "input" => input_role(dom, id, e),
+        "section" => has_explicit_accessible_name(e).then_some("region"),
+        "select" => Some(if is_listbox_select(e) {
+            "listbox"
+        } else {
+            "combobox"
+        }),
+        "td" => Some(td_role(page, id)),
+        "th" => th_role(page, id, e),
+        _ => None,
+    }
+}
+
+/// The role a tag always has, whatever its attributes and place.
+fn fixed_role(tag: &str) -> Option<&'static str> {
+    Some(match tag {
         "article" => "article",
         "aside" => "complementary",
         "blockquote" => "blockquote",
@@ -291,47 +314,9 @@ fn implicit_role_by_tag(dom: &DomIndex<'_>, id: NodeId) -> Option<&'static str> 
         "em" => "emphasis",
         "fieldset" => "group",
         "figure" => "figure",
-        "footer" => return (!has_landmark_preventing_ancestor(page, id)).then_some("contentinfo"),
-        "form" => return has_explicit_accessible_name(e).then_some("form"),
         t if is_heading(t) => "heading",
-        "header" => return (!has_landmark_preventing_ancestor(page, id)).then_some("banner"),
         "hr" => "separator",
         "html" => "document",
-        "img" => {
-            if e.attr("alt") == Some("")
-                && e.attr("title").is_none_or(str::is_empty)
-                && !has_global_aria_attribute(e, None)
-                && !has_tab_index(e)
-            {
-                "presentation"
-            } else {
-                "img"
-            }
-        }
-        "input" => {
-            let t = input_type(e.attr("type"));
-            match t {
-                "email" | "search" | "tel" | "text" | "url" => {
-                    let list = dom.id_refs(id, e.attr("list")).first().copied();
-                    if list
-                        .is_some_and(|l| page.element(l).is_some_and(|le| tag_is(le, "datalist")))
-                    {
-                        "combobox"
-                    } else if t == "search" {
-                        "searchbox"
-                    } else {
-                        "textbox"
-                    }
-                }
-                "hidden" => return None,
-                "file" | "button" | "image" | "reset" | "submit" => "button",
-                "checkbox" => "checkbox",
-                "number" => "spinbutton",
-                "radio" => "radio",
-                "range" => "slider",
-                _ => "textbox",
-            }
-        }
         "ins" => "insertion",
         "li" => "listitem",
         "main" => "main",
@@ -346,35 +331,66 @@ fn implicit_role_by_tag(dom: &DomIndex<'_>, id: NodeId) -> Option<&'static str> 
         "p" => "paragraph",
         "progress" => "progressbar",
         "search" => "search",
-        "section" => return has_explicit_accessible_name(e).then_some("region"),
-        "select" => {
-            if is_listbox_select(e) {
-                "listbox"
-            } else {
-                "combobox"
-            }
-        }
         "strong" => "strong",
         "sub" => "subscript",
         "sup" => "superscript",
         "svg" => "img",
         "table" => "table",
         "tbody" | "thead" | "tfoot" => "rowgroup",
-        "td" => {
-            let table = std::iter::once(id)
-                .chain(page.ancestors(id))
-                .find(|&a| page.element(a).is_some_and(|t| tag_is(t, "table")));
-            match table.and_then(|t| page.element(t)).and_then(explicit_role) {
-                Some("grid") | Some("treegrid") => "gridcell",
-                _ => "cell",
-            }
-        }
         "textarea" => "textbox",
-        "th" => return th_role(page, id, e),
         "time" => "time",
         "tr" => "row",
         _ => return None,
     })
+}
+
+/// An `<img alt="">` with nothing else to say is presentational.
+fn img_role(e: &ElementData) -> &'static str {
+    if e.attr("alt") == Some("")
+        && e.attr("title").is_none_or(str::is_empty)
+        && !has_global_aria_attribute(e, None)
+        && !has_tab_index(e)
+    {
+        "presentation"
+    } else {
+        "img"
+    }
+}
+
+/// An `<input>`'s role by its type; a text input with a datalist is a combobox.
+fn input_role(dom: &DomIndex<'_>, id: NodeId, e: &ElementData) -> Option<&'static str> {
+    let page = dom.page();
+    let t = input_type(e.attr("type"));
+    Some(match t {
+        "email" | "search" | "tel" | "text" | "url" => {
+            let list = dom.id_refs(id, e.attr("list")).first().copied();
+            if list.is_some_and(|l| page.element(l).is_some_and(|le| tag_is(le, "datalist"))) {
+                "combobox"
+            } else if t == "search" {
+                "searchbox"
+            } else {
+                "textbox"
+            }
+        }
+        "hidden" => return None,
+        "file" | "button" | "image" | "reset" | "submit" => "button",
+        "checkbox" => "checkbox",
+        "number" => "spinbutton",
+        "radio" => "radio",
+        "range" => "slider",
+        _ => "textbox",
+    })
+}
+
+/// A `<td>` is a grid cell in a grid or tree grid, else a cell.
+fn td_role(page: &Page, id: NodeId) -> &'static str {
+    let table = std::iter::once(id)
+        .chain(page.ancestors(id))
+        .find(|&a| page.element(a).is_some_and(|t| tag_is(t, "table")));
+    match table.and_then(|t| page.element(t)).and_then(explicit_role) {
+        Some("grid") | Some("treegrid") => "gridcell",
+        _ => "cell",
+    }
 }
 
 fn th_role(page: &Page, id: NodeId, e: &ElementData) -> Option<&'static str> {

@@ -83,14 +83,11 @@ impl Styles {
     }
 
     pub fn compute(page: &Page, dom: &DomIndex<'_>) -> Styles {
-        let n = page.len();
         let shadow = &dom.shadow;
-        let mut info = vec![ElStyle::default(); n];
-        let nodes = page.nodes();
         // Styles inherit along the flat tree (shadow content under its host,
         // slotted nodes under their slot); without shadow roots that is preorder.
         let order: Vec<(NodeId, Option<NodeId>, bool)> = if shadow.is_empty() {
-            nodes
+            page.nodes()
                 .iter()
                 .enumerate()
                 .map(|(i, node)| (NodeId(i as u32), node.parent, true))
@@ -105,121 +102,13 @@ impl Styles {
                 shadow.flat_children(page, id)
             }
         };
+        let mut info = vec![ElStyle::default(); page.len()];
         for &(id, flat_parent, reached) in &order {
-            let i = id.index();
-            let node = &nodes[i];
             // A frame's document inherits nothing from the embedding page.
             let parent = flat_parent
                 .filter(|_| !is_frame_document_root(page, id))
                 .map(|p| info[p.index()]);
-            let inherit = parent.unwrap_or(ElStyle {
-                visibility_visible: true,
-                pointer_events: true,
-                has_box: true,
-                ..ElStyle::default()
-            });
-            let mut s = ElStyle {
-                display: Display::Inline,
-                none_chain: inherit.none_chain || dom.inert[i],
-                visibility_visible: inherit.visibility_visible,
-                aria_hidden_chain: inherit.aria_hidden_chain,
-                skipped_chain: inherit.skipped_chain || inherit.skips_children || !reached,
-                skips_children: false,
-                skips_children_style: false,
-                flex_container: false,
-                has_box: false,
-                extent: false,
-                cursor_pointer: inherit.cursor_pointer,
-                pointer_events: inherit.pointer_events,
-            };
-            if let NodeData::Element(e) = &node.data {
-                let e: &crate::page::ElementData = e;
-                let id = NodeId(i as u32);
-                s.display = ua_display(page, id);
-                // Flex and grid items are blockified.
-                if inherit.flex_container && s.display == Display::Inline {
-                    s.display = Display::Other;
-                }
-                if let Some(style) = e.attr("style") {
-                    if let Some(d) = inline_style_value(style, "display") {
-                        s.display = display_from_css(&d);
-                        s.flex_container =
-                            matches!(d.as_str(), "flex" | "inline-flex" | "grid" | "inline-grid");
-                    }
-                    // Out-of-flow boxes are blockified.
-                    let out_of_flow = matches!(
-                        inline_style_value(style, "position").as_deref(),
-                        Some("absolute" | "fixed")
-                    ) || matches!(
-                        inline_style_value(style, "float").as_deref(),
-                        Some("left" | "right")
-                    );
-                    if out_of_flow && s.display == Display::Inline {
-                        s.display = Display::Other;
-                    }
-                    if inline_style_value(style, "content-visibility").as_deref() == Some("hidden")
-                    {
-                        s.skips_children_style = true;
-                    }
-                    match inline_style_value(style, "visibility").as_deref() {
-                        Some("hidden") | Some("collapse") => s.visibility_visible = false,
-                        Some("visible") => s.visibility_visible = true,
-                        _ => {}
-                    }
-                }
-                // A live capture's computed display wins, and what it hides
-                // hides the subtree.
-                if let Some(d) = page.layout(id).and_then(|l| l.display.as_deref()) {
-                    s.display = display_from_css(d);
-                }
-                if s.display == Display::None {
-                    s.none_chain = true;
-                }
-                let tag = e.local_name();
-                // `:any-link` gets `cursor: pointer` from the UA stylesheet.
-                let svg_link = e.name.ns == crate::page::ns!(svg)
-                    && tag == "a"
-                    && (e.has_attr("href")
-                        || e.attrs.iter().any(|a| {
-                            a.name.prefix.as_deref() == Some("xlink") && &*a.name.local == "href"
-                        }));
-                if svg_link {
-                    s.cursor_pointer = true;
-                }
-                if e.is_html() {
-                    if matches!(tag, "a" | "area") && e.has_attr("href") {
-                        s.cursor_pointer = true;
-                    }
-                    if tag == "label" {
-                        s.cursor_pointer = false;
-                    }
-                    if tag == "input" && input_type(e.attr("type")) == "image" {
-                        s.cursor_pointer = true;
-                    }
-                }
-                if let Some(style) = e.attr("style") {
-                    if let Some(c) = inline_style_value(style, "cursor") {
-                        s.cursor_pointer = c == "pointer";
-                    }
-                    if let Some(pe) = inline_style_value(style, "pointer-events") {
-                        s.pointer_events = pe != "none";
-                    }
-                }
-                if e.attr("aria-hidden")
-                    .is_some_and(|v| v.eq_ignore_ascii_case("true"))
-                {
-                    s.aria_hidden_chain = true;
-                }
-                if starts_skipped(page, id, e) {
-                    s.skipped_chain = true;
-                }
-                s.skips_children = s.skips_children_style
-                    || e.is_html() && tag == "select" && !is_listbox_select(e)
-                    || e.attr("hidden")
-                        .is_some_and(|v| v.eq_ignore_ascii_case("until-found"));
-                s.has_box = !s.none_chain && !s.skipped_chain && s.display != Display::Contents;
-            }
-            info[i] = s;
+            info[id.index()] = node_style(page, dom, id, parent, reached);
         }
 
         if page.has_layout() {
@@ -227,48 +116,199 @@ impl Styles {
         } else {
             compute_extent(page, &order, &flat_children, &mut info);
         }
-
-        // Bottom-up answers (display: contents asks its children).
-        let mut hidden_for_aria = vec![true; n];
-        let mut box_visible = vec![false; n];
-        for &(id, _, _) in order.iter().rev() {
-            let i = id.index();
-            let Some(e) = page.element(id) else { continue };
-            let s = info[i];
-            let style_visible = s.has_box && s.visibility_visible;
-            box_visible[i] = if s.display == Display::Contents && !s.none_chain {
-                page.children(id).any(|c| match page.node(c).data {
-                    NodeData::Element(_) => box_visible[c.index()],
-                    NodeData::Text(_) => info[c.index()].extent,
-                    _ => false,
-                })
-            } else {
-                style_visible && s.extent
-            };
-            let tag = e.local_name();
-            let is_slot = tag == "slot";
-            hidden_for_aria[i] = if is_non_content(tag) {
-                true
-            } else if s.display == Display::Contents && !is_slot && !s.none_chain {
-                !page.children(id).any(|c| match page.node(c).data {
-                    NodeData::Element(_) => !hidden_for_aria[c.index()],
-                    NodeData::Text(_) => info[c.index()].extent,
-                    _ => false,
-                })
-            } else {
-                let option_in_select =
-                    tag == "option" && page.ancestors(id).any(|a| page.tag(a) == Some("select"));
-                (!option_in_select && !is_slot && !style_visible)
-                    || s.none_chain
-                    || s.aria_hidden_chain
-            };
-        }
+        let (hidden_for_aria, box_visible) = visibility_bottom_up(page, &order, &info);
         Styles {
             info,
             hidden_for_aria,
             box_visible,
         }
     }
+}
+
+/// The inherited style of node `id` from its flat-tree parent's (`None` at
+/// a document root), with the element's own rules applied. `reached` is
+/// false for shadow-tree content no slot shows.
+fn node_style(
+    page: &Page,
+    dom: &DomIndex<'_>,
+    id: NodeId,
+    parent: Option<ElStyle>,
+    reached: bool,
+) -> ElStyle {
+    let inherit = parent.unwrap_or(ElStyle {
+        visibility_visible: true,
+        pointer_events: true,
+        has_box: true,
+        ..ElStyle::default()
+    });
+    let mut s = ElStyle {
+        display: Display::Inline,
+        none_chain: inherit.none_chain || dom.inert[id.index()],
+        visibility_visible: inherit.visibility_visible,
+        aria_hidden_chain: inherit.aria_hidden_chain,
+        skipped_chain: inherit.skipped_chain || inherit.skips_children || !reached,
+        skips_children: false,
+        skips_children_style: false,
+        flex_container: false,
+        has_box: false,
+        extent: false,
+        cursor_pointer: inherit.cursor_pointer,
+        pointer_events: inherit.pointer_events,
+    };
+    if let NodeData::Element(e) = &page.nodes()[id.index()].data {
+        element_style(page, id, e, &inherit, &mut s);
+    }
+    s
+}
+
+/// What an element's tag, attributes and inline style change in the style
+/// it inherited.
+fn element_style(
+    page: &Page,
+    id: NodeId,
+    e: &crate::page::ElementData,
+    inherit: &ElStyle,
+    s: &mut ElStyle,
+) {
+    s.display = ua_display(page, id);
+    // Flex and grid items are blockified.
+    if inherit.flex_container && s.display == Display::Inline {
+        s.display = Display::Other;
+    }
+    if let Some(style) = e.attr("style") {
+        inline_box_style(style, s);
+    }
+    // A live capture's computed display wins, and what it hides
+    // hides the subtree.
+    if let Some(d) = page.layout(id).and_then(|l| l.display.as_deref()) {
+        s.display = display_from_css(d);
+    }
+    if s.display == Display::None {
+        s.none_chain = true;
+    }
+    pointer_style(e, s);
+    if e.attr("aria-hidden")
+        .is_some_and(|v| v.eq_ignore_ascii_case("true"))
+    {
+        s.aria_hidden_chain = true;
+    }
+    if starts_skipped(page, id, e) {
+        s.skipped_chain = true;
+    }
+    let tag = e.local_name();
+    s.skips_children = s.skips_children_style
+        || e.is_html() && tag == "select" && !is_listbox_select(e)
+        || e.attr("hidden")
+            .is_some_and(|v| v.eq_ignore_ascii_case("until-found"));
+    s.has_box = !s.none_chain && !s.skipped_chain && s.display != Display::Contents;
+}
+
+/// The box properties an inline `style` sets: display (and whether it
+/// blockifies its children), out-of-flow blockification,
+/// `content-visibility` and `visibility`.
+fn inline_box_style(style: &str, s: &mut ElStyle) {
+    if let Some(d) = inline_style_value(style, "display") {
+        s.display = display_from_css(&d);
+        s.flex_container = matches!(d.as_str(), "flex" | "inline-flex" | "grid" | "inline-grid");
+    }
+    // Out-of-flow boxes are blockified.
+    let out_of_flow = matches!(
+        inline_style_value(style, "position").as_deref(),
+        Some("absolute" | "fixed")
+    ) || matches!(
+        inline_style_value(style, "float").as_deref(),
+        Some("left" | "right")
+    );
+    if out_of_flow && s.display == Display::Inline {
+        s.display = Display::Other;
+    }
+    if inline_style_value(style, "content-visibility").as_deref() == Some("hidden") {
+        s.skips_children_style = true;
+    }
+    match inline_style_value(style, "visibility").as_deref() {
+        Some("hidden") | Some("collapse") => s.visibility_visible = false,
+        Some("visible") => s.visibility_visible = true,
+        _ => {}
+    }
+}
+
+/// `cursor` and `pointer-events`: the UA stylesheet's pointer on links and
+/// image inputs, then the inline style's.
+fn pointer_style(e: &crate::page::ElementData, s: &mut ElStyle) {
+    let tag = e.local_name();
+    // `:any-link` gets `cursor: pointer` from the UA stylesheet.
+    let svg_link = e.name.ns == crate::page::ns!(svg)
+        && tag == "a"
+        && (e.has_attr("href")
+            || e.attrs
+                .iter()
+                .any(|a| a.name.prefix.as_deref() == Some("xlink") && &*a.name.local == "href"));
+    if svg_link {
+        s.cursor_pointer = true;
+    }
+    if e.is_html() {
+        if matches!(tag, "a" | "area") && e.has_attr("href") {
+            s.cursor_pointer = true;
+        }
+        if tag == "label" {
+            s.cursor_pointer = false;
+        }
+        if tag == "input" && input_type(e.attr("type")) == "image" {
+            s.cursor_pointer = true;
+        }
+    }
+    if let Some(style) = e.attr("style") {
+        if let Some(c) = inline_style_value(style, "cursor") {
+            s.cursor_pointer = c == "pointer";
+        }
+        if let Some(pe) = inline_style_value(style, "pointer-events") {
+            s.pointer_events = pe != "none";
+        }
+    }
+}
+
+/// `isElementHiddenForAria` and `computeBox(el).visible` for every element,
+/// children first: an element with `display: contents` has no box of its
+/// own and answers by its children.
+fn visibility_bottom_up(
+    page: &Page,
+    order: &[(NodeId, Option<NodeId>, bool)],
+    info: &[ElStyle],
+) -> (Vec<bool>, Vec<bool>) {
+    let n = page.len();
+    let mut hidden_for_aria = vec![true; n];
+    let mut box_visible = vec![false; n];
+    for &(id, _, _) in order.iter().rev() {
+        let i = id.index();
+        let Some(e) = page.element(id) else { continue };
+        let s = info[i];
+        let style_visible = s.has_box && s.visibility_visible;
+        box_visible[i] = if s.display == Display::Contents && !s.none_chain {
+            page.children(id).any(|c| match page.node(c).data {
+                NodeData::Element(_) => box_visible[c.index()],
+                NodeData::Text(_) => info[c.index()].extent,
+                _ => false,
+            })
+        } else {
+            style_visible && s.extent
+        };
+        let tag = e.local_name();
+        let is_slot = tag == "slot";
+        hidden_for_aria[i] = if is_non_content(tag) {
+            true
+        } else if s.display == Display::Contents && !is_slot && !s.none_chain {
+            !page.children(id).any(|c| match page.node(c).data {
+                NodeData::Element(_) => !hidden_for_aria[c.index()],
+                NodeData::Text(_) => info[c.index()].extent,
+                _ => false,
+            })
+        } else {
+            let option_in_select =
+                tag == "option" && page.ancestors(id).any(|a| page.tag(a) == Some("select"));
+            (!option_in_select && !is_slot && !style_visible) || s.none_chain || s.aria_hidden_chain
+        };
+    }
+    (hidden_for_aria, box_visible)
 }
 
 /// `input.type`: the lower-cased attribute when it names a known type, else `text`.

@@ -74,13 +74,44 @@ pub(crate) struct Builder<'a> {
     pub active: Option<NodeId>,
 }
 
+/// Put the raw node `c` made for element `node` under `parent`, and number
+/// its ref (in `frame`) if it has one.
+fn attach(
+    w: &mut Walk,
+    c: u32,
+    e: &crate::page::ElementData,
+    node: NodeId,
+    parent: u32,
+    frame: u32,
+) {
+    if e.attr("aria-hidden")
+        .is_some_and(|v| v.to_lowercase() == "true")
+    {
+        w.raw.nodes[c as usize].aria_hidden = true;
+    }
+    w.raw.nodes[parent as usize]
+        .children
+        .push(RawChild::Node(c));
+    if w.raw.nodes[c as usize].has_ref {
+        w.el_to_ref.insert(node, c);
+        w.raw.ref_slots.push((c, frame));
+    }
+}
+
+/// One node to visit, under the raw node `parent`.
+#[derive(Clone, Copy)]
+struct Visit {
+    node: NodeId,
+    parent: u32,
+    parent_visible: bool,
+    /// The frame the node is in (0: the main frame).
+    frame: u32,
+}
+
 enum Task {
-    Visit {
-        node: NodeId,
-        parent: u32,
-        parent_visible: bool,
-        frame: u32,
-    },
+    Visit(Visit),
+    /// After an element's subtree: its closing text and the properties that
+    /// need its children done.
     Exit {
         el: NodeId,
         target: u32,
@@ -89,187 +120,217 @@ enum Task {
     },
 }
 
+/// The state of one walk: the tree built so far and the tasks left.
+struct Walk {
+    raw: Raw,
+    stack: Vec<Task>,
+    visited: Vec<bool>,
+    /// The raw node with a ref made for each element.
+    el_to_ref: HashMap<NodeId, u32>,
+    /// The elements each raw node's name was taken from.
+    name_sources: HashMap<u32, Vec<NodeId>>,
+    frames: FrameNumbers,
+}
+
 impl Builder<'_> {
     pub fn build(mut self, root: NodeId) -> Raw {
         let page = self.page;
-        let ai = self.mode == Mode::Ai;
-        let mut raw = Raw {
-            nodes: vec![RawNode::new("fragment")],
-            ref_slots: Vec::new(),
+        let mut w = Walk {
+            raw: Raw {
+                nodes: vec![RawNode::new("fragment")],
+                ref_slots: Vec::new(),
+            },
+            stack: vec![Task::Visit(Visit {
+                node: root,
+                parent: 0,
+                parent_visible: true,
+                frame: 0,
+            })],
+            visited: vec![false; page.len()],
+            el_to_ref: HashMap::new(),
+            name_sources: HashMap::new(),
+            frames: frame_numbers(page),
         };
-        let mut visited = vec![false; page.len()];
-        let mut el_to_ref: HashMap<NodeId, u32> = HashMap::new();
-        let mut name_sources: HashMap<u32, Vec<NodeId>> = HashMap::new();
-        let frames = frame_numbers(page);
-        let mut stack = vec![Task::Visit {
-            node: root,
-            parent: 0,
-            parent_visible: true,
-            frame: 0,
-        }];
-        while let Some(task) = stack.pop() {
+        while let Some(task) = w.stack.pop() {
             match task {
-                Task::Visit {
-                    node,
-                    parent,
-                    parent_visible,
-                    frame,
-                } => {
-                    if visited[node.index()] {
-                        continue;
-                    }
-                    visited[node.index()] = true;
-                    let e = match &page.node(node).data {
-                        NodeData::Text(t) => {
-                            if !t.is_empty()
-                                && parent_visible
-                                && !self.text_not_rendered(node)
-                                && raw.nodes[parent as usize].role != "textbox"
-                            {
-                                raw.nodes[parent as usize]
-                                    .children
-                                    .push(RawChild::Text(t.clone()));
-                            }
-                            continue;
-                        }
-                        NodeData::Element(e) => e,
-                        _ => continue,
-                    };
-                    let aria_visible = !self.styles.hidden_for_aria(node);
-                    let visible = aria_visible || (ai && self.styles.box_visible(node));
-                    if !ai && !visible {
-                        continue;
-                    }
-                    let owned: Vec<NodeId> = e
-                        .attr("aria-owns")
-                        .map(|v| {
-                            v.split(super::js::is_js_space)
-                                .filter_map(|id| {
-                                    if id.is_empty() {
-                                        None
-                                    } else {
-                                        self.dom.element_by_id(id)
-                                    }
-                                })
-                                .collect()
-                        })
-                        .unwrap_or_default();
-                    let created = if visible {
-                        self.make_aria_node(node, &mut raw, &mut name_sources)
-                    } else {
-                        None
-                    };
-                    if let Some(c) = created {
-                        if e.attr("aria-hidden")
-                            .is_some_and(|v| v.to_lowercase() == "true")
-                        {
-                            raw.nodes[c as usize].aria_hidden = true;
-                        }
-                        raw.nodes[parent as usize].children.push(RawChild::Node(c));
-                        if raw.nodes[c as usize].has_ref {
-                            el_to_ref.insert(node, c);
-                            raw.ref_slots.push((c, frame));
-                        }
-                    }
-                    let target = created.unwrap_or(parent);
-                    let block =
-                        self.styles.get(node).display != Display::Inline || self.tag_is(node, "br");
-                    if block {
-                        raw.nodes[target as usize]
-                            .children
-                            .push(RawChild::Text(" ".into()));
-                    }
-                    if let Some(t) = super::style::generated_content(page, node, false) {
-                        raw.nodes[target as usize].children.push(RawChild::Text(t));
-                    }
-                    stack.push(Task::Exit {
-                        el: node,
-                        target,
-                        created,
-                        block,
-                    });
-                    for &o in owned.iter().rev() {
-                        stack.push(Task::Visit {
-                            node: o,
-                            parent: target,
-                            parent_visible: visible,
-                            frame,
-                        });
-                    }
-                    // A live capture splices a frame's document under its
-                    // <iframe>. Playwright's walk stops at the iframe; only
-                    // `ai` mode snapshots the frame on its own (a fresh root
-                    // at its body, refs `fN…`) and puts it in place of the
-                    // iframe's children, and only for an iframe with a ref.
-                    let frame_root = frames.root_of(page, node);
-                    if let Some(doc) = frame_root {
-                        let body = page
-                            .element_children(doc)
-                            .find(|&c| self.tag_is(c, "body") || self.tag_is(c, "frameset"));
-                        let shown = created.is_some_and(|c| raw.nodes[c as usize].has_ref);
-                        if let (Some(body), true) = (body, shown) {
-                            stack.push(Task::Visit {
-                                node: body,
-                                parent: target,
-                                parent_visible: true,
-                                frame: frames.seq(doc),
-                            });
-                            continue;
-                        }
-                    }
-                    for c in self.dom.walk_children(node).into_iter().rev() {
-                        if Some(c) == frame_root {
-                            continue;
-                        }
-                        stack.push(Task::Visit {
-                            node: c,
-                            parent: target,
-                            parent_visible: visible,
-                            frame,
-                        });
-                    }
-                }
+                Task::Visit(v) => self.visit(&mut w, v),
                 Task::Exit {
                     el,
                     target,
                     created,
                     block,
-                } => {
-                    if let Some(t) = super::style::generated_content(page, el, true) {
-                        raw.nodes[target as usize].children.push(RawChild::Text(t));
-                    }
-                    if block {
-                        raw.nodes[target as usize]
-                            .children
-                            .push(RawChild::Text(" ".into()));
-                    }
-                    let e = page.element(el);
-                    let t = &mut raw.nodes[target as usize];
-                    if t.role == "link"
-                        && let Some(href) = e.and_then(|e| e.attr("href"))
-                    {
-                        t.url = Some(truncate_data_url(href));
-                    }
-                    if t.role == "textbox"
-                        && let Some(ph) = e.and_then(|e| e.attr("placeholder"))
-                        && ph != t.name
-                    {
-                        t.placeholder = Some(ph.to_string());
-                    }
-                    if let Some(c) = created
-                        && let Some(sources) = name_sources.remove(&c)
-                    {
-                        let refs: Vec<u32> = sources
-                            .iter()
-                            .filter_map(|s| el_to_ref.get(s).copied())
-                            .filter(|&r| r != c)
-                            .collect();
-                        raw.nodes[c as usize].name_refs = refs;
-                    }
-                }
+                } => self.exit(&mut w, el, target, created, block),
             }
         }
-        raw
+        w.raw
+    }
+
+    /// Visit a node: a text goes into its parent's children; an element
+    /// makes its raw node (when visible) and queues its subtree.
+    fn visit(&mut self, w: &mut Walk, v: Visit) {
+        let Visit {
+            node,
+            parent,
+            parent_visible,
+            frame,
+        } = v;
+        let page = self.page;
+        if w.visited[node.index()] {
+            return;
+        }
+        w.visited[node.index()] = true;
+        let e = match &page.node(node).data {
+            NodeData::Text(t) => {
+                if !t.is_empty()
+                    && parent_visible
+                    && !self.text_not_rendered(node)
+                    && w.raw.nodes[parent as usize].role != "textbox"
+                {
+                    w.raw.nodes[parent as usize]
+                        .children
+                        .push(RawChild::Text(t.clone()));
+                }
+                return;
+            }
+            NodeData::Element(e) => e,
+            _ => return,
+        };
+        let ai = self.mode == Mode::Ai;
+        let aria_visible = !self.styles.hidden_for_aria(node);
+        let visible = aria_visible || (ai && self.styles.box_visible(node));
+        if !ai && !visible {
+            return;
+        }
+        let owned = self.aria_owned(e);
+        let created = if visible {
+            self.make_aria_node(node, &mut w.raw, &mut w.name_sources)
+        } else {
+            None
+        };
+        if let Some(c) = created {
+            attach(w, c, e, node, parent, frame);
+        }
+        let target = created.unwrap_or(parent);
+        let block = self.styles.get(node).display != Display::Inline || self.tag_is(node, "br");
+        self.open_content(w, node, target, block);
+        w.stack.push(Task::Exit {
+            el: node,
+            target,
+            created,
+            block,
+        });
+        let under = Visit {
+            node,
+            parent: target,
+            parent_visible: visible,
+            frame,
+        };
+        for &o in owned.iter().rev() {
+            w.stack.push(Task::Visit(Visit { node: o, ..under }));
+        }
+        self.queue_children(w, under, created);
+    }
+
+    /// What comes before element `node`'s content in raw node `target`: a
+    /// space for a block, its `::before` text.
+    fn open_content(&self, w: &mut Walk, node: NodeId, target: u32, block: bool) {
+        let children = &mut w.raw.nodes[target as usize].children;
+        if block {
+            children.push(RawChild::Text(" ".into()));
+        }
+        if let Some(t) = super::style::generated_content(self.page, node, false) {
+            children.push(RawChild::Text(t));
+        }
+    }
+
+    /// The elements `aria-owns` names, in its order.
+    fn aria_owned(&self, e: &crate::page::ElementData) -> Vec<NodeId> {
+        e.attr("aria-owns")
+            .map(|v| {
+                v.split(super::js::is_js_space)
+                    .filter_map(|id| {
+                        if id.is_empty() {
+                            None
+                        } else {
+                            self.dom.element_by_id(id)
+                        }
+                    })
+                    .collect()
+            })
+            .unwrap_or_default()
+    }
+
+    /// Queue the children of `under.node` to be visited under the raw node
+    /// `under.parent`, or a frame's body in place of an iframe's children.
+    fn queue_children(&self, w: &mut Walk, under: Visit, created: Option<u32>) {
+        let page = self.page;
+        let node = under.node;
+        // A live capture splices a frame's document under its
+        // <iframe>. Playwright's walk stops at the iframe; only
+        // `ai` mode snapshots the frame on its own (a fresh root
+        // at its body, refs `fN…`) and puts it in place of the
+        // iframe's children, and only for an iframe with a ref.
+        let frame_root = w.frames.root_of(page, node);
+        if let Some(doc) = frame_root {
+            let body = page
+                .element_children(doc)
+                .find(|&c| self.tag_is(c, "body") || self.tag_is(c, "frameset"));
+            let shown = created.is_some_and(|c| w.raw.nodes[c as usize].has_ref);
+            if let (Some(body), true) = (body, shown) {
+                w.stack.push(Task::Visit(Visit {
+                    node: body,
+                    parent: under.parent,
+                    parent_visible: true,
+                    frame: w.frames.seq(doc),
+                }));
+                return;
+            }
+        }
+        for c in self.dom.walk_children(node).into_iter().rev() {
+            if Some(c) == frame_root {
+                continue;
+            }
+            w.stack.push(Task::Visit(Visit { node: c, ..under }));
+        }
+    }
+
+    /// Close element `el` whose content went into raw node `target`: its
+    /// `::after` text and block spacing, a link's url and a text box's
+    /// placeholder, and the refs its name came from.
+    fn exit(&self, w: &mut Walk, el: NodeId, target: u32, created: Option<u32>, block: bool) {
+        let page = self.page;
+        let raw = &mut w.raw;
+        if let Some(t) = super::style::generated_content(page, el, true) {
+            raw.nodes[target as usize].children.push(RawChild::Text(t));
+        }
+        if block {
+            raw.nodes[target as usize]
+                .children
+                .push(RawChild::Text(" ".into()));
+        }
+        let e = page.element(el);
+        let t = &mut raw.nodes[target as usize];
+        if t.role == "link"
+            && let Some(href) = e.and_then(|e| e.attr("href"))
+        {
+            t.url = Some(truncate_data_url(href));
+        }
+        if t.role == "textbox"
+            && let Some(ph) = e.and_then(|e| e.attr("placeholder"))
+            && ph != t.name
+        {
+            t.placeholder = Some(ph.to_string());
+        }
+        if let Some(c) = created
+            && let Some(sources) = w.name_sources.remove(&c)
+        {
+            let refs: Vec<u32> = sources
+                .iter()
+                .filter_map(|s| w.el_to_ref.get(s).copied())
+                .filter(|&r| r != c)
+                .collect();
+            raw.nodes[c as usize].name_refs = refs;
+        }
     }
 
     fn tag_is(&self, id: NodeId, tag: &str) -> bool {

@@ -205,44 +205,7 @@ struct Frame<'c> {
 
 /// Calls `f` for every shown node and marker: an explicit stack, no recursion.
 pub(crate) fn walk<'c>(cnt: &'c Cnt, scope: Scope, plan: &Plan, f: &mut dyn FnMut(Event<'c>)) {
-    let top = match scope {
-        Scope::Whole => Frame {
-            list: &[0],
-            base: 0,
-            pos: 0,
-            gaps: [None, None],
-            owner: None,
-            depth: 0,
-        },
-        Scope::Node(i) => Frame {
-            list: single(cnt, i),
-            base: 0,
-            pos: 0,
-            gaps: [None, None],
-            owner: None,
-            depth: 0,
-        },
-        Scope::Range {
-            parent,
-            first,
-            last,
-        } => {
-            let p = &cnt.nodes[parent as usize];
-            let list = &p.children[first as usize..=last as usize];
-            Frame {
-                list,
-                base: first,
-                pos: 0,
-                gaps: [
-                    plan.cut_of(cnt, parent as usize).split_expanded(list.len()),
-                    None,
-                ],
-                owner: Some(p),
-                depth: 0,
-            }
-        }
-    };
-    let mut stack = vec![top];
+    let mut stack = vec![top_frame(cnt, scope, plan)];
     while let Some(fr) = stack.last_mut() {
         if fr.pos == fr.list.len() {
             let owner = fr.owner;
@@ -299,6 +262,42 @@ pub(crate) fn walk<'c>(cnt: &'c Cnt, scope: Scope, plan: &Plan, f: &mut dyn FnMu
                 owner: Some(node),
                 depth: depth + 1,
             });
+        }
+    }
+}
+
+/// The frame the walk starts from: the root, one node, or a run of a
+/// node's children (with the markers its cut puts among them).
+fn top_frame<'c>(cnt: &'c Cnt, scope: Scope, plan: &Plan) -> Frame<'c> {
+    let lone = |list: &'c [u32]| Frame {
+        list,
+        base: 0,
+        pos: 0,
+        gaps: [None, None],
+        owner: None,
+        depth: 0,
+    };
+    match scope {
+        Scope::Whole => lone(&[0]),
+        Scope::Node(i) => lone(single(cnt, i)),
+        Scope::Range {
+            parent,
+            first,
+            last,
+        } => {
+            let p = &cnt.nodes[parent as usize];
+            let list = &p.children[first as usize..=last as usize];
+            Frame {
+                list,
+                base: first,
+                pos: 0,
+                gaps: [
+                    plan.cut_of(cnt, parent as usize).split_expanded(list.len()),
+                    None,
+                ],
+                owner: Some(p),
+                depth: 0,
+            }
         }
     }
 }
@@ -360,14 +359,70 @@ pub(crate) fn fit(
     // No tokenizer packs more than this many bytes into a token on text like
     // ours; a rendering past it is rejected unread. Rejecting a cut that would
     // have fit only costs detail, never the budget: fits are always counted.
-    let max_bytes = budget
-        .saturating_mul(MAX_BYTES_PER_TOKEN)
-        .saturating_add(1024);
-    let attempt = |plan: Plan| -> (Fitted, bool) {
-        match render::text_capped(cnt, scope, &plan, max_bytes, surface) {
+    let renderer = Renderer {
+        cnt,
+        scope,
+        budget,
+        max_bytes: budget
+            .saturating_mul(MAX_BYTES_PER_TOKEN)
+            .saturating_add(1024),
+        enc,
+        surface,
+    };
+    let attempt = |plan: Plan| renderer.attempt(plan);
+    let (full, fits) = attempt(Plan::uniform(Cut::NONE));
+    if fits {
+        return Ok(full);
+    }
+    let depth = max_depth(cnt);
+    let smallest = Plan {
+        cuts: [Cut::level(0); TIERS],
+        pins: true,
+    };
+    let (best, fits) = attempt(smallest);
+    if fits {
+        return Ok(fit_tiers(cnt, scope, &attempt, best, depth));
+    }
+    // Even the smallest view with the path to the content shown does not
+    // fit: the seed's uniform cut, which can hide more.
+    let (best, fits) = attempt(Plan::uniform(Cut::level(0)));
+    if !fits {
+        let (text, _) = render::text(cnt, scope, &Plan::uniform(Cut::level(0)), surface);
+        return Err(Error::BudgetTooSmall {
+            what: format!("the smallest CNT of {}", scope.label(cnt)),
+            needed: tokens::count(&text, enc),
+            max_tokens: budget,
+            // `Cnt::view` words the advice for the surface that asked.
+            advice: String::new(),
+        });
+    }
+    Ok(search(
+        &attempt,
+        Plan::uniform,
+        best,
+        max_level(cnt, None),
+        depth,
+    ))
+}
+
+/// Renders a plan and counts it against the budget.
+struct Renderer<'c> {
+    cnt: &'c Cnt,
+    scope: Scope,
+    budget: usize,
+    /// Renderings longer than this are rejected unread.
+    max_bytes: usize,
+    enc: Encoding,
+    surface: Surface,
+}
+
+impl Renderer<'_> {
+    /// The rendering of `plan`, and whether it fits.
+    fn attempt(&self, plan: Plan) -> (Fitted, bool) {
+        match render::text_capped(self.cnt, self.scope, &plan, self.max_bytes, self.surface) {
             Some((text, stats)) => {
-                let tokens = tokens::count(&text, enc);
-                let fits = tokens <= budget;
+                let tokens = tokens::count(&text, self.enc);
+                let fits = tokens <= self.budget;
                 (
                     Fitted {
                         plan,
@@ -390,59 +445,38 @@ pub(crate) fn fit(
                 false,
             ),
         }
-    };
-    let (full, fits) = attempt(Plan::uniform(Cut::NONE));
-    if fits {
-        return Ok(full);
     }
-    let depth = max_depth(cnt);
+}
+
+/// Tier by tier from `best` (every tier at level 0, which fits): each tier
+/// whole if that fits, else its largest level, the tiers before it fixed.
+fn fit_tiers(
+    cnt: &Cnt,
+    scope: Scope,
+    attempt: &dyn Fn(Plan) -> (Fitted, bool),
+    mut best: Fitted,
+    depth: usize,
+) -> Fitted {
     let present = tiers_in(cnt, scope);
-    let smallest = Plan {
-        cuts: [Cut::level(0); TIERS],
-        pins: true,
-    };
-    let (mut best, fits) = attempt(smallest);
-    if fits {
-        for tier in (0..TIERS).filter(|&t| present[t]) {
-            let fixed = best.plan;
-            let with = move |cut: Cut| {
-                let mut p = fixed;
-                p.cuts[tier] = cut;
-                p
-            };
-            let (whole, fits) = attempt(with(Cut::NONE));
-            if fits {
-                best = whole;
-                continue;
-            }
-            best = search(&attempt, with, best, max_level(cnt, Some(tier)), depth);
+    for tier in (0..TIERS).filter(|&t| present[t]) {
+        let fixed = best.plan;
+        let with = move |cut: Cut| {
+            let mut p = fixed;
+            p.cuts[tier] = cut;
+            p
+        };
+        let (whole, fits) = attempt(with(Cut::NONE));
+        if fits {
+            best = whole;
+            continue;
         }
-        // The cut a view reports: the one of the tier served first.
-        if let Some(first) = (0..TIERS).find(|&t| present[t]) {
-            best.cut = best.plan.cuts[first];
-        }
-        return Ok(best);
+        best = search(attempt, with, best, max_level(cnt, Some(tier)), depth);
     }
-    // Even the smallest view with the path to the content shown does not
-    // fit: the seed's uniform cut, which can hide more.
-    let (best, fits) = attempt(Plan::uniform(Cut::level(0)));
-    if !fits {
-        let (text, _) = render::text(cnt, scope, &Plan::uniform(Cut::level(0)), surface);
-        return Err(Error::BudgetTooSmall {
-            what: format!("the smallest CNT of {}", scope.label(cnt)),
-            needed: tokens::count(&text, enc),
-            max_tokens: budget,
-            // `Cnt::view` words the advice for the surface that asked.
-            advice: String::new(),
-        });
+    // The cut a view reports: the one of the tier served first.
+    if let Some(first) = (0..TIERS).find(|&t| present[t]) {
+        best.cut = best.plan.cuts[first];
     }
-    Ok(search(
-        &attempt,
-        Plan::uniform,
-        best,
-        max_level(cnt, None),
-        depth,
-    ))
+    best
 }
 
 /// The largest level (then widening) of one cut, the rest of the plan as

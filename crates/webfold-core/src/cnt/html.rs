@@ -4,9 +4,9 @@
 
 use std::fmt::Write;
 
-use super::View;
-use super::compress::{Event, cut_text, walk};
+use super::compress::{Cut, Event, cut_text, walk};
 use super::render::shown_value;
+use super::{CntNode, View};
 
 const STYLE: &str = "body{font:14px/1.45 system-ui,sans-serif;margin:1.5em;color:#222}\
 h1{font-size:1.2em}.meta{color:#555}\
@@ -65,51 +65,7 @@ pub(crate) fn render(view: &View<'_>) -> String {
     walk(cnt, view.scope, &view.plan, &mut |ev| match ev {
         Event::Open {
             node, hidden, cut, ..
-        } => {
-            let mut class = String::from(if node.is_text() { "textnode" } else { "node" });
-            if node.clickable {
-                class.push_str(" clickable");
-            }
-            if hidden.iter().any(Option::is_some) {
-                class.push_str(" compressed");
-            }
-            let _ = write!(
-                out,
-                "<li class=\"{class}\" data-id=\"{}\"><span class=\"line\"><span class=\"id\">{}</span>",
-                node.id, node.id
-            );
-            if !node.is_text() {
-                out.push_str("<span class=\"tag\">");
-                esc(&mut out, &node.tag);
-                out.push_str("</span>");
-            }
-            for (name, value) in &node.attrs {
-                out.push_str("<span class=\"attr\">");
-                esc(&mut out, name);
-                out.push('=');
-                let value = shown_value(name, value);
-                let (v, c) = cut_text(&value, cut.text_limit);
-                esc(&mut out, v);
-                if c > 0 {
-                    out.push('…');
-                }
-                out.push_str("</span>");
-            }
-            let (text, c) = cut_text(&node.text, cut.text_limit);
-            if !text.is_empty() {
-                out.push_str("<span class=\"text\">");
-                esc(&mut out, text);
-                out.push_str("</span>");
-            }
-            if c > 0 {
-                let _ = write!(out, "<span class=\"cut\">…+{c} chars [{}]</span>", node.id);
-            }
-            out.push_str("</span>");
-            if !node.children.is_empty() {
-                out.push_str("<ul>");
-            }
-            out.push('\n');
-        }
+        } => open_item(&mut out, node, hidden.iter().any(Option::is_some), cut),
         Event::Close { node, .. } => {
             if !node.children.is_empty() {
                 out.push_str("</ul>");
@@ -126,4 +82,52 @@ pub(crate) fn render(view: &View<'_>) -> String {
     });
     out.push_str("</ul>\n</body></html>\n");
     out
+}
+
+/// A node's list item, up to its children's list: its id, tag, attributes
+/// and text, each cut to the text limit of `cut`.
+fn open_item(out: &mut String, node: &CntNode, compressed: bool, cut: Cut) {
+    let mut class = String::from(if node.is_text() { "textnode" } else { "node" });
+    if node.clickable {
+        class.push_str(" clickable");
+    }
+    if compressed {
+        class.push_str(" compressed");
+    }
+    let _ = write!(
+        out,
+        "<li class=\"{class}\" data-id=\"{}\"><span class=\"line\"><span class=\"id\">{}</span>",
+        node.id, node.id
+    );
+    if !node.is_text() {
+        out.push_str("<span class=\"tag\">");
+        esc(out, &node.tag);
+        out.push_str("</span>");
+    }
+    for (name, value) in &node.attrs {
+        out.push_str("<span class=\"attr\">");
+        esc(out, name);
+        out.push('=');
+        let value = shown_value(name, value);
+        let (v, c) = cut_text(&value, cut.text_limit);
+        esc(out, v);
+        if c > 0 {
+            out.push('…');
+        }
+        out.push_str("</span>");
+    }
+    let (text, c) = cut_text(&node.text, cut.text_limit);
+    if !text.is_empty() {
+        out.push_str("<span class=\"text\">");
+        esc(out, text);
+        out.push_str("</span>");
+    }
+    if c > 0 {
+        let _ = write!(out, "<span class=\"cut\">…+{c} chars [{}]</span>", node.id);
+    }
+    out.push_str("</span>");
+    if !node.children.is_empty() {
+        out.push_str("<ul>");
+    }
+    out.push('\n');
 }

@@ -101,17 +101,10 @@ pub(super) fn build(page: &Page) -> Cnt {
                     _ => " ".to_string(),
                 };
                 items.push(Item {
-                    id,
-                    tag: String::new(),
                     text,
-                    attrs: Vec::new(),
-                    clickable: false,
-                    absorbed: Vec::new(),
-                    children: Vec::new(),
                     inline_start: true,
                     inline_end: true,
-                    own: None,
-                    own_line: false,
+                    ..empty_item(id)
                 });
                 Slot::One((items.len() - 1) as u32)
             }
@@ -125,29 +118,7 @@ pub(super) fn build(page: &Page) -> Cnt {
             }
             Kind::Element(facts) => {
                 let kids = gather(page, id, &mut slots, slot_of);
-                let kids = merge_text_runs(&mut items, kids);
-                let mut kids = appropriate_text(&mut items, kids);
-                kids.retain(|&k| {
-                    !(items[k as usize].is_pure_text() && items[k as usize].is_blank())
-                });
-                let mut me = Item {
-                    id,
-                    tag: facts.tag,
-                    text: String::new(),
-                    attrs: facts.attrs,
-                    clickable: facts.clickable,
-                    absorbed: Vec::new(),
-                    children: Vec::new(),
-                    inline_start: facts.inline,
-                    inline_end: facts.inline,
-                    own: None,
-                    own_line: facts.own_line,
-                };
-                if let [only] = kids[..] {
-                    absorb_single_child(&mut me, &mut items, only);
-                } else {
-                    me.children = kids;
-                }
+                let me = element_item(&mut items, id, facts, kids);
                 if me.is_text_like() && me.is_blank() && id != root {
                     Slot::Nothing
                 } else {
@@ -168,6 +139,34 @@ pub(super) fn build(page: &Page) -> Cnt {
         }
     };
     compact(page, items, root_item)
+}
+
+/// The item of element `id` over its kept children `kids`: their text runs
+/// merged, blank text left out, a single child absorbed.
+fn element_item(
+    items: &mut [Item],
+    id: NodeId,
+    facts: filter::ElementFacts,
+    kids: Vec<u32>,
+) -> Item {
+    let kids = merge_text_runs(items, kids);
+    let mut kids = appropriate_text(items, kids);
+    kids.retain(|&k| !(items[k as usize].is_pure_text() && items[k as usize].is_blank()));
+    let mut me = Item {
+        tag: facts.tag,
+        attrs: facts.attrs,
+        clickable: facts.clickable,
+        inline_start: facts.inline,
+        inline_end: facts.inline,
+        own_line: facts.own_line,
+        ..empty_item(id)
+    };
+    if let [only] = kids[..] {
+        absorb_single_child(&mut me, items, only);
+    } else {
+        me.children = kids;
+    }
+    me
 }
 
 /// The root is kept even when markup hides it, so every page has a CNT.

@@ -164,113 +164,141 @@ pub(crate) fn top_candidate(page: &Page, scores: &Scores, stats: &Stats) -> Opti
     let s = &scores.score;
     let mut ranked: Vec<NodeId> = scores.candidates.clone();
     ranked.sort_by(|a, b| s[b.index()].total_cmp(&s[a.index()]).then(a.cmp(b)));
-    let mut top = *ranked.first()?;
+    let top = *ranked.first()?;
     if s[top.index()] <= 0.0 {
         return None;
     }
-    let body = page.body();
+    let climb = Climb {
+        page,
+        body: page.body(),
+    };
+    let top = climb.to_shared_ancestor(top, &ranked, s);
+    let top = climb.to_better_parent(top, s);
+    let top = climb.past_short_intro(top, scores, stats);
+    let top = climb.to_lede_and_notes(top, scores, stats);
+    Some(climb.over_only_children(top))
+}
 
-    // Several near-equal candidates under one ancestor: the ancestor is the article.
-    let top_score = s[top.index()];
-    let alternatives: Vec<NodeId> = ranked
-        .iter()
-        .skip(1)
-        .take(4)
-        .copied()
-        .filter(|&c| s[c.index()] / top_score >= 0.75)
-        .collect();
-    if alternatives.len() >= 3 {
+/// The steps that promote the top candidate to an ancestor, never to
+/// `<body>` or above.
+struct Climb<'p> {
+    page: &'p Page,
+    body: Option<NodeId>,
+}
+
+impl Climb<'_> {
+    /// `p`, unless it is the body or no element.
+    fn below_body(&self, p: Option<NodeId>) -> Option<NodeId> {
+        p.filter(|&p| Some(p) != self.body && self.page.tag(p).is_some())
+    }
+
+    /// Several near-equal candidates under one ancestor: the ancestor is the article.
+    fn to_shared_ancestor(&self, top: NodeId, ranked: &[NodeId], s: &[f32]) -> NodeId {
+        let page = self.page;
+        let top_score = s[top.index()];
+        let alternatives: Vec<NodeId> = ranked
+            .iter()
+            .skip(1)
+            .take(4)
+            .copied()
+            .filter(|&c| s[c.index()] / top_score >= 0.75)
+            .collect();
+        if alternatives.len() < 3 {
+            return top;
+        }
         let mut parent = page.parent(top);
-        while let Some(p) = parent {
-            if Some(p) == body || page.tag(p).is_none() {
-                break;
-            }
+        while let Some(p) = self.below_body(parent) {
             let containing = alternatives
                 .iter()
                 .filter(|&&c| page.is_ancestor_of(p, c))
                 .count();
             if containing >= 3 {
-                top = p;
-                break;
+                return p;
             }
             parent = page.parent(p);
         }
+        top
     }
 
-    // Climb while the parent scores better: the content is split in parts.
-    let mut last = s[top.index()];
-    let threshold = last / 3.0;
-    let mut parent = page.parent(top);
-    while let Some(p) = parent {
-        if Some(p) == body || page.tag(p).is_none() {
-            break;
-        }
-        let ps = s[p.index()];
-        if ps == 0.0 {
-            parent = page.parent(p);
-            continue;
-        }
-        if ps < threshold {
-            break;
-        }
-        if ps > last {
-            top = p;
-            break;
-        }
-        last = ps;
-        parent = page.parent(p);
-    }
-
-    // Scores decay with depth, so a short intro near the top can beat the
-    // deeply nested body it introduces. When the top holds little prose and
-    // a near ancestor (not a link farm) holds at least twice as much, the
-    // ancestor is the article.
-    'climb: while scores.prose[top.index()] < SHORT_PROSE {
-        let mut cur = page.parent(top);
-        for _ in 0..4 {
-            let Some(p) = cur else { break };
-            if Some(p) == body || page.tag(p).is_none() {
+    /// Climb while the parent scores better: the content is split in parts.
+    fn to_better_parent(&self, top: NodeId, s: &[f32]) -> NodeId {
+        let page = self.page;
+        let mut last = s[top.index()];
+        let threshold = last / 3.0;
+        let mut parent = page.parent(top);
+        while let Some(p) = self.below_body(parent) {
+            let ps = s[p.index()];
+            if ps == 0.0 {
+                parent = page.parent(p);
+                continue;
+            }
+            if ps < threshold {
                 break;
             }
-            if scores.prose[top.index()] * 2.0 < scores.prose[p.index()]
-                && stats.total[p.index()].link_density() < 0.35
+            if ps > last {
+                return p;
+            }
+            last = ps;
+            parent = page.parent(p);
+        }
+        top
+    }
+
+    /// Scores decay with depth, so a short intro near the top can beat the
+    /// deeply nested body it introduces. When the top holds little prose and
+    /// a near ancestor (not a link farm) holds at least twice as much, the
+    /// ancestor is the article.
+    fn past_short_intro(&self, mut top: NodeId, scores: &Scores, stats: &Stats) -> NodeId {
+        let page = self.page;
+        'climb: while scores.prose[top.index()] < SHORT_PROSE {
+            let mut cur = page.parent(top);
+            for _ in 0..4 {
+                let Some(p) = self.below_body(cur) else { break };
+                if scores.prose[top.index()] * 2.0 < scores.prose[p.index()]
+                    && stats.total[p.index()].link_density() < 0.35
+                {
+                    top = p;
+                    continue 'climb;
+                }
+                cur = page.parent(p);
+            }
+            break;
+        }
+        top
+    }
+
+    /// A lede or an end note beside the body: take the parent when what it
+    /// adds is mostly prose, not links or short furniture text.
+    fn to_lede_and_notes(&self, mut top: NodeId, scores: &Scores, stats: &Stats) -> NodeId {
+        for _ in 0..GATHER_LEVELS {
+            let Some(p) = self.below_body(self.page.parent(top)) else {
+                break;
+            };
+            let (pi, ti) = (p.index(), top.index());
+            let added_prose = scores.prose[pi] - scores.prose[ti];
+            let added_chars = stats.total[pi].chars.saturating_sub(stats.total[ti].chars) as f32;
+            if added_prose >= 0.05 * scores.prose[ti]
+                && added_chars <= GATHER_CHARS_PER_PROSE * added_prose
+                && stats.total[pi].link_density() < 0.15
             {
                 top = p;
-                continue 'climb;
+            } else {
+                break;
             }
-            cur = page.parent(p);
         }
-        break;
+        top
     }
 
-    // A lede or an end note beside the body: take the parent when what it
-    // adds is mostly prose, not links or short furniture text.
-    for _ in 0..GATHER_LEVELS {
-        let Some(p) = page.parent(top) else { break };
-        if Some(p) == body || page.tag(p).is_none() {
-            break;
-        }
-        let (pi, ti) = (p.index(), top.index());
-        let added_prose = scores.prose[pi] - scores.prose[ti];
-        let added_chars = stats.total[pi].chars.saturating_sub(stats.total[ti].chars) as f32;
-        if added_prose >= 0.05 * scores.prose[ti]
-            && added_chars <= GATHER_CHARS_PER_PROSE * added_prose
-            && stats.total[pi].link_density() < 0.15
-        {
+    /// An only child says nothing its parent does not.
+    fn over_only_children(&self, mut top: NodeId) -> NodeId {
+        while let Some(p) = self.below_body(self.page.parent(top)) {
+            if self.page.element_children(p).count() != 1 {
+                break;
+            }
             top = p;
-        } else {
-            break;
         }
+        top
     }
-
-    // An only child says nothing its parent does not.
-    while let Some(p) = page.parent(top) {
-        if Some(p) == body || page.tag(p).is_none() || page.element_children(p).count() != 1 {
-            break;
-        }
-        top = p;
-    }
-    Some(top)
 }
 
 /// The chosen content: `top` alone (`root == top`), or the subtrees in

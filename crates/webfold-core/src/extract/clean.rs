@@ -172,14 +172,7 @@ pub(crate) fn drops(
         .filter(|&(_, n)| n > 0);
     let start = root.index();
     let end = page.node(root).subtree_end.index();
-    // Inside a <figure> (images there are illustrations, not a gallery of links).
-    let mut in_figure = vec![false; end - start];
-    for i in start..end {
-        let id = NodeId(i as u32);
-        let own = page.tag(id) == Some("figure");
-        let parent = page.parent(id).map(|p| p.index()).filter(|&p| p >= start);
-        in_figure[i - start] = own || parent.is_some_and(|p| in_figure[p - start]);
-    }
+    let in_figure = in_figure(page, start, end);
     let restricted = selection.restricted();
     let part = if restricted {
         parts(page, root, keep)
@@ -205,36 +198,12 @@ pub(crate) fn drops(
             return false;
         }
         if let Some((t, t_chars)) = title
-            && c.chars * 5 >= t_chars * 4
-            && c.chars * 4 <= t_chars * 5
-            && same_text(&page.text_content(id), t)
+            && let Some(exact) = title_copy(page, id, c, t, t_chars)
         {
-            title_copies.push((id, true));
+            title_copies.push((id, exact));
             return false;
         }
-        if let Some((t, _)) = title
-            && matches!(page.tag(id), Some("h1") | Some("h2"))
-            && c.chars < 400
-            && mostly_in(&page.text_content(id), t)
-        {
-            title_copies.push((id, false));
-            return false;
-        }
-        // A short paragraph that is all link to another page of the site
-        // points elsewhere ("Read: …"); one to another site is a source.
-        if page.tag(id) == Some("p")
-            && c.chars < LINK_PARAGRAPH_MAX_CHARS
-            && c.link_chars * 20 >= c.chars * 19
-            && links_stay_on_site(page, id, site.as_deref())
-        {
-            return true;
-        }
-        if c.chars <= CROSS_LINK_MAX_CHARS
-            && page
-                .tag(id)
-                .is_some_and(|t| is_heading(t) || matches!(t, "p" | "div" | "li" | "strong" | "b"))
-            && is_cross_link(&page.text_content(id), c.link_density())
-        {
+        if points_elsewhere(page, id, c, site.as_deref()) {
             return true;
         }
         looks_like_junk(
@@ -245,34 +214,94 @@ pub(crate) fn drops(
             in_figure[id.index() - start],
         )
     });
-    dropped.extend(
-        title_copies
-            .iter()
-            .filter(|&&(_, exact)| exact || !headline_outside)
-            .map(|&(id, _)| id)
-            .min(),
-    );
+    dropped.extend(headline_copy(&title_copies, headline_outside));
     // Text beside the kept parts (under `root` or an ancestor of a part) is not content.
     if restricted {
-        for i in start + 1..end {
-            let id = NodeId(i as u32);
-            if outside(id) && !page.is_element(id) && !stats.excluded[i] {
-                dropped.push(id);
-            }
-        }
+        dropped.extend(
+            (start + 1..end)
+                .map(|i| NodeId(i as u32))
+                .filter(|&id| outside(id) && !page.is_element(id) && !stats.excluded[id.index()]),
+        );
     }
-    // Excluded subtrees (scripts, hidden, furniture) inside the root.
-    for i in start + 1..end {
-        let p = page
-            .parent(NodeId(i as u32))
-            .map(|p| p.index())
-            .unwrap_or(0);
-        if stats.excluded[i] && !stats.excluded[p] {
-            dropped.push(NodeId(i as u32));
-        }
-    }
+    dropped.extend(excluded_roots(page, stats, start, end));
     let dropped = outermost(page, dropped);
     drop_orphan_headings(page, root, dropped)
+}
+
+/// The copy of the title that is the headline, to drop since the header
+/// shows it: the first, or the first verbatim one when the headline stands
+/// before the content. `copies` holds (element, verbatim).
+fn headline_copy(copies: &[(NodeId, bool)], headline_outside: bool) -> Option<NodeId> {
+    copies
+        .iter()
+        .filter(|&&(_, exact)| exact || !headline_outside)
+        .map(|&(id, _)| id)
+        .min()
+}
+
+/// Excluded subtrees (scripts, hidden, furniture) inside the root, whose
+/// nodes are `start..end`.
+fn excluded_roots(page: &Page, stats: &Stats, start: usize, end: usize) -> Vec<NodeId> {
+    (start + 1..end)
+        .filter(|&i| {
+            let p = page
+                .parent(NodeId(i as u32))
+                .map(|p| p.index())
+                .unwrap_or(0);
+            stats.excluded[i] && !stats.excluded[p]
+        })
+        .map(|i| NodeId(i as u32))
+        .collect()
+}
+
+/// Per node of `start..end`: inside a `<figure>` (images there are
+/// illustrations, not a gallery of links).
+fn in_figure(page: &Page, start: usize, end: usize) -> Vec<bool> {
+    let mut in_figure = vec![false; end - start];
+    for i in start..end {
+        let id = NodeId(i as u32);
+        let own = page.tag(id) == Some("figure");
+        let parent = page.parent(id).map(|p| p.index()).filter(|&p| p >= start);
+        in_figure[i - start] = own || parent.is_some_and(|p| in_figure[p - start]);
+    }
+    in_figure
+}
+
+/// Whether element `id` repeats the title `t` (of `t_chars` characters):
+/// `Some(true)` for the same text, `Some(false)` for a short h1 or h2 that
+/// is mostly the title, `None` when it is neither.
+fn title_copy(page: &Page, id: NodeId, c: &Counts, t: &str, t_chars: u32) -> Option<bool> {
+    if c.chars * 5 >= t_chars * 4
+        && c.chars * 4 <= t_chars * 5
+        && same_text(&page.text_content(id), t)
+    {
+        return Some(true);
+    }
+    if matches!(page.tag(id), Some("h1") | Some("h2"))
+        && c.chars < 400
+        && mostly_in(&page.text_content(id), t)
+    {
+        return Some(false);
+    }
+    None
+}
+
+/// Whether element `id` only points to other pages: a short paragraph that
+/// is all link to another page of the site ("Read: …"; one to another site
+/// is a source), or a short cross-link line.
+fn points_elsewhere(page: &Page, id: NodeId, c: &Counts, site: Option<&str>) -> bool {
+    if page.tag(id) == Some("p")
+        && c.chars < LINK_PARAGRAPH_MAX_CHARS
+        && c.link_chars * 20 >= c.chars * 19
+        && links_stay_on_site(page, id, site)
+    {
+        return true;
+    }
+    c.chars <= CROSS_LINK_MAX_CHARS
+        && page
+            .tag(id)
+            .is_some_and(|t| is_heading(t) || matches!(t, "p" | "div" | "li" | "strong" | "b"))
+        && is_cross_link(&page.text_content(id), c.link_density())
 }
 
 /// Sorted, without duplicates or drops nested in other drops.

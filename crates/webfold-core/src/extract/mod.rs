@@ -322,20 +322,9 @@ fn extract_classified(page: &Page, options: &ExtractOptions) -> (Extraction, Cla
         },
         (_, fallback) => {
             // The whole page, less what is never rendered.
-            let mut dropped = Vec::new();
-            let end = page.node(body).subtree_end.index();
-            let mut i = body.index() + 1;
-            while i < end {
-                if visible.excluded[i] {
-                    dropped.push(NodeId(i as u32));
-                    i = page.node(NodeId(i as u32)).subtree_end.index();
-                } else {
-                    i += 1;
-                }
-            }
             Extraction {
                 root: body,
-                dropped: ranges(page, &dropped),
+                dropped: ranges(page, &never_rendered(page, body, &visible)),
                 metadata,
                 fallback,
                 chars: visible_chars,
@@ -344,6 +333,22 @@ fn extract_classified(page: &Page, options: &ExtractOptions) -> (Extraction, Cla
         }
     };
     (extraction, classes, visible)
+}
+
+/// The outermost subtrees under `body` that are never rendered.
+fn never_rendered(page: &Page, body: NodeId, visible: &Stats) -> Vec<NodeId> {
+    let mut dropped = Vec::new();
+    let end = page.node(body).subtree_end.index();
+    let mut i = body.index() + 1;
+    while i < end {
+        if visible.excluded[i] {
+            dropped.push(NodeId(i as u32));
+            i = page.node(NodeId(i as u32)).subtree_end.index();
+        } else {
+            i += 1;
+        }
+    }
+    dropped
 }
 
 #[cfg(test)]

@@ -73,18 +73,164 @@ pub(super) fn run(
 ) -> Prepass {
     let root_i = root.0;
     let end = page.node(root).subtree_end.0;
-    let mut flags = vec![0u8; (end - root_i) as usize];
-    let at = |id: u32| (id - root_i) as usize;
-    let mut stack: Vec<Open> = Vec::new();
-    let mut c = Collapse::default();
-    let mut pre_depth = 0usize;
+    let mut w = Walker {
+        page,
+        root: root_i,
+        flags: vec![0u8; (end - root_i) as usize],
+        stack: Vec::new(),
+        c: Collapse::default(),
+        pre_depth: 0,
+    };
+    let mut i = root_i;
+    while i < end {
+        while w.stack.last().is_some_and(|o| o.end <= i) {
+            w.close_top();
+        }
+        let node = page.node(NodeId(i));
+        i = match &node.data {
+            NodeData::Element(e) => {
+                let dropped = !page.is_rendered(NodeId(i))
+                    || tags::is_dropped(e.local_name())
+                    || skip.is_some_and(|f| f(NodeId(i)));
+                if dropped {
+                    let sub_end = node.subtree_end.0;
+                    let range = w.at(i)..w.at(sub_end);
+                    w.flags[range].fill(DROPPED);
+                    sub_end
+                } else {
+                    w.element(i, e.local_name(), node.subtree_end.0, preformatted_code);
+                    i + 1
+                }
+            }
+            NodeData::Text(t) => {
+                w.text(i, t);
+                i + 1
+            }
+            NodeData::Document => i + 1,
+            _ => {
+                let k = w.at(i);
+                w.flags[k] |= REMOVED;
+                i + 1
+            }
+        };
+    }
+    while !w.stack.is_empty() {
+        w.close_top();
+    }
+    w.trim_prev();
+    Prepass {
+        root: root_i,
+        flags: w.flags,
+    }
+}
 
-    let trim_prev = |c: &mut Collapse, flags: &mut [u8]| {
-        if let Some(p) = c.prev_text.take() {
-            let f = &mut flags[at(p)];
+/// The walk's state: the flags so far, the open elements, and where
+/// whitespace collapsing stands.
+struct Walker<'p> {
+    page: &'p Page,
+    root: u32,
+    flags: Vec<u8>,
+    stack: Vec<Open>,
+    c: Collapse,
+    /// How many `<pre>` (or preformatted `<code>`) are open.
+    pre_depth: usize,
+}
+
+impl Walker<'_> {
+    fn at(&self, id: u32) -> usize {
+        (id - self.root) as usize
+    }
+
+    /// Close the innermost open element.
+    fn close_top(&mut self) {
+        let Some(o) = self.stack.pop() else { return };
+        close(self.page, &mut self.flags, self.root, &mut self.stack, &o);
+        if o.is_pre {
+            self.pre_depth -= 1;
+        } else if self.pre_depth == 0 {
+            self.visit_element(o.block, false, false);
+        }
+    }
+
+    /// Enter the rendered element `i` (`tag`, subtree up to `sub_end`).
+    fn element(&mut self, i: u32, tag: &str, sub_end: u32, preformatted_code: bool) {
+        let block = tags::is_block(tag);
+        let void = is_turndown_void(tag);
+        let is_pre = tag == "pre" || (preformatted_code && tag == "code");
+        if self.pre_depth == 0 {
+            self.visit_element(block, tag == "br", void || is_pre);
+        }
+        let meaningful = void || tags::is_meaningful_when_blank(tag);
+        if sub_end == i + 1 {
+            if !meaningful {
+                let k = self.at(i);
+                self.flags[k] |= BLANK;
+            }
+            if meaningful && let Some(parent) = self.stack.last_mut() {
+                parent.has_content = true;
+            }
+        } else {
+            if is_pre {
+                self.pre_depth += 1;
+            }
+            self.stack.push(Open {
+                id: i,
+                end: sub_end,
+                is_pre,
+                block,
+                has_content: false,
+            });
+        }
+    }
+
+    /// A text node: kept verbatim in `<pre>`, else how its whitespace collapses.
+    fn text(&mut self, i: u32, t: &str) {
+        let k = self.at(i);
+        if self.pre_depth > 0 {
+            self.flags[k] |= IN_PRE;
+            if t.is_empty() {
+                self.flags[k] |= REMOVED;
+            }
+        } else {
+            let bytes = t.as_bytes();
+            let starts_ws = bytes.first().is_some_and(|&b| tags::collapsible(b));
+            let prev_ends_ws = self
+                .c
+                .prev_text
+                .is_none_or(|p| self.flags[self.at(p)] & ENDS_WS != 0);
+            let trim_lead = prev_ends_ws && !self.c.keep_leading_ws && starts_ws;
+            let all_ws = bytes.iter().all(|&b| tags::collapsible(b));
+            if bytes.is_empty() || (all_ws && trim_lead) {
+                self.flags[k] |= REMOVED;
+                return;
+            }
+            let mut f = 0;
+            if trim_lead {
+                f |= TRIM_LEAD;
+            }
+            if bytes.last().is_some_and(|&b| tags::collapsible(b)) {
+                f |= ENDS_WS;
+            }
+            self.flags[k] |= f;
+            self.c.prev_text = Some(i);
+        }
+        if t.chars().any(|ch| !js_space(ch))
+            && let Some(parent) = self.stack.last_mut()
+        {
+            parent.has_content = true;
+        }
+    }
+
+    /// Trim the trailing space of the last text node, now that a block or
+    /// `<br>` (or the end) follows it.
+    fn trim_prev(&mut self) {
+        if let Some(p) = self.c.prev_text.take() {
+            let k = self.at(p);
+            let f = &mut self.flags[k];
             if *f & ENDS_WS != 0 {
                 *f |= TRIM_TRAIL;
-                if page
+                if self
+                    .page
                     .text(NodeId(p))
                     .is_some_and(|t| t.bytes().all(tags::collapsible))
                 {
@@ -93,114 +239,19 @@ pub(super) fn run(
                 }
             }
         }
-    };
+    }
 
-    let mut i = root_i;
-    while i < end {
-        while stack.last().is_some_and(|o| o.end <= i) {
-            let o = stack.pop().unwrap_or_else(|| unreachable!());
-            close(page, &mut flags, root_i, &mut stack, &o);
-            if o.is_pre {
-                pre_depth -= 1;
-            } else if pre_depth == 0 {
-                visit_element(&mut c, &mut flags, o.block, false, false, &trim_prev);
-            }
+    /// collapse-whitespace's element step (run on entry and on exit).
+    fn visit_element(&mut self, block: bool, br: bool, void_or_pre: bool) {
+        if block || br {
+            self.trim_prev();
+            self.c.keep_leading_ws = false;
+        } else if void_or_pre {
+            self.c.prev_text = None;
+            self.c.keep_leading_ws = true;
+        } else if self.c.prev_text.is_some() {
+            self.c.keep_leading_ws = false;
         }
-        let id = NodeId(i);
-        let node = page.node(id);
-        match &node.data {
-            NodeData::Element(e) => {
-                let tag = e.local_name();
-                let sub_end = node.subtree_end.0;
-                if !page.is_rendered(id) || tags::is_dropped(tag) || skip.is_some_and(|f| f(id)) {
-                    flags[at(i)..at(sub_end)].fill(DROPPED);
-                    i = sub_end;
-                    continue;
-                }
-                let block = tags::is_block(tag);
-                let void = is_turndown_void(tag);
-                let is_pre = tag == "pre" || (preformatted_code && tag == "code");
-                if pre_depth == 0 {
-                    visit_element(
-                        &mut c,
-                        &mut flags,
-                        block,
-                        tag == "br",
-                        void || is_pre,
-                        &trim_prev,
-                    );
-                }
-                let meaningful = void || tags::is_meaningful_when_blank(tag);
-                if sub_end == i + 1 {
-                    if !meaningful {
-                        flags[at(i)] |= BLANK;
-                    }
-                    if meaningful && let Some(parent) = stack.last_mut() {
-                        parent.has_content = true;
-                    }
-                } else {
-                    if is_pre {
-                        pre_depth += 1;
-                    }
-                    stack.push(Open {
-                        id: i,
-                        end: sub_end,
-                        is_pre,
-                        block,
-                        has_content: false,
-                    });
-                }
-            }
-            NodeData::Text(t) => {
-                if pre_depth > 0 {
-                    flags[at(i)] |= IN_PRE;
-                    if t.is_empty() {
-                        flags[at(i)] |= REMOVED;
-                    }
-                } else {
-                    let bytes = t.as_bytes();
-                    let starts_ws = bytes.first().is_some_and(|&b| tags::collapsible(b));
-                    let prev_ends_ws = c.prev_text.is_none_or(|p| flags[at(p)] & ENDS_WS != 0);
-                    let trim_lead = prev_ends_ws && !c.keep_leading_ws && starts_ws;
-                    let all_ws = bytes.iter().all(|&b| tags::collapsible(b));
-                    if bytes.is_empty() || (all_ws && trim_lead) {
-                        flags[at(i)] |= REMOVED;
-                        i += 1;
-                        continue;
-                    }
-                    let mut f = 0;
-                    if trim_lead {
-                        f |= TRIM_LEAD;
-                    }
-                    if bytes.last().is_some_and(|&b| tags::collapsible(b)) {
-                        f |= ENDS_WS;
-                    }
-                    flags[at(i)] |= f;
-                    c.prev_text = Some(i);
-                }
-                if t.chars().any(|ch| !js_space(ch))
-                    && let Some(parent) = stack.last_mut()
-                {
-                    parent.has_content = true;
-                }
-            }
-            NodeData::Document => {}
-            _ => flags[at(i)] |= REMOVED,
-        }
-        i += 1;
-    }
-    while let Some(o) = stack.pop() {
-        close(page, &mut flags, root_i, &mut stack, &o);
-        if o.is_pre {
-            pre_depth -= 1;
-        } else if pre_depth == 0 {
-            visit_element(&mut c, &mut flags, o.block, false, false, &trim_prev);
-        }
-    }
-    trim_prev(&mut c, &mut flags);
-    Prepass {
-        root: root_i,
-        flags,
     }
 }
 
@@ -215,25 +266,5 @@ fn close(page: &Page, flags: &mut [u8], root: u32, stack: &mut [Open], o: &Open)
         && let Some(parent) = stack.last_mut()
     {
         parent.has_content = true;
-    }
-}
-
-/// collapse-whitespace's element step (run on entry and on exit).
-fn visit_element(
-    c: &mut Collapse,
-    flags: &mut [u8],
-    block: bool,
-    br: bool,
-    void_or_pre: bool,
-    trim_prev: &dyn Fn(&mut Collapse, &mut [u8]),
-) {
-    if block || br {
-        trim_prev(c, flags);
-        c.keep_leading_ws = false;
-    } else if void_or_pre {
-        c.prev_text = None;
-        c.keep_leading_ws = true;
-    } else if c.prev_text.is_some() {
-        c.keep_leading_ws = false;
     }
 }

@@ -347,7 +347,6 @@ impl<'a> Writer<'a> {
         let index = self.list_index(id);
         let tag = if e.is_html() { e.local_name() } else { "" };
         let block = tags::is_block(tag);
-        let compact = self.opts.compact;
 
         if let Some(next) = self.table_element(id, e, tag) {
             return next;
@@ -369,39 +368,48 @@ impl<'a> Writer<'a> {
             self.push(id, Kind::Plain, start, start);
             return children;
         }
+        if self.leaf(id, e, tag) {
+            return next_sibling_id;
+        }
+        self.open(id, e, tag, block, index);
+        children
+    }
+
+    /// Elements written whole on entry, their children not visited: line
+    /// breaks, rules, images, code blocks. Returns whether `tag` is one.
+    fn leaf(&mut self, id: NodeId, e: &'a ElementData, tag: &str) -> bool {
         match tag {
-            "br" => {
-                self.line_break();
-                next_sibling_id
-            }
+            "br" => self.line_break(),
             "hr" => {
                 self.join(2);
                 let hr = self.opts.hr.as_str();
                 self.emit(hr);
                 self.emit("\n\n");
-                next_sibling_id
             }
             "img" => {
                 self.join(0);
                 self.image(e);
-                next_sibling_id
             }
             "pre" if self.is_code_block(id) => {
                 self.join(2);
                 self.code_block(id);
                 self.emit("\n\n");
-                next_sibling_id
             }
+            _ => return false,
+        }
+        true
+    }
+
+    /// Opens element `id` whose children are visited next: what it writes
+    /// before them, and the frame that closes it.
+    fn open(&mut self, id: NodeId, e: &'a ElementData, tag: &str, block: bool, index: Option<u32>) {
+        match tag {
             "p" => {
                 self.join(2);
                 let start = self.out.len();
                 self.push(id, Kind::Block, start, start);
-                children
             }
-            t if is_heading(t) => {
-                self.heading(id, tag);
-                children
-            }
+            t if is_heading(t) => self.heading(id, tag),
             "blockquote" => {
                 self.join(2);
                 let start = self.out.len();
@@ -410,52 +418,36 @@ impl<'a> Writer<'a> {
                 self.push(id, Kind::Blockquote, start, start);
                 self.barrier(Some(false));
                 self.line_start_at = self.out.len();
-                children
             }
             "ul" | "ol" => {
                 let nested_last = self.is_last_child_of_li(id);
                 self.join(if nested_last { 1 } else { 2 });
                 let start = self.out.len();
                 self.push(id, Kind::List { nested_last }, start, start);
-                children
             }
-            "li" => {
-                self.list_item(id, index);
-                children
-            }
+            "li" => self.list_item(id, index),
             "code" => {
                 self.inline_open(id, Kind::Code, "`");
                 self.code_depth += 1;
-                children
             }
             "em" | "i" => {
                 let delim = self.opts.em_delimiter.as_str();
                 self.inline_open(id, Kind::Emphasis { delim }, delim);
-                children
             }
             "strong" | "b" => {
                 let delim = self.opts.strong_delimiter.as_str();
                 self.inline_open(id, Kind::Emphasis { delim }, delim);
-                children
             }
-            "s" | "del" | "strike" if compact => {
+            "s" | "del" | "strike" if self.opts.compact => {
                 self.inline_open(id, Kind::Emphasis { delim: "~~" }, "~~");
-                children
             }
-            "a" => {
-                self.link_open(id, e);
-                children
-            }
+            "a" => self.link_open(id, e),
             _ if block => {
                 self.join(2);
                 let start = self.out.len();
                 self.push(id, Kind::Block, start, start);
-                children
             }
-            _ => {
-                self.inline_open(id, Kind::Inline, "");
-                children
-            }
+            _ => self.inline_open(id, Kind::Inline, ""),
         }
     }
 

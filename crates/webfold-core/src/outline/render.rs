@@ -30,6 +30,46 @@ pub(super) struct Rendered {
     pub cut: Vec<(usize, usize)>,
 }
 
+/// A line still to print in the outline's tree, in print order on a stack.
+enum Item {
+    /// Entry `e`'s line, after `prefix` and its `connector`; its children's
+    /// lines start with `child_prefix`.
+    Line {
+        e: usize,
+        connector: &'static str,
+        prefix: String,
+        child_prefix: String,
+    },
+    /// The `… N more` line of `hidden` children left out.
+    More { hidden: usize, prefix: String },
+}
+
+/// Queue the `kept` children of a line (whose lines start with
+/// `child_prefix`), then a `… N more` line for the `hidden` ones, so they pop
+/// in print order.
+fn push_children(stack: &mut Vec<Item>, kept: &[usize], hidden: usize, child_prefix: &str) {
+    if hidden > 0 && !kept.is_empty() {
+        stack.push(Item::More {
+            hidden,
+            prefix: child_prefix.to_string(),
+        });
+    }
+    for (i, &c) in kept.iter().enumerate().rev() {
+        let last = i + 1 == kept.len() && hidden == 0;
+        let (connector, extend) = if last {
+            ("└── ", "    ")
+        } else {
+            ("├── ", "│   ")
+        };
+        stack.push(Item::Line {
+            e: c,
+            connector,
+            prefix: child_prefix.to_string(),
+            child_prefix: format!("{child_prefix}{extend}"),
+        });
+    }
+}
+
 impl<'s, 'p> Renderer<'s, 'p> {
     pub fn new(
         scope: &'s Scope<'p>,
@@ -144,19 +184,6 @@ impl<'s, 'p> Renderer<'s, 'p> {
         let mut shown_elements = 0;
         let mut any_handle = false;
         let mut cut = Vec::new();
-        // (entry, prefix for its line, prefix for its children, connector)
-        enum Item {
-            Line {
-                e: usize,
-                connector: &'static str,
-                prefix: String,
-                child_prefix: String,
-            },
-            More {
-                hidden: usize,
-                prefix: String,
-            },
-        }
         let mut stack = vec![Item::Line {
             e: 0,
             connector: "",
@@ -189,52 +216,47 @@ impl<'s, 'p> Renderer<'s, 'p> {
                         .iter()
                         .map(|&c| self.plan.entries[c].repeat())
                         .sum();
-                    if hidden > 0 && !kept.is_empty() {
-                        stack.push(Item::More {
-                            hidden,
-                            prefix: child_prefix.clone(),
-                        });
-                    }
                     if hidden > 0 {
                         cut.push((e, hidden));
                     }
-                    for (i, &c) in kept.iter().enumerate().rev() {
-                        let last = i + 1 == kept.len() && hidden == 0;
-                        let (connector, extend) = if last {
-                            ("└── ", "    ")
-                        } else {
-                            ("├── ", "│   ")
-                        };
-                        stack.push(Item::Line {
-                            e: c,
-                            connector,
-                            prefix: child_prefix.clone(),
-                            child_prefix: format!("{child_prefix}{extend}"),
-                        });
-                    }
+                    push_children(&mut stack, kept, hidden, &child_prefix);
                 }
             }
         }
-        if k < self.plan.entries.len() {
-            let budget = max_tokens
-                .map(|b| format!(" {b} tokens"))
-                .unwrap_or_default();
-            text.push_str(&format!(
-                "[cut to fit{budget}: {shown_elements} of {} elements shown. Unfold a part with {}, or {} for @N]\n",
-                self.total_elements,
-                Hint::Chunk(Handle::Selector("SEL".into()), false).spell(self.surface),
-                Hint::Chunk(Handle::Id("N".into()), false).spell(self.surface),
-            ));
-        } else if any_handle {
-            text.push_str(&format!(
-                "[@N: node id, unfold with {}]\n",
-                Hint::Chunk(Handle::Id("N".into()), false).spell(self.surface)
-            ));
-        }
+        text.push_str(&self.closing_note(k, shown_elements, any_handle, max_tokens));
         Rendered {
             text,
             shown_elements,
             cut,
+        }
+    }
+
+    /// The line after the tree: how much a cut outline shows and how to
+    /// unfold the rest, or how to unfold an `@N` handle.
+    fn closing_note(
+        &self,
+        k: usize,
+        shown_elements: usize,
+        any_handle: bool,
+        max_tokens: Option<usize>,
+    ) -> String {
+        if k < self.plan.entries.len() {
+            let budget = max_tokens
+                .map(|b| format!(" {b} tokens"))
+                .unwrap_or_default();
+            format!(
+                "[cut to fit{budget}: {shown_elements} of {} elements shown. Unfold a part with {}, or {} for @N]\n",
+                self.total_elements,
+                Hint::Chunk(Handle::Selector("SEL".into()), false).spell(self.surface),
+                Hint::Chunk(Handle::Id("N".into()), false).spell(self.surface),
+            )
+        } else if any_handle {
+            format!(
+                "[@N: node id, unfold with {}]\n",
+                Hint::Chunk(Handle::Id("N".into()), false).spell(self.surface)
+            )
+        } else {
+            String::new()
         }
     }
 

@@ -355,38 +355,7 @@ fn finalize(b: Vec<BNode>, quirks: bool) -> Page {
 /// Finalize and also return, for each new id, the builder index it came from
 /// (a live capture uses it to carry per-node layout over).
 pub(super) fn finalize_with_order(mut b: Vec<BNode>, quirks: bool) -> (Page, Vec<Idx>) {
-    // Preorder walk with an explicit stack. A template's contents follow its own
-    // (normally absent) children.
-    let mut order: Vec<(Idx, Option<u32>, bool)> = Vec::with_capacity(b.len());
-    let mut stack: Vec<(Idx, Option<u32>, bool)> = vec![(0, None, false)];
-    let mut kids: Vec<Idx> = Vec::new();
-    while let Some((n, parent, inert)) = stack.pop() {
-        let new_id = order.len() as u32;
-        order.push((n, parent, inert));
-        kids.clear();
-        let mut c = b[n].first_child;
-        while let Some(ci) = c {
-            kids.push(ci);
-            c = b[ci].next;
-        }
-        let mut content_start = kids.len();
-        if let BData::Element {
-            template_contents: Some(t),
-            ..
-        } = b[n].data
-        {
-            content_start = kids.len();
-            let mut c = b[t].first_child;
-            while let Some(ci) = c {
-                kids.push(ci);
-                c = b[ci].next;
-            }
-        }
-        for (i, &k) in kids.iter().enumerate().rev() {
-            stack.push((k, Some(new_id), inert || i >= content_start));
-        }
-    }
-
+    let order = preorder(&b);
     let mut nodes: Vec<Node> = Vec::with_capacity(order.len());
     for (i, &(old, parent, inert)) in order.iter().enumerate() {
         let data = match std::mem::replace(&mut b[old].data, BData::Fragment) {
@@ -434,6 +403,42 @@ pub(super) fn finalize_with_order(mut b: Vec<BNode>, quirks: bool) -> (Page, Vec
     }
     let old_index = order.iter().map(|&(old, _, _)| old).collect();
     (Page::from_parts(nodes, quirks), old_index)
+}
+
+/// The builder's nodes in preorder, each as (builder index, new id of its
+/// parent, inert), from a walk with an explicit stack. A template's contents
+/// follow its own (normally absent) children, and are inert.
+fn preorder(b: &[BNode]) -> Vec<(Idx, Option<u32>, bool)> {
+    let mut order: Vec<(Idx, Option<u32>, bool)> = Vec::with_capacity(b.len());
+    let mut stack: Vec<(Idx, Option<u32>, bool)> = vec![(0, None, false)];
+    let mut kids: Vec<Idx> = Vec::new();
+    while let Some((n, parent, inert)) = stack.pop() {
+        let new_id = order.len() as u32;
+        order.push((n, parent, inert));
+        kids.clear();
+        let mut c = b[n].first_child;
+        while let Some(ci) = c {
+            kids.push(ci);
+            c = b[ci].next;
+        }
+        let mut content_start = kids.len();
+        if let BData::Element {
+            template_contents: Some(t),
+            ..
+        } = b[n].data
+        {
+            content_start = kids.len();
+            let mut c = b[t].first_child;
+            while let Some(ci) = c {
+                kids.push(ci);
+                c = b[ci].next;
+            }
+        }
+        for (i, &k) in kids.iter().enumerate().rev() {
+            stack.push((k, Some(new_id), inert || i >= content_start));
+        }
+    }
+    order
 }
 
 /// Blink stops nesting at this depth (deeper elements become siblings), and

@@ -2,7 +2,7 @@
 //! serialization algorithm, iteratively.
 
 use super::tags::{is_raw_text, is_void};
-use super::{NodeData, NodeId, Page};
+use super::{ElementData, NodeData, NodeId, Page};
 
 fn escape_text(s: &str, out: &mut String) {
     let mut last = 0;
@@ -108,6 +108,7 @@ impl Page {
                     out.push('>');
                 }
                 NodeData::Text(t) => {
+                    // Script and style text is written as it is, unescaped.
                     let raw = node
                         .parent
                         .and_then(|p| self.element(p))
@@ -119,17 +120,7 @@ impl Page {
                     }
                 }
                 NodeData::Element(e) => {
-                    let name = qualified(&e.name);
-                    out.push('<');
-                    out.push_str(&name);
-                    for a in &e.attrs {
-                        out.push(' ');
-                        out.push_str(&qualified(&a.name));
-                        out.push_str("=\"");
-                        escape_attr(&a.value, out);
-                        out.push('"');
-                    }
-                    out.push('>');
+                    write_start_tag(e, out);
                     if e.is_html() && is_void(e.local_name()) {
                         continue;
                     }
@@ -142,6 +133,20 @@ impl Page {
             }
         }
     }
+}
+
+/// `<name attr="value" …>`, attribute values escaped.
+fn write_start_tag(e: &ElementData, out: &mut String) {
+    out.push('<');
+    out.push_str(&qualified(&e.name));
+    for a in &e.attrs {
+        out.push(' ');
+        out.push_str(&qualified(&a.name));
+        out.push_str("=\"");
+        escape_attr(&a.value, out);
+        out.push('"');
+    }
+    out.push('>');
 }
 
 impl Page {

@@ -284,17 +284,7 @@ fn describe_custom(
             }
         }
         K::EmptySelector => empty_selector(at),
-        K::DanglingCombinator => {
-            let combinator = match at.previous() {
-                Some(c @ ('>' | '+' | '~')) => format!("'{c}'"),
-                _ => "(a space)".into(),
-            };
-            if at.at_end() {
-                format!("expected a selector after combinator {combinator}")
-            } else {
-                format!("expected a selector after combinator {combinator}, found {found}")
-            }
-        }
+        K::DanglingCombinator => dangling_combinator(at),
         K::NonCompoundSelector => {
             "only a compound selector (no combinators) is allowed here".into()
         }
@@ -319,16 +309,7 @@ fn describe_custom(
                 format!("expected a pseudo-class name after ':', found {found}")
             }
         }
-        K::UnsupportedPseudoClassOrElement => match at.pseudo() {
-            Some(p) if p.starts_with("::") => format!(
-                "'{p}' is a pseudo-element: querySelector never matches one; select its element instead"
-            ),
-            Some(p) if at.char() == Some('(') && parses(&p) => {
-                format!("'{p}' takes no argument; drop the parentheses after it")
-            }
-            Some(p) => format!("unknown or unsupported pseudo-class '{p}'"),
-            None => format!("unknown or unsupported pseudo-class at {found}"),
-        },
+        K::UnsupportedPseudoClassOrElement => unsupported_pseudo(at, parses),
         K::UnexpectedIdent => format!("unexpected name {found}"),
         K::ExpectedNamespace => {
             "namespace prefixes ('svg|rect') are not supported: drop the prefix and the '|'".into()
@@ -341,16 +322,53 @@ fn describe_custom(
         K::ExplicitNamespaceUnexpectedToken => {
             format!("expected an element name or '*' after '|', found {found}")
         }
-        K::ClassNeedsIdent => match at.char() {
-            Some(c) if c.is_ascii_digit() => format!(
-                "a class name cannot start with a digit ({found}); use [class~=\"…\"] instead"
-            ),
-            None => "expected a class name after '.'".into(),
-            _ => format!("expected a class name after '.', found {found}"),
-        },
+        K::ClassNeedsIdent => class_needs_name(at),
         // Kinds a newer `selectors` adds.
         #[allow(unreachable_patterns)]
         _ => format!("{found} is not valid here in a CSS selector"),
+    }
+}
+
+/// A combinator (`>`, `+`, `~` or a space) with no selector after it.
+fn dangling_combinator(at: &Context<'_>) -> String {
+    let combinator = match at.previous() {
+        Some(c @ ('>' | '+' | '~')) => format!("'{c}'"),
+        _ => "(a space)".into(),
+    };
+    if at.at_end() {
+        format!("expected a selector after combinator {combinator}")
+    } else {
+        format!(
+            "expected a selector after combinator {combinator}, found {}",
+            at.found()
+        )
+    }
+}
+
+/// A pseudo-class the engine does not know: a pseudo-element, one given an
+/// argument it does not take, or an unknown name.
+fn unsupported_pseudo(at: &Context<'_>, parses: &dyn Fn(&str) -> bool) -> String {
+    match at.pseudo() {
+        Some(p) if p.starts_with("::") => format!(
+            "'{p}' is a pseudo-element: querySelector never matches one; select its element instead"
+        ),
+        Some(p) if at.char() == Some('(') && parses(&p) => {
+            format!("'{p}' takes no argument; drop the parentheses after it")
+        }
+        Some(p) => format!("unknown or unsupported pseudo-class '{p}'"),
+        None => format!("unknown or unsupported pseudo-class at {}", at.found()),
+    }
+}
+
+/// A `.` with no class name after it (or one starting with a digit).
+fn class_needs_name(at: &Context<'_>) -> String {
+    let found = at.found();
+    match at.char() {
+        Some(c) if c.is_ascii_digit() => {
+            format!("a class name cannot start with a digit ({found}); use [class~=\"…\"] instead")
+        }
+        None => "expected a class name after '.'".into(),
+        _ => format!("expected a class name after '.', found {found}"),
     }
 }
 

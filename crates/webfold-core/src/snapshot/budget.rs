@@ -218,6 +218,69 @@ pub fn fit(
     frame: &Frame,
     compaction: Option<&Compaction<'_>>,
 ) -> Budgeted {
+    let (mut ranked, outside_viewport) = rank_candidates(tree, in_viewport, forced, params);
+    let repeated = drop_repeated_links(tree, &mut ranked, params.interactive_only);
+    let considered = ranked.len().min(params.max_elements);
+
+    // Reserve room for the header and closing lines, then fill greedily.
+    let frame_cost: usize = frame
+        .preamble
+        .iter()
+        .chain(&frame.notes)
+        .map(|l| count_line(l, params.encoding))
+        .sum();
+    let reserve = header_reserve(params) + closing_reserve(params);
+    let mut is_ranked = vec![false; tree.lines.len()];
+    for &c in &ranked {
+        is_ranked[c] = true;
+    }
+    let fitter = Fitter {
+        tree,
+        params,
+        frame,
+        compaction,
+        forced,
+        ranked,
+        considered,
+        is_ranked,
+        costs: LineCosts::new(tree, params.encoding),
+        frame_cost,
+        left: Left {
+            outside_viewport,
+            repeated,
+        },
+    };
+
+    let mut limit = params.max_tokens.saturating_sub(reserve);
+    let mut best = fitter.fitted(fitter.fill(limit));
+    // The reserve is for the longest header and notes. Under a small budget
+    // it is most of the budget, so what it did not take goes to more
+    // elements, while that shows more.
+    if reserve > params.max_tokens / 2 {
+        for _ in 0..4 {
+            let slack = params.max_tokens.saturating_sub(best.tokens);
+            if best.truncation.is_none() || slack < 2 {
+                break;
+            }
+            limit += slack;
+            let next = fitter.fitted(fitter.fill(limit));
+            if next.tokens > params.max_tokens || next.shown.len() <= best.shown.len() {
+                break;
+            }
+            best = next;
+        }
+    }
+    best
+}
+
+/// The candidates the view may show, most important first, and how many
+/// `viewport_only` left out.
+fn rank_candidates(
+    tree: &SnapTree,
+    in_viewport: Option<&[bool]>,
+    forced: &[usize],
+    params: &BudgetParams,
+) -> (Vec<usize>, usize) {
     let vp = |i: usize| in_viewport.is_some_and(|v| v.get(i).copied().unwrap_or(false));
     let mut outside_viewport = 0;
     let mut candidates = Vec::new();
@@ -245,86 +308,109 @@ pub fn fit(
             }
         })
         .collect();
-    let mut ranked: Vec<usize> = order_by_priority(&priorities)
+    let ranked = order_by_priority(&priorities)
         .into_iter()
         .map(|k| candidates[k])
         .collect();
-    let repeated = drop_repeated_links(tree, &mut ranked, params.interactive_only);
-    let considered = &ranked[..ranked.len().min(params.max_elements)];
+    (ranked, outside_viewport)
+}
 
-    // Reserve room for the header and closing lines, then fill greedily.
-    let frame_cost: usize = frame
-        .preamble
-        .iter()
-        .chain(&frame.notes)
-        .map(|l| count_line(l, params.encoding))
-        .sum();
-    let reserve = header_reserve(params) + closing_reserve(params);
-    let mut is_ranked = vec![false; tree.lines.len()];
-    for &c in &ranked {
-        is_ranked[c] = true;
+/// Everything one `fit` call works with, so filling a plan and fitting it
+/// can be tried at several limits.
+struct Fitter<'a> {
+    tree: &'a SnapTree,
+    params: &'a BudgetParams,
+    frame: &'a Frame,
+    compaction: Option<&'a Compaction<'a>>,
+    forced: &'a [usize],
+    /// Candidates, most important first.
+    ranked: Vec<usize>,
+    /// How many of `ranked` `max_elements` lets in.
+    considered: usize,
+    is_ranked: Vec<bool>,
+    costs: LineCosts<'a>,
+    /// Tokens of the preamble and notes.
+    frame_cost: usize,
+    left: Left,
+}
+
+/// The tokens live regions may still take.
+struct LiveRoom {
+    cap: usize,
+    used: usize,
+}
+
+impl Fitter<'_> {
+    fn selection(&self, plan: &Plan) -> Selection<'_> {
+        Selection::build(
+            self.tree,
+            &self.costs,
+            plan,
+            self.frame_cost,
+            self.params.interactive_only,
+        )
     }
-    let costs = LineCosts::new(tree, params.encoding);
-    let fill = |limit: usize| -> Plan {
+
+    fn shown_candidates(&self, sel: &Selection<'_>) -> usize {
+        self.ranked.iter().filter(|&&r| sel.shown[r]).count()
+    }
+
+    /// The plan that fills `limit` tokens: elements in priority order (a
+    /// live region with its latest text), then their details.
+    fn fill(&self, limit: usize) -> Plan {
+        let tree = self.tree;
+        let max_elements = self.params.max_elements;
         let mut plan = Plan {
-            forced: forced.to_vec(),
+            forced: self.forced.to_vec(),
             kept: Vec::new(),
             detailed: Vec::new(),
         };
-        let mut sel = Selection::build(tree, &costs, &plan, frame_cost, params.interactive_only);
-        let mut shown_candidates = ranked.iter().filter(|&&r| sel.shown[r]).count();
-        let live_cap = params.max_tokens / LIVE_SHARE;
-        let mut live_used = 0;
+        let mut sel = self.selection(&plan);
+        let mut shown_candidates = self.shown_candidates(&sel);
+        let mut live = LiveRoom {
+            cap: self.params.max_tokens / LIVE_SHARE,
+            used: 0,
+        };
         // Lines printed as a live region's text: their details were its to give.
         let mut is_content = vec![false; tree.lines.len()];
-        for &c in considered {
+        for &c in &self.ranked[..self.considered] {
             // Candidates that come along as ancestors count toward the limit too.
             let new_candidates = std::iter::once(c)
                 .chain(tree.ancestors(c))
                 .take_while(|&a| !sel.shown[a])
-                .filter(|&a| is_ranked[a])
+                .filter(|&a| self.is_ranked[a])
                 .count();
-            if shown_candidates >= params.max_elements {
+            if shown_candidates >= max_elements {
                 break;
             }
-            if shown_candidates + new_candidates > params.max_elements {
+            if shown_candidates + new_candidates > max_elements {
                 continue;
             }
             let delta = sel.element_delta(c);
-            let live = sel.is_live(c);
-            if live && live_used + delta > live_cap {
+            let is_live = sel.is_live(c);
+            if is_live && live.used + delta > live.cap {
                 continue;
             }
             if sel.total() + delta <= limit {
                 sel.add_element(c);
                 plan.kept.push(c);
                 shown_candidates += new_candidates;
-                if live {
-                    live_used += delta;
-                    let mut content = sel.live_content(c);
-                    if tree.lines[c].role == "log" {
-                        content.reverse();
-                    }
-                    // A contiguous run: a message with a hole in it misleads.
+                if is_live {
+                    live.used += delta;
+                    let content = self.live_text(&mut sel, c, limit, &mut live);
                     for k in content {
-                        let d = sel.element_delta(k);
-                        if live_used + d > live_cap || sel.total() + d > limit {
-                            break;
-                        }
-                        sel.add_element(k);
                         plan.kept.push(k);
                         is_content[k] = true;
-                        live_used += d;
                     }
                     // Candidates printed as its text are kept like any ancestor.
-                    shown_candidates = ranked.iter().filter(|&&r| sel.shown[r]).count();
+                    shown_candidates = self.shown_candidates(&sel);
                 }
             } else if limit.saturating_sub(sel.total()) < 4 {
                 break;
             }
         }
         for &c in &plan.kept {
-            if !is_ranked[c] || is_content[c] || sel.is_live(c) || !sel.has_details(c) {
+            if !self.is_ranked[c] || is_content[c] || sel.is_live(c) || !sel.has_details(c) {
                 continue;
             }
             if sel.total() + sel.details_delta(c) <= limit {
@@ -333,60 +419,54 @@ pub fn fit(
             }
         }
         plan
-    };
+    }
 
-    // Render, count the whole, and give back details, then elements, until it fits.
-    let fitted = |mut plan: Plan| -> Budgeted {
-        let mut sel = Selection::build(tree, &costs, &plan, frame_cost, params.interactive_only);
+    /// Show live region `c`'s text, newest first for a log, as far as the
+    /// live share and `limit` allow; returns the lines shown.
+    fn live_text(
+        &self,
+        sel: &mut Selection<'_>,
+        c: usize,
+        limit: usize,
+        live: &mut LiveRoom,
+    ) -> Vec<usize> {
+        let mut content = sel.live_content(c);
+        if self.tree.lines[c].role == "log" {
+            content.reverse();
+        }
+        let mut shown = Vec::new();
+        // A contiguous run: a message with a hole in it misleads.
+        for k in content {
+            let d = sel.element_delta(k);
+            if live.used + d > live.cap || sel.total() + d > limit {
+                break;
+            }
+            sel.add_element(k);
+            shown.push(k);
+            live.used += d;
+        }
+        shown
+    }
+
+    /// Render, count the whole, and give back details, then elements, until it fits.
+    fn fitted(&self, mut plan: Plan) -> Budgeted {
+        let mut sel = self.selection(&plan);
         loop {
-            let out = finish(
-                tree,
-                &sel,
-                &ranked,
-                considered.len(),
-                Left {
-                    outside_viewport,
-                    repeated,
-                },
-                params,
-                frame,
-                compaction,
-            );
-            if out.tokens <= params.max_tokens {
+            let out = self.finish(&sel);
+            if out.tokens <= self.params.max_tokens {
                 return out;
             }
             if plan.detailed.pop().is_none() && plan.kept.pop().is_none() {
                 if plan.forced.is_empty() {
                     // The frame alone is over budget.
-                    return header_only(out, params);
+                    return header_only(out, self.params);
                 }
                 // The one-line summaries alone do not fit: print none of them.
                 plan.forced.clear();
             }
-            sel = Selection::build(tree, &costs, &plan, frame_cost, params.interactive_only);
-        }
-    };
-
-    let mut limit = params.max_tokens.saturating_sub(reserve);
-    let mut best = fitted(fill(limit));
-    // The reserve is for the longest header and notes. Under a small budget
-    // it is most of the budget, so what it did not take goes to more
-    // elements, while that shows more.
-    if reserve > params.max_tokens / 2 {
-        for _ in 0..4 {
-            let slack = params.max_tokens.saturating_sub(best.tokens);
-            if best.truncation.is_none() || slack < 2 {
-                break;
-            }
-            limit += slack;
-            let next = fitted(fill(limit));
-            if next.tokens > params.max_tokens || next.shown.len() <= best.shown.len() {
-                break;
-            }
-            best = next;
+            sel = self.selection(&plan);
         }
     }
-    best
 }
 
 /// Remove from `ranked` the links that repeat a higher-ranked link's name
@@ -734,123 +814,133 @@ impl<'a> Selection<'a> {
     }
 }
 
-#[allow(clippy::too_many_arguments)]
-fn finish(
-    tree: &SnapTree,
-    sel: &Selection<'_>,
-    ranked: &[usize],
-    considered: usize,
-    left: Left,
-    params: &BudgetParams,
-    frame: &Frame,
-    compaction: Option<&Compaction<'_>>,
-) -> Budgeted {
-    let Left {
-        outside_viewport,
-        repeated,
-    } = left;
-    // Candidates printed as ancestors of kept ones count as kept: they are there, with refs.
-    let total = ranked.len();
-    let shown_count = ranked.iter().filter(|&&c| sel.shown[c]).count();
-    let truncation = if shown_count == total {
-        None
-    } else if ranked[..considered].iter().any(|&c| !sel.shown[c]) {
-        Some(Truncation::TokenBudget)
-    } else {
-        Some(Truncation::ElementLimit)
-    };
-    let mut body = String::new();
-    let mut shown = Vec::new();
-    for (i, line) in tree.lines.iter().enumerate() {
-        if sel.shown[i] {
-            push_line(&mut body, line, sel.shown_children[i] > 0);
-            body.push('\n');
-            shown.push(i);
-        }
-    }
-    let mut tail = String::new();
-    let mut cut_groups = Vec::new();
-    if truncation.is_some() {
-        let cut: Vec<usize> = ranked.iter().copied().filter(|&c| !sel.shown[c]).collect();
-        cut_groups = match compaction {
-            Some(c) => {
-                let cut: Vec<usize> = cut.iter().map(|&k| c.source[k]).collect();
-                group_cut(c.origin, &cut)
-            }
-            None => group_cut(tree, &cut),
+impl Fitter<'_> {
+    /// The view of the lines `sel` shows: the header (when something was
+    /// cut), the preamble, the lines, the closing notes.
+    fn finish(&self, sel: &Selection<'_>) -> Budgeted {
+        let Left {
+            outside_viewport,
+            repeated,
+        } = self.left;
+        let ranked = &self.ranked;
+        // Candidates printed as ancestors of kept ones count as kept: they are there, with refs.
+        let total = ranked.len();
+        let shown_count = self.shown_candidates(sel);
+        let truncation = if shown_count == total {
+            None
+        } else if ranked[..self.considered].iter().any(|&c| !sel.shown[c]) {
+            Some(Truncation::TokenBudget)
+        } else {
+            Some(Truncation::ElementLimit)
         };
-        tail.push_str(&closing_line(cut.len(), &cut_groups, params.surface));
-        tail.push('\n');
-    }
-    let bare = ranked
-        .iter()
-        .filter(|&&k| sel.shown[k] && sel.missing_details(k))
-        .count();
-    if bare > 0 {
-        tail.push_str(&details_note(bare, params.surface));
-        tail.push('\n');
-    }
-    if repeated > 0 {
-        tail.push_str(&repeated_note(repeated, params.surface));
-        tail.push('\n');
-    }
-    if let Some(c) = compaction
-        && shown
-            .iter()
-            .any(|&i| c.shortened.get(i).copied().unwrap_or(false))
-    {
-        tail.push_str(&shortened_note(params.surface));
-        tail.push('\n');
-    }
-    if outside_viewport > 0 {
-        tail.push_str(&format!(
-            "# {outside_viewport} more elements are outside the viewport: {} includes them\n",
-            Hint::Switch(Switch::ViewportOnly, false).spell(params.surface)
-        ));
-    }
-    for note in &frame.notes {
-        tail.push_str(note);
-        tail.push('\n');
-    }
-    let mut pre = String::new();
-    for line in &frame.preamble {
-        pre.push_str(line);
-        pre.push('\n');
-    }
-    let mut rest = pre;
-    rest.push_str(&body);
-    rest.push_str(&tail);
-    while rest.ends_with('\n') {
-        rest.pop();
-    }
-    // Pre-tokenization never joins text across a line break (the break ends
-    // the previous line's last piece), so header and rest count apart.
-    let rest_tokens = tokens::count(&rest, params.encoding);
-    let (text, count) = match truncation {
-        None => (rest, rest_tokens),
-        Some(tr) => {
-            let header = |t: usize| {
-                format!(
-                    "# Elements: {shown_count} of {total} (truncated: {})\n# Tokens: ~{t}\n",
-                    tr.header_words()
-                )
-            };
-            let t = header_fixpoint(&header, rest_tokens, params.encoding);
-            let mut text = header(t);
-            text.push_str(&rest);
-            (text, t)
+        let mut body = String::new();
+        let mut shown = Vec::new();
+        for (i, line) in self.tree.lines.iter().enumerate() {
+            if sel.shown[i] {
+                push_line(&mut body, line, sel.shown_children[i] > 0);
+                body.push('\n');
+                shown.push(i);
+            }
         }
-    };
-    Budgeted {
-        text,
-        tokens: count,
-        total,
-        kept: shown_count,
-        truncation,
-        outside_viewport,
-        cut_groups,
-        repeated,
-        shown,
+        let (tail, cut_groups) = self.closing(sel, truncation.is_some(), &shown);
+        let mut rest = String::new();
+        for line in &self.frame.preamble {
+            rest.push_str(line);
+            rest.push('\n');
+        }
+        rest.push_str(&body);
+        rest.push_str(&tail);
+        while rest.ends_with('\n') {
+            rest.pop();
+        }
+        // Pre-tokenization never joins text across a line break (the break ends
+        // the previous line's last piece), so header and rest count apart.
+        let rest_tokens = tokens::count(&rest, self.params.encoding);
+        let (text, count) = match truncation {
+            None => (rest, rest_tokens),
+            Some(tr) => {
+                let header = |t: usize| {
+                    format!(
+                        "# Elements: {shown_count} of {total} (truncated: {})\n# Tokens: ~{t}\n",
+                        tr.header_words()
+                    )
+                };
+                let t = header_fixpoint(&header, rest_tokens, self.params.encoding);
+                let mut text = header(t);
+                text.push_str(&rest);
+                (text, t)
+            }
+        };
+        Budgeted {
+            text,
+            tokens: count,
+            total,
+            kept: shown_count,
+            truncation,
+            outside_viewport,
+            cut_groups,
+            repeated,
+            shown,
+        }
+    }
+
+    /// The closing lines after the tree: where the cut elements are (when
+    /// `truncated`), then one note for each kind of thing left out or
+    /// shortened, then the frame's notes. Also the groups of cut elements.
+    fn closing(
+        &self,
+        sel: &Selection<'_>,
+        truncated: bool,
+        shown: &[usize],
+    ) -> (String, Vec<CutGroup>) {
+        let surface = self.params.surface;
+        let ranked = &self.ranked;
+        let mut tail = String::new();
+        let mut cut_groups = Vec::new();
+        if truncated {
+            let cut: Vec<usize> = ranked.iter().copied().filter(|&c| !sel.shown[c]).collect();
+            cut_groups = match self.compaction {
+                Some(c) => {
+                    let cut: Vec<usize> = cut.iter().map(|&k| c.source[k]).collect();
+                    group_cut(c.origin, &cut)
+                }
+                None => group_cut(self.tree, &cut),
+            };
+            tail.push_str(&closing_line(cut.len(), &cut_groups, surface));
+            tail.push('\n');
+        }
+        let bare = ranked
+            .iter()
+            .filter(|&&k| sel.shown[k] && sel.missing_details(k))
+            .count();
+        if bare > 0 {
+            tail.push_str(&details_note(bare, surface));
+            tail.push('\n');
+        }
+        if self.left.repeated > 0 {
+            tail.push_str(&repeated_note(self.left.repeated, surface));
+            tail.push('\n');
+        }
+        if let Some(c) = self.compaction
+            && shown
+                .iter()
+                .any(|&i| c.shortened.get(i).copied().unwrap_or(false))
+        {
+            tail.push_str(&shortened_note(surface));
+            tail.push('\n');
+        }
+        let outside_viewport = self.left.outside_viewport;
+        if outside_viewport > 0 {
+            tail.push_str(&format!(
+                "# {outside_viewport} more elements are outside the viewport: {} includes them\n",
+                Hint::Switch(Switch::ViewportOnly, false).spell(surface)
+            ));
+        }
+        for note in &self.frame.notes {
+            tail.push_str(note);
+            tail.push('\n');
+        }
+        (tail, cut_groups)
     }
 }
 

@@ -35,93 +35,144 @@ pub const CHANGED: &str = " changed";
 
 /// The changes from `old` to `new` as a tree of marked lines plus context.
 pub fn diff(old: &SnapTree, new: &SnapTree) -> (SnapTree, DiffStats) {
-    let old_ids = identities(old);
-    let new_ids = identities(new);
-    let old_content = content_hashes(old);
-    let new_content = content_hashes(new);
-    let old_by_id: HashMap<u64, usize> = old_ids
-        .iter()
-        .enumerate()
-        .filter_map(|(i, id)| id.map(|id| (id, i)))
-        .collect();
-    let new_by_id: HashMap<u64, usize> = new_ids
-        .iter()
-        .enumerate()
-        .filter_map(|(i, id)| id.map(|id| (id, i)))
-        .collect();
-
-    let n = new.lines.len();
+    let old = Side::new(old);
+    let new = Side::new(new);
     let mut stats = DiffStats::default();
+    let mut marks = mark_added_and_changed(&old, &new, &mut stats);
+    let removed = place_removed(&old, &new, &mut marks.show, &mut stats);
+    let out = emit(old.tree, new.tree, &marks, &removed);
+    (
+        SnapTree::from_lines(Vec::new(), split_inline_values(out), Vec::new()),
+        stats,
+    )
+}
+
+/// One of the two snapshots, with each element's identity and content hash.
+struct Side<'t> {
+    tree: &'t SnapTree,
+    ids: Vec<Option<u64>>,
+    content: Vec<u64>,
+    by_id: HashMap<u64, usize>,
+}
+
+impl<'t> Side<'t> {
+    fn new(tree: &'t SnapTree) -> Side<'t> {
+        let ids = identities(tree);
+        let by_id = ids
+            .iter()
+            .enumerate()
+            .filter_map(|(i, id)| id.map(|id| (id, i)))
+            .collect();
+        Side {
+            tree,
+            content: content_hashes(tree),
+            ids,
+            by_id,
+        }
+    }
+}
+
+/// Per line of the new tree: whether it is printed, and its mark.
+struct Marks {
+    show: Vec<bool>,
+    mark: Vec<Option<&'static str>>,
+}
+
+/// Mark the new elements (the top of each added subtree, printed whole) and
+/// the changed ones (printed with their text), with their ancestor paths.
+fn mark_added_and_changed(old: &Side<'_>, new: &Side<'_>, stats: &mut DiffStats) -> Marks {
+    let tree = new.tree;
+    let n = tree.lines.len();
     let mut show = vec![false; n];
     let mut mark: Vec<Option<&'static str>> = vec![None; n];
     let mut added = vec![false; n];
     for i in 0..n {
-        let Some(id) = new_ids[i] else { continue };
-        let parent_added = new.lines[i].parent.is_some_and(|p| added[p]);
-        match old_by_id.get(&id) {
+        let Some(id) = new.ids[i] else { continue };
+        let parent_added = tree.lines[i].parent.is_some_and(|p| added[p]);
+        match old.by_id.get(&id) {
             None => {
                 added[i] = true;
                 if !parent_added {
                     stats.added += 1;
                     mark[i] = Some(ADDED);
-                    show[i..new.lines[i].subtree_end].fill(true);
-                    show_ancestors(new, i, &mut show);
+                    show[i..tree.lines[i].subtree_end].fill(true);
+                    show_ancestors(tree, i, &mut show);
                 }
             }
-            Some(&o) if !parent_added && old_content[o] != new_content[i] => {
+            Some(&o) if !parent_added && old.content[o] != new.content[i] => {
                 stats.changed += 1;
                 mark[i] = Some(CHANGED);
                 show[i] = true;
-                for k in new.children(i).filter(|&k| !new.lines[k].is_element()) {
+                for k in tree.children(i).filter(|&k| !tree.lines[k].is_element()) {
                     show[k] = true;
                 }
-                show_ancestors(new, i, &mut show);
+                show_ancestors(tree, i, &mut show);
             }
             Some(_) => {}
         }
     }
+    Marks { show, mark }
+}
 
-    // Removed: top-most old elements whose id is gone, placed under the new
-    // counterpart of their old parent, after their nearest surviving old sibling.
-    let mut removed_first: HashMap<Option<usize>, Vec<usize>> = HashMap::new();
-    let mut removed_after: HashMap<usize, Vec<usize>> = HashMap::new();
-    let mut old_removed = vec![false; old.lines.len()];
+/// Where removed old lines go in the new tree.
+#[derive(Default)]
+struct Removed {
+    /// First under a new parent (`None`: the top level).
+    first: HashMap<Option<usize>, Vec<usize>>,
+    /// After the subtree of a new line, their nearest surviving old sibling.
+    after: HashMap<usize, Vec<usize>>,
+}
+
+/// Removed: top-most old elements whose id is gone, placed under the new
+/// counterpart of their old parent, after their nearest surviving old sibling.
+fn place_removed(
+    old: &Side<'_>,
+    new: &Side<'_>,
+    show: &mut [bool],
+    stats: &mut DiffStats,
+) -> Removed {
+    let lines = &old.tree.lines;
+    let mut removed = Removed::default();
+    let mut old_removed = vec![false; lines.len()];
     // Per old parent (index + 1; 0 for the top level): the new counterpart of
     // the last surviving child seen so far. Preorder visits siblings in order.
-    let mut last_survivor: Vec<Option<usize>> = vec![None; old.lines.len() + 1];
-    for o in 0..old.lines.len() {
-        let Some(id) = old_ids[o] else { continue };
-        let slot = old.lines[o].parent.map_or(0, |p| p + 1);
-        if let Some(&ni) = new_by_id.get(&id) {
+    let mut last_survivor: Vec<Option<usize>> = vec![None; lines.len() + 1];
+    for o in 0..lines.len() {
+        let Some(id) = old.ids[o] else { continue };
+        let slot = lines[o].parent.map_or(0, |p| p + 1);
+        if let Some(&ni) = new.by_id.get(&id) {
             last_survivor[slot] = Some(ni);
             continue;
         }
         old_removed[o] = true;
-        if old.lines[o].parent.is_some_and(|p| old_removed[p]) {
+        if lines[o].parent.is_some_and(|p| old_removed[p]) {
             continue;
         }
         // The old parent must survive for the line to have a place.
-        let new_parent = match old.lines[o].parent {
+        let new_parent = match lines[o].parent {
             None => None,
-            Some(p) => match old_ids[p].and_then(|id| new_by_id.get(&id).copied()) {
+            Some(p) => match old.ids[p].and_then(|id| new.by_id.get(&id).copied()) {
                 Some(np) => Some(np),
                 None => continue,
             },
         };
         stats.removed += 1;
         match last_survivor[slot] {
-            Some(ns) if new.lines[ns].parent == new_parent => {
-                removed_after.entry(ns).or_default().push(o)
+            Some(ns) if new.tree.lines[ns].parent == new_parent => {
+                removed.after.entry(ns).or_default().push(o)
             }
-            _ => removed_first.entry(new_parent).or_default().push(o),
+            _ => removed.first.entry(new_parent).or_default().push(o),
         }
         if let Some(np) = new_parent {
             show[np] = true;
-            show_ancestors(new, np, &mut show);
+            show_ancestors(new.tree, np, show);
         }
     }
+    removed
+}
 
-    // Emit in new-tree order, slotting removed lines in.
+/// The diff's lines in new-tree order, with the removed lines slotted in.
+fn emit(old: &SnapTree, new: &SnapTree, marks: &Marks, removed: &Removed) -> Vec<Line> {
     let mut out: Vec<Line> = Vec::new();
     let removed_line = |o: usize, depth: usize| {
         let mut l = old.lines[o].clone();
@@ -129,26 +180,25 @@ pub fn diff(old: &SnapTree, new: &SnapTree) -> (SnapTree, DiffStats) {
         l.comment = Some(REMOVED.to_string());
         l
     };
-    if let Some(list) = removed_first.get(&None) {
+    if let Some(list) = removed.first.get(&None) {
         out.extend(list.iter().map(|&o| removed_line(o, 0)));
     }
     let mut pending: Vec<(usize, usize, usize)> = Vec::new(); // (end, depth, old line)
-    for i in 0..n {
+    for (i, line) in new.lines.iter().enumerate() {
         while pending.last().is_some_and(|&(end, _, _)| end <= i) {
             if let Some((_, depth, o)) = pending.pop() {
                 out.push(removed_line(o, depth));
             }
         }
-        let line = &new.lines[i];
-        if show[i] {
+        if marks.show[i] {
             let mut l = line.clone();
-            l.comment = mark[i].map(str::to_string);
+            l.comment = marks.mark[i].map(str::to_string);
             out.push(l);
-            if let Some(list) = removed_first.get(&Some(i)) {
+            if let Some(list) = removed.first.get(&Some(i)) {
                 out.extend(list.iter().map(|&o| removed_line(o, line.depth + 1)));
             }
         }
-        if let Some(list) = removed_after.get(&i) {
+        if let Some(list) = removed.after.get(&i) {
             for &o in list.iter().rev() {
                 pending.push((line.subtree_end, line.depth, o));
             }
@@ -157,10 +207,7 @@ pub fn diff(old: &SnapTree, new: &SnapTree) -> (SnapTree, DiffStats) {
     while let Some((_, depth, o)) = pending.pop() {
         out.push(removed_line(o, depth));
     }
-    (
-        SnapTree::from_lines(Vec::new(), split_inline_values(out), Vec::new()),
-        stats,
-    )
+    out
 }
 
 /// A line printed with an inline value cannot have children; if the diff

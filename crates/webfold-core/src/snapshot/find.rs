@@ -164,6 +164,66 @@ pub fn find_in_tree(
     query: &Query,
     options: &FindOptions,
 ) -> Result<FindResult, Error> {
+    let hits = matching_elements(tree, query);
+    let total = hits.len();
+    let header = format!(
+        "# {total} match{} for {query_text:?}",
+        if total == 1 { "" } else { "es" }
+    );
+    let mut list = match_blocks(
+        tree,
+        &hits,
+        tokens::count(&header, options.encoding),
+        options,
+    );
+    // Assemble, and give back matches should the whole count exceed the budget.
+    let (text, tokens) = loop {
+        let mut text = header.clone();
+        for (_, b) in &list.blocks {
+            text.push_str(b);
+        }
+        let left = total - list.blocks.len() - list.skipped;
+        if left > 0 {
+            // Name the limit that stopped the list, not always the budget.
+            let limit = if list.match_limit && list.blocks.len() >= options.max_matches {
+                Limit::MaxMatches
+            } else {
+                Limit::MaxTokens
+            };
+            text.push_str(&format!(
+                "\n# {left} more not shown: narrow the query, or raise {}",
+                Hint::Raise(limit, None).spell(options.surface)
+            ));
+        }
+        let n = tokens::count(&text, options.encoding);
+        if n <= options.max_tokens {
+            break (text, n);
+        }
+        if list.blocks.pop().is_none() {
+            return Err(Error::BudgetTooSmall {
+                what: "the list of matches".into(),
+                needed: n,
+                max_tokens: options.max_tokens,
+                advice: format!(
+                    "raise {}",
+                    Hint::Raise(Limit::MaxTokens, Some(n)).spell(options.surface)
+                ),
+            });
+        }
+    };
+    let matches = list.blocks.into_iter().map(|(m, _)| m).collect();
+    Ok(FindResult {
+        query: query_text.to_string(),
+        total,
+        matches,
+        text,
+        tokens,
+    })
+}
+
+/// The elements matching `query`, in document order: by their name or
+/// value, or by a text or prop line of theirs.
+fn matching_elements(tree: &SnapTree, query: &Query) -> Vec<usize> {
     let mut hits: Vec<usize> = Vec::new();
     let mut seen = vec![false; tree.lines.len()];
     for (i, l) in tree.lines.iter().enumerate() {
@@ -192,24 +252,40 @@ pub fn find_in_tree(
     }
     // A text child can report its parent after a deeper hit: back to document order.
     hits.sort_unstable();
-    let total = hits.len();
-    let header = format!(
-        "# {total} match{} for {query_text:?}",
-        if total == 1 { "" } else { "es" }
-    );
-    let mut used = tokens::count(&header, options.encoding);
-    let mut blocks: Vec<(FindMatch, String)> = Vec::new();
+    hits
+}
+
+/// The matches printed, each with its block of text.
+struct MatchList {
+    blocks: Vec<(FindMatch, String)>,
+    /// Matches inside an earlier match's lines: printed already.
+    skipped: usize,
+    /// `max_matches` stopped the list.
+    match_limit: bool,
+}
+
+/// A block per match while `max_matches` and the budget (after `used`
+/// tokens and room for the closing note) allow.
+fn match_blocks(
+    tree: &SnapTree,
+    hits: &[usize],
+    mut used: usize,
+    options: &FindOptions,
+) -> MatchList {
+    let mut list = MatchList {
+        blocks: Vec::new(),
+        skipped: 0,
+        match_limit: false,
+    };
     // Lines already printed: a match inside an earlier match's lines adds nothing.
     let mut printed_until: Option<(usize, usize)> = None;
-    let mut skipped = 0;
-    let mut match_limit = false;
-    for &h in hits.iter() {
-        if blocks.len() >= options.max_matches {
-            match_limit = true;
+    for &h in hits {
+        if list.blocks.len() >= options.max_matches {
+            list.match_limit = true;
             break;
         }
         if printed_until.is_some_and(|(start, end)| h > start && h < end) {
-            skipped += 1;
+            list.skipped += 1;
             continue;
         }
         let m = describe(tree, h, options.lines_per_match, options.surface);
@@ -230,51 +306,9 @@ pub fn find_in_tree(
             h,
             h + m.lines.iter().filter(|l| !l.starts_with('#')).count(),
         ));
-        blocks.push((m, block));
+        list.blocks.push((m, block));
     }
-    // Assemble, and give back matches should the whole count exceed the budget.
-    let (text, tokens) = loop {
-        let mut text = header.clone();
-        for (_, b) in &blocks {
-            text.push_str(b);
-        }
-        let left = total - blocks.len() - skipped;
-        if left > 0 {
-            // Name the limit that stopped the list, not always the budget.
-            let limit = if match_limit && blocks.len() >= options.max_matches {
-                Limit::MaxMatches
-            } else {
-                Limit::MaxTokens
-            };
-            text.push_str(&format!(
-                "\n# {left} more not shown: narrow the query, or raise {}",
-                Hint::Raise(limit, None).spell(options.surface)
-            ));
-        }
-        let n = tokens::count(&text, options.encoding);
-        if n <= options.max_tokens {
-            break (text, n);
-        }
-        if blocks.pop().is_none() {
-            return Err(Error::BudgetTooSmall {
-                what: "the list of matches".into(),
-                needed: n,
-                max_tokens: options.max_tokens,
-                advice: format!(
-                    "raise {}",
-                    Hint::Raise(Limit::MaxTokens, Some(n)).spell(options.surface)
-                ),
-            });
-        }
-    };
-    let matches = blocks.into_iter().map(|(m, _)| m).collect();
-    Ok(FindResult {
-        query: query_text.to_string(),
-        total,
-        matches,
-        text,
-        tokens,
-    })
+    list
 }
 
 fn describe(tree: &SnapTree, i: usize, max_lines: usize, surface: Surface) -> FindMatch {

@@ -192,6 +192,26 @@ pub struct Snapshot {
     pub title: Option<String>,
 }
 
+impl Snapshot {
+    /// A full view of nothing: each view sets the fields it has.
+    fn empty() -> Snapshot {
+        Snapshot {
+            text: String::new(),
+            tokens: 0,
+            kind: ViewKind::Full,
+            total_elements: 0,
+            kept_elements: 0,
+            truncation: None,
+            cut_groups: Vec::new(),
+            repeated_links: 0,
+            unchanged: Vec::new(),
+            diff: None,
+            url: None,
+            title: None,
+        }
+    }
+}
+
 /// The page's full tree as parsed lines, with the DOM facts behind each line.
 #[derive(Clone, Debug)]
 pub struct Prepared {
@@ -344,12 +364,7 @@ fn view(
 ) -> Result<Snapshot, Error> {
     let opts = options.clamped();
     if opts.viewport_only && !page.has_layout() {
-        let name = crate::contract::parse::option_name("viewport_only", opts.surface);
-        return Err(Error::InvalidOption(format!(
-            "{name} needs a live page: static HTML has no viewport. Snapshot a live browser page, or leave out {name} (and snapshot a part of the page with {} or {})",
-            crate::contract::parse::option_name("selector", opts.surface),
-            crate::contract::parse::option_name("ref", opts.surface),
-        )));
+        return Err(viewport_needs_live_page(opts.surface));
     }
     let title = page.title();
     let scoped = *scope != Scope::Page;
@@ -363,191 +378,61 @@ fn view(
         other => other,
     };
     let (prepared, identities) = prepare(page, opts.mode, url, sess)?;
-    let mode_name = mode_name(opts.mode);
-
     // Session bookkeeping first, so breadcrumbs include this page.
-    let mut preamble = Vec::new();
-    let mut previous_same_url = None;
-    let mut previous_same_site = None;
-    if let Some(s) = session {
-        if !scoped {
-            previous_same_url = s.previous_of(url, mode_name).cloned();
-            previous_same_site = s
-                .previous_same_site(url)
-                .filter(|p| p.mode == mode_name)
-                .cloned();
-            s.record_navigation(url, title.as_deref());
-            s.previous = Some(session::PreviousSnapshot {
-                url: url.to_string(),
-                mode: mode_name.to_string(),
-                yaml: prepared.tree.render(),
-                markup: markup_hash(page),
-                refs: identities,
-                nav: dedup::nav_pattern(&prepared.tree),
-                chrome_refs: session::chrome_refs(&prepared.tree),
-            });
-        }
-        if opts.include_history
-            && let Some(b) = s.breadcrumbs()
-        {
-            preamble.push(b);
-        }
-    }
-
-    let (tree, nodes_vp) = match scope {
-        Scope::Page => (prepared.tree, prepared.in_viewport),
-        Scope::Ref(r) => {
-            let Some(line) = prepared.tree.find_ref(r) else {
-                return Err(Error::UnknownRef(r.clone()));
-            };
-            subtree_forest(&prepared, &[line])
-        }
-        Scope::Selector(sel) => {
-            let target = page.query(sel)?;
-            let roots = lines_under(&prepared, page, target);
-            if roots.is_empty() {
-                return Err(Error::InvalidOption(format!(
-                    "'{sel}' matches an element with nothing in the accessibility tree (hidden or presentational): try a parent, or {} for its HTML",
-                    Hint::Chunk(Handle::Selector(sel.clone()), false).spell(opts.surface)
-                )));
-            }
-            subtree_forest(&prepared, &roots)
-        }
-    };
+    let mut history = session
+        .map(|s| History::record(s, page, url, &opts, scoped, &prepared, identities))
+        .unwrap_or_default();
+    let (tree, nodes_vp) = scoped_tree(page, scope, prepared, opts.surface)?;
 
     let base = Snapshot {
-        text: String::new(),
-        tokens: 0,
-        kind: ViewKind::Full,
-        total_elements: 0,
-        kept_elements: 0,
-        truncation: None,
-        cut_groups: Vec::new(),
-        repeated_links: 0,
-        unchanged: Vec::new(),
-        diff: None,
         url: Some(url.to_string()),
-        title: title.clone(),
+        title,
+        ..Snapshot::empty()
     };
-    let count_elements = |t: &SnapTree| {
-        t.lines
-            .iter()
-            .filter(|l| budget::is_candidate(l, opts.interactive_only && !opts.full_snapshot))
-            .count()
-    };
-
     if opts.full_snapshot {
-        let mut text = preamble.join("\n");
-        if !text.is_empty() && !tree.is_empty() {
-            text.push('\n');
-        }
-        text.push_str(&tree.render());
-        let n = count_elements(&tree);
-        return Ok(Snapshot {
-            tokens: tokens::count(&text, opts.encoding),
-            text,
-            total_elements: n,
-            kept_elements: n,
-            ..base
-        });
-    }
-
-    let params = budget::BudgetParams {
-        interactive_only: opts.interactive_only,
-        viewport_only: opts.viewport_only,
-        max_elements: opts.max_elements,
-        max_tokens: opts.max_tokens,
-        encoding: opts.encoding,
-        surface: opts.surface,
-    };
-    let mut notes = Vec::new();
-    if opts.interactive_only {
-        notes.push(format!(
-            "# Interactive elements only; all roles ({}) add text and structure",
-            Hint::Switch(Switch::InteractiveOnly, false).spell(opts.surface)
-        ));
+        return Ok(full_view(&tree, &history.preamble, &opts, base));
     }
 
     // Fewer tokens for the same facts (see `compact`); refs and lines stay parseable.
     let urls = compact::PageUrls::new(url, page.base_href());
-
     // A repeated snapshot of the same URL: only what changed, when that is
     // shorter than the view itself.
     let mut diff_view = None;
     if opts.diff
-        && let Some(prev) = &previous_same_url
+        && let Some(prev) = &history.previous_same_url
         && let Ok(old) = parse::parse(&prev.yaml)
     {
-        let (changes, stats) = diff::diff(&old, &tree);
-        let mut text = preamble.join("\n");
-        if !text.is_empty() {
-            text.push('\n');
-        }
-        let whole = Hint::Switch(Switch::Diff, false).spell(opts.surface);
-        if stats.is_empty() {
-            text.push_str(&format!(
-                "# No changes since the last snapshot of this page ({whole} prints it whole)"
-            ));
-        } else {
-            text.push_str(&format!(
-                "# Changes since the last snapshot of this page: {} added, {} removed, {} changed ({whole} prints it whole)\n",
-                stats.added, stats.removed, stats.changed
-            ));
-            // The same line forms as the view, every changed line and its path kept.
-            let c = compact::compact(&changes, &urls, false);
-            text.push_str(&c.tree.render());
-            if c.shortened.contains(&true) {
-                text.push('\n');
-                text.push_str(&budget::shortened_note(opts.surface));
-            }
-        }
-        let t = tokens::count(&text, opts.encoding);
-        preamble.push(format!(
-            "# {} added, {} removed, {} changed since the last snapshot of this page; the whole view is shorter than the list",
-            stats.added, stats.removed, stats.changed
+        diff_view = Some(changes_view(
+            &old,
+            &tree,
+            &mut history.preamble,
+            &urls,
+            &opts,
+            &base,
         ));
-        diff_view = Some(Snapshot {
-            text,
-            tokens: t,
-            kind: ViewKind::Diff,
-            diff: Some(stats),
-            ..base.clone()
-        });
     }
-
-    // Another page of the same site: unchanged chrome becomes one line each.
-    let (tree, in_viewport, forced, unchanged) = match &previous_same_site {
-        Some(prev) if !scoped => {
-            let c = dedup::collapse(&tree, &prev.nav);
-            let vp: Vec<bool> = c
-                .source
-                .iter()
-                .map(|&s| nodes_vp.get(s).copied().unwrap_or(false))
-                .collect();
-            let unchanged = c
-                .markers
-                .iter()
-                .filter_map(|&m| c.tree.lines[m].aria_ref.clone())
-                .collect();
-            (c.tree, vp, c.markers, unchanged)
-        }
-        _ => (tree, nodes_vp, Vec::new(), Vec::new()),
+    let chrome = match &history.previous_same_site {
+        Some(prev) if !scoped => collapse_chrome(tree, nodes_vp, prev),
+        _ => Chrome {
+            tree,
+            in_viewport: nodes_vp,
+            forced: Vec::new(),
+            unchanged: Vec::new(),
+        },
     };
+    let b = budgeted_view(page, chrome.tree_view(), &urls, &opts, history.preamble);
+    shorter_view(b, diff_view, chrome.unchanged, &opts, base)
+}
 
-    let c = compact::compact(&tree, &urls, opts.interactive_only);
-    let in_viewport: Vec<bool> = c.source.iter().map(|&s| in_viewport[s]).collect();
-    let forced: Vec<usize> = (0..c.source.len())
-        .filter(|&k| forced.contains(&c.source[k]))
-        .collect();
-    let compaction = budget::Compaction {
-        origin: &tree,
-        source: &c.source,
-        shortened: &c.shortened,
-    };
-
-    let frame = budget::Frame { preamble, notes };
-    let vp = page.has_layout().then_some(in_viewport.as_slice());
-    let b = budget::fit(&c.tree, vp, &forced, &params, &frame, Some(&compaction));
+/// The budgeted view `b`, or the diff view when that is shorter and fits;
+/// an error when not even `b`'s header fits the budget.
+fn shorter_view(
+    b: budget::Budgeted,
+    diff_view: Option<Snapshot>,
+    unchanged: Vec<String>,
+    opts: &SnapshotOptions,
+    base: Snapshot,
+) -> Result<Snapshot, Error> {
     if let Some(d) = diff_view
         && d.tokens < b.tokens
         && d.tokens <= opts.max_tokens
@@ -579,6 +464,252 @@ fn view(
         unchanged,
         ..base
     })
+}
+
+/// The refusal of `viewport_only` on a page without layout.
+fn viewport_needs_live_page(surface: Surface) -> Error {
+    let name = crate::contract::parse::option_name("viewport_only", surface);
+    Error::InvalidOption(format!(
+        "{name} needs a live page: static HTML has no viewport. Snapshot a live browser page, or leave out {name} (and snapshot a part of the page with {} or {})",
+        crate::contract::parse::option_name("selector", surface),
+        crate::contract::parse::option_name("ref", surface),
+    ))
+}
+
+/// What the session knows before this view: the last snapshots to diff and
+/// dedup against, and the breadcrumbs to print first.
+#[derive(Default)]
+struct History {
+    preamble: Vec<String>,
+    previous_same_url: Option<session::PreviousSnapshot>,
+    previous_same_site: Option<session::PreviousSnapshot>,
+}
+
+impl History {
+    /// Read the session's previous snapshots, then (for a whole-page view)
+    /// record this page as the latest.
+    fn record(
+        s: &mut SnapshotSession,
+        page: &Page,
+        url: &str,
+        opts: &SnapshotOptions,
+        scoped: bool,
+        prepared: &Prepared,
+        identities: Vec<session::RefIdentity>,
+    ) -> History {
+        let mode_name = mode_name(opts.mode);
+        let mut h = History::default();
+        if !scoped {
+            h.previous_same_url = s.previous_of(url, mode_name).cloned();
+            h.previous_same_site = s
+                .previous_same_site(url)
+                .filter(|p| p.mode == mode_name)
+                .cloned();
+            s.record_navigation(url, page.title().as_deref());
+            s.previous = Some(session::PreviousSnapshot {
+                url: url.to_string(),
+                mode: mode_name.to_string(),
+                yaml: prepared.tree.render(),
+                markup: markup_hash(page),
+                refs: identities,
+                nav: dedup::nav_pattern(&prepared.tree),
+                chrome_refs: session::chrome_refs(&prepared.tree),
+            });
+        }
+        if opts.include_history
+            && let Some(b) = s.breadcrumbs()
+        {
+            h.preamble.push(b);
+        }
+        h
+    }
+}
+
+/// The lines the scope asks for, with whether each is in the viewport.
+fn scoped_tree(
+    page: &Page,
+    scope: &Scope,
+    prepared: Prepared,
+    surface: Surface,
+) -> Result<(SnapTree, Vec<bool>), Error> {
+    match scope {
+        Scope::Page => Ok((prepared.tree, prepared.in_viewport)),
+        Scope::Ref(r) => {
+            let Some(line) = prepared.tree.find_ref(r) else {
+                return Err(Error::UnknownRef(r.clone()));
+            };
+            Ok(subtree_forest(&prepared, &[line]))
+        }
+        Scope::Selector(sel) => {
+            let target = page.query(sel)?;
+            let roots = lines_under(&prepared, page, target);
+            if roots.is_empty() {
+                return Err(Error::InvalidOption(format!(
+                    "'{sel}' matches an element with nothing in the accessibility tree (hidden or presentational): try a parent, or {} for its HTML",
+                    Hint::Chunk(Handle::Selector(sel.clone()), false).spell(surface)
+                )));
+            }
+            Ok(subtree_forest(&prepared, &roots))
+        }
+    }
+}
+
+/// The elements a view counts: every candidate line.
+fn count_elements(t: &SnapTree, opts: &SnapshotOptions) -> usize {
+    t.lines
+        .iter()
+        .filter(|l| budget::is_candidate(l, opts.interactive_only && !opts.full_snapshot))
+        .count()
+}
+
+/// `full_snapshot`: the whole tree after the preamble, no budget.
+fn full_view(
+    tree: &SnapTree,
+    preamble: &[String],
+    opts: &SnapshotOptions,
+    base: Snapshot,
+) -> Snapshot {
+    let mut text = preamble.join("\n");
+    if !text.is_empty() && !tree.is_empty() {
+        text.push('\n');
+    }
+    text.push_str(&tree.render());
+    let n = count_elements(tree, opts);
+    Snapshot {
+        tokens: tokens::count(&text, opts.encoding),
+        text,
+        total_elements: n,
+        kept_elements: n,
+        ..base
+    }
+}
+
+/// The diff view of `tree` against the last snapshot of the same URL. It
+/// also notes the change counts in `preamble`, for the budgeted view shown
+/// when that is the shorter.
+fn changes_view(
+    old: &SnapTree,
+    tree: &SnapTree,
+    preamble: &mut Vec<String>,
+    urls: &compact::PageUrls,
+    opts: &SnapshotOptions,
+    base: &Snapshot,
+) -> Snapshot {
+    let (changes, stats) = diff::diff(old, tree);
+    let mut text = preamble.join("\n");
+    if !text.is_empty() {
+        text.push('\n');
+    }
+    let whole = Hint::Switch(Switch::Diff, false).spell(opts.surface);
+    if stats.is_empty() {
+        text.push_str(&format!(
+            "# No changes since the last snapshot of this page ({whole} prints it whole)"
+        ));
+    } else {
+        text.push_str(&format!(
+            "# Changes since the last snapshot of this page: {} added, {} removed, {} changed ({whole} prints it whole)\n",
+            stats.added, stats.removed, stats.changed
+        ));
+        // The same line forms as the view, every changed line and its path kept.
+        let c = compact::compact(&changes, urls, false);
+        text.push_str(&c.tree.render());
+        if c.shortened.contains(&true) {
+            text.push('\n');
+            text.push_str(&budget::shortened_note(opts.surface));
+        }
+    }
+    let t = tokens::count(&text, opts.encoding);
+    preamble.push(format!(
+        "# {} added, {} removed, {} changed since the last snapshot of this page; the whole view is shorter than the list",
+        stats.added, stats.removed, stats.changed
+    ));
+    Snapshot {
+        text,
+        tokens: t,
+        kind: ViewKind::Diff,
+        diff: Some(stats),
+        ..base.clone()
+    }
+}
+
+/// The tree with the chrome shared with the last page of the same site
+/// collapsed (one line each).
+struct Chrome {
+    tree: SnapTree,
+    in_viewport: Vec<bool>,
+    /// Marker lines the budget must keep.
+    forced: Vec<usize>,
+    /// The refs of the collapsed chrome.
+    unchanged: Vec<String>,
+}
+
+impl Chrome {
+    fn tree_view(&self) -> (&SnapTree, &[bool], &[usize]) {
+        (&self.tree, &self.in_viewport, &self.forced)
+    }
+}
+
+/// Another page of the same site: unchanged chrome becomes one line each.
+fn collapse_chrome(
+    tree: SnapTree,
+    nodes_vp: Vec<bool>,
+    prev: &session::PreviousSnapshot,
+) -> Chrome {
+    let c = dedup::collapse(&tree, &prev.nav);
+    let in_viewport: Vec<bool> = c
+        .source
+        .iter()
+        .map(|&s| nodes_vp.get(s).copied().unwrap_or(false))
+        .collect();
+    let unchanged = c
+        .markers
+        .iter()
+        .filter_map(|&m| c.tree.lines[m].aria_ref.clone())
+        .collect();
+    Chrome {
+        tree: c.tree,
+        in_viewport,
+        forced: c.markers,
+        unchanged,
+    }
+}
+
+/// The compacted tree fitted to the budget, after the preamble and notes.
+fn budgeted_view(
+    page: &Page,
+    (tree, in_viewport, forced): (&SnapTree, &[bool], &[usize]),
+    urls: &compact::PageUrls,
+    opts: &SnapshotOptions,
+    preamble: Vec<String>,
+) -> budget::Budgeted {
+    let params = budget::BudgetParams {
+        interactive_only: opts.interactive_only,
+        viewport_only: opts.viewport_only,
+        max_elements: opts.max_elements,
+        max_tokens: opts.max_tokens,
+        encoding: opts.encoding,
+        surface: opts.surface,
+    };
+    let mut notes = Vec::new();
+    if opts.interactive_only {
+        notes.push(format!(
+            "# Interactive elements only; all roles ({}) add text and structure",
+            Hint::Switch(Switch::InteractiveOnly, false).spell(opts.surface)
+        ));
+    }
+    let c = compact::compact(tree, urls, opts.interactive_only);
+    let in_viewport: Vec<bool> = c.source.iter().map(|&s| in_viewport[s]).collect();
+    let forced: Vec<usize> = (0..c.source.len())
+        .filter(|&k| forced.contains(&c.source[k]))
+        .collect();
+    let compaction = budget::Compaction {
+        origin: tree,
+        source: &c.source,
+        shortened: &c.shortened,
+    };
+    let frame = budget::Frame { preamble, notes };
+    let vp = page.has_layout().then_some(in_viewport.as_slice());
+    budget::fit(&c.tree, vp, &forced, &params, &frame, Some(&compaction))
 }
 
 fn is_zero(n: &usize) -> bool {
