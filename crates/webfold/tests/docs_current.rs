@@ -63,97 +63,120 @@ struct Item {
     description: String,
 }
 
-/// A help text's parts, as clap lays them out.
-#[derive(Default)]
-struct Help {
-    prose: Vec<String>,
-    usage: String,
-    sections: Vec<(String, Vec<Item>)>,
-    examples: Vec<String>,
+/// A help text's parts, in the order clap lays them out.
+enum Block {
+    /// A paragraph of the about text or of the text after the options.
+    Prose(String),
+    Usage(String),
+    /// `Arguments:`, `Options:` or `Commands:` and their items.
+    Items(String, Vec<Item>),
+    /// Any other titled run of indented lines (`Examples:`): commands.
+    Code(String, Vec<String>),
 }
 
-fn parse(text: &str) -> Help {
-    let mut help = Help::default();
-    let mut section: Option<String> = None;
-    let mut lines = text.lines().peekable();
-    while let Some(line) = lines.next() {
+fn indent(line: &str) -> usize {
+    line.len() - line.trim_start().len()
+}
+
+fn parse(text: &str) -> Vec<Block> {
+    let lines: Vec<&str> = text.lines().collect();
+    let mut blocks = Vec::new();
+    let mut i = 0;
+    while i < lines.len() {
+        let line = lines[i];
+        i += 1;
+        if line.trim().is_empty() {
+            continue;
+        }
         if let Some(usage) = line.strip_prefix("Usage: ") {
-            help.usage = usage.to_string();
-            section = None;
+            blocks.push(Block::Usage(usage.to_string()));
             continue;
         }
-        if !line.starts_with(' ') && line.ends_with(':') && !line.contains(' ') {
-            section = Some(line.trim_end_matches(':').to_string());
-            if !matches!(section.as_deref(), Some("Examples" | "Example")) {
-                help.sections.push((section.clone().unwrap(), Vec::new()));
+        let titled = indent(line) == 0
+            && line.ends_with(':')
+            && lines[i..]
+                .iter()
+                .find(|l| !l.trim().is_empty())
+                .is_some_and(|l| indent(l) > 0);
+        if titled {
+            let title = line.trim_end_matches(':').to_string();
+            if matches!(title.as_str(), "Arguments" | "Options" | "Commands") {
+                let (items, next) = parse_items(&lines, i);
+                blocks.push(Block::Items(title, items));
+                i = next;
+            } else {
+                let mut code = Vec::new();
+                while i < lines.len() && (indent(lines[i]) > 0 || lines[i].trim().is_empty()) {
+                    if !lines[i].trim().is_empty() {
+                        code.push(lines[i].strip_prefix("  ").unwrap_or(lines[i]).to_string());
+                    }
+                    i += 1;
+                }
+                blocks.push(Block::Code(title, code));
             }
             continue;
         }
-        match section.as_deref() {
-            None => {
-                if !line.trim().is_empty() {
-                    help.prose.push(line.trim().to_string());
-                }
-            }
-            Some("Examples" | "Example") => {
-                if !line.trim().is_empty() {
-                    help.examples
-                        .push(line.strip_prefix("  ").unwrap_or(line).to_string());
-                }
-            }
-            Some(_) => {
-                let indent = line.len() - line.trim_start().len();
-                if line.trim().is_empty() || indent > 6 {
-                    continue;
-                }
-                // The item's own line, then (long help) its paragraphs
-                // indented further, or (short help) its text after a gap.
-                let (name, first) = match line.trim().split_once("  ") {
-                    Some((n, d)) => (n.to_string(), d.trim().to_string()),
-                    None => (line.trim().to_string(), String::new()),
-                };
-                let mut paragraphs: Vec<String> = Vec::new();
-                if !first.is_empty() {
-                    paragraphs.push(first);
-                }
-                while let Some(next) = lines.peek() {
-                    let indent = next.len() - next.trim_start().len();
-                    if next.trim().is_empty() {
-                        // Blank lines inside an item are followed by more
-                        // of its text; the item ends at the next name.
-                        lines.next();
-                        continue;
-                    }
-                    if indent <= 6 {
-                        break;
-                    }
-                    paragraphs.push(next.trim().to_string());
-                    lines.next();
-                }
-                let mut item = Item {
-                    name,
-                    default: String::new(),
-                    values: String::new(),
-                    description: String::new(),
-                };
-                let mut kept = Vec::new();
-                for p in paragraphs {
-                    let p = take_bracket(&p, "[possible values: ", &mut item.values);
-                    let p = take_bracket(&p, "[default: ", &mut item.default);
-                    if !p.is_empty() {
-                        kept.push(p);
-                    }
-                }
-                item.description = kept.join(" ");
-                if item.name != "-h, --help" {
-                    help.sections.last_mut().unwrap().1.push(item);
-                }
-            }
-        }
-        // A blank line after a section's items ends nothing by itself:
-        // the next unindented header does.
+        blocks.push(Block::Prose(line.trim().to_string()));
     }
-    help
+    blocks
+}
+
+/// The items from line `i` on, to the first unindented line; and the index
+/// of that line.
+fn parse_items(lines: &[&str], mut i: usize) -> (Vec<Item>, usize) {
+    let mut items = Vec::new();
+    while i < lines.len() {
+        let line = lines[i];
+        if line.trim().is_empty() {
+            i += 1;
+            continue;
+        }
+        if indent(line) == 0 {
+            break;
+        }
+        i += 1;
+        // The item's own line, then (long help) its paragraphs indented
+        // further, or (short help) its text after a gap on the same line.
+        let (name, first) = match line.trim().split_once("  ") {
+            Some((n, d)) => (n.to_string(), d.trim().to_string()),
+            None => (line.trim().to_string(), String::new()),
+        };
+        let mut paragraphs: Vec<String> = Vec::new();
+        if !first.is_empty() {
+            paragraphs.push(first);
+        }
+        while i < lines.len() {
+            let next = lines[i];
+            if next.trim().is_empty() {
+                i += 1;
+                continue;
+            }
+            if indent(next) <= 6 {
+                break;
+            }
+            paragraphs.push(next.trim().to_string());
+            i += 1;
+        }
+        let mut item = Item {
+            name,
+            default: String::new(),
+            values: String::new(),
+            description: String::new(),
+        };
+        let mut kept = Vec::new();
+        for p in paragraphs {
+            let p = take_bracket(&p, "[possible values: ", &mut item.values);
+            let p = take_bracket(&p, "[default: ", &mut item.default);
+            if !p.is_empty() {
+                kept.push(p);
+            }
+        }
+        item.description = kept.join(" ");
+        if item.name != "-h, --help" {
+            items.push(item);
+        }
+    }
+    (items, i)
 }
 
 /// Removes `[PREFIX…]` from the end of `p`, keeping what it held in `into`.
@@ -186,58 +209,70 @@ fn cli_reference() -> String {
     }
     out.push('\n');
     for (name, _) in &subs {
-        let h = parse(&help(&["help", name]));
         writeln!(out, "## webfold {name}\n").unwrap();
-        for p in &h.prose {
-            writeln!(out, "{}\n", text(p)).unwrap();
-        }
-        writeln!(out, "```\nwebfold{}\n```\n", {
-            let u = h.usage.strip_prefix("webfold").unwrap_or(&h.usage);
-            u.to_string()
-        })
-        .unwrap();
-        for (section, items) in &h.sections {
-            if items.is_empty() {
-                continue;
-            }
-            let what = match section.as_str() {
-                "Arguments" => "Argument",
-                "Options" => "Option",
-                other => other,
-            };
-            writeln!(out, "| {what} | Default | Description |\n|---|---|---|").unwrap();
-            for item in items {
-                let mut description = cell(&item.description);
-                if !item.values.is_empty() {
-                    let values: Vec<String> =
-                        item.values.split(", ").map(|v| format!("`{v}`")).collect();
-                    let gap = if description.is_empty() || description.ends_with('.') {
-                        " "
-                    } else {
-                        ". "
+        for block in parse(&help(&["help", name])) {
+            match block {
+                Block::Prose(p) => writeln!(out, "{}\n", text(&p)).unwrap(),
+                Block::Usage(u) => writeln!(out, "```\n{u}\n```\n").unwrap(),
+                Block::Items(title, items) => {
+                    if items.is_empty() {
+                        continue;
+                    }
+                    let what = match title.as_str() {
+                        "Arguments" => "Argument",
+                        "Options" => "Option",
+                        "Commands" => "Command",
+                        other => other,
                     };
-                    write!(description, "{gap}Values: {}.", values.join(", ")).unwrap();
+                    writeln!(out, "| {what} | Default | Description |\n|---|---|---|").unwrap();
+                    for item in items {
+                        writeln!(
+                            out,
+                            "| `{}` | {} | {} |",
+                            item.name,
+                            code_or_empty(&item.default),
+                            item_description(&item)
+                        )
+                        .unwrap();
+                    }
+                    out.push('\n');
                 }
-                let default = if item.default.is_empty() {
-                    String::new()
-                } else {
-                    format!("`{}`", item.default)
-                };
-                writeln!(
-                    out,
-                    "| `{}` | {default} | {} |",
-                    item.name,
-                    description.trim()
-                )
-                .unwrap();
+                Block::Code(title, lines) => {
+                    writeln!(
+                        out,
+                        "{}:\n\n```sh\n{}\n```\n",
+                        text(&title),
+                        lines.join("\n")
+                    )
+                    .unwrap();
+                }
             }
-            out.push('\n');
-        }
-        if !h.examples.is_empty() {
-            writeln!(out, "Examples:\n\n```sh\n{}\n```\n", h.examples.join("\n")).unwrap();
         }
     }
     out
+}
+
+fn code_or_empty(s: &str) -> String {
+    if s.is_empty() {
+        String::new()
+    } else {
+        format!("`{s}`")
+    }
+}
+
+/// An item's help, with the values it takes.
+fn item_description(item: &Item) -> String {
+    let mut description = cell(&item.description);
+    if !item.values.is_empty() {
+        let values: Vec<String> = item.values.split(", ").map(|v| format!("`{v}`")).collect();
+        let gap = if description.is_empty() || description.ends_with('.') {
+            " "
+        } else {
+            ". "
+        };
+        write!(description, "{gap}Values: {}.", values.join(", ")).unwrap();
+    }
+    description.trim().to_string()
 }
 
 #[test]
