@@ -152,10 +152,9 @@ async fn mcp_reference_is_current() {
         out.push_str("| Tool | Description | Parameters |\n|---|---|---|\n");
         for tool in &tools {
             let name = tool["name"].as_str().unwrap();
-            let params: Vec<String> = properties(tool)
-                .iter()
-                .map(|p| format!("`{}`", p.name))
-                .collect();
+            let mut names: Vec<String> = properties(tool).into_iter().map(|p| p.name).collect();
+            names.sort();
+            let params: Vec<String> = names.iter().map(|n| format!("`{n}`")).collect();
             writeln!(
                 out,
                 "| [`{name}`](#{name}) | {} | {} |",
@@ -361,7 +360,9 @@ fn plural(kind: &str) -> String {
     }
 }
 
-fn option_table(params: Vec<Param>) -> String {
+/// The parameters in name order, whatever order the schema kept them in.
+fn option_table(mut params: Vec<Param>) -> String {
+    params.sort_by(|a, b| a.name.cmp(&b.name));
     let mut out = String::from(
         "| Parameter | Type | Default | Range | Description |\n|---|---|---|---|---|\n",
     );
