@@ -1,0 +1,473 @@
+//! The reference parts of `docs/http.md` and `docs/mcp.md`, generated from
+//! the code: each bridge view route's query parameters from the view
+//! contract, and each MCP tool set from the server's own `tools/list`
+//! answer. A checked-in copy that differs fails here;
+//! `WEBFOLD_BLESS=1 cargo test -p webfold-server --test docs_current`
+//! rewrites the generated part (below the marker line) and keeps the
+//! hand-written part above it.
+
+mod common;
+
+use std::fmt::Write as _;
+use std::path::PathBuf;
+
+use axum::http::StatusCode;
+use rmcp::ServiceExt;
+use serde_json::Value;
+use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
+use webfold_core::contract::ViewName;
+use webfold_core::contract::schema::{Kind, OptionSpec, options};
+use webfold_server::mcp::{ToolContext, WebfoldTools};
+
+/// The line that ends a file's hand-written part.
+fn marker(test: &str) -> String {
+    format!(
+        "<!-- Generated from the code below this line: `cargo test -p webfold-server --test {test}` \
+         checks it, WEBFOLD_BLESS=1 rewrites it. Edit the text above it by hand. -->"
+    )
+}
+
+/// The view's options as the contract declares them. The one place that
+/// ties a view to its request type.
+fn options_of(view: ViewName) -> &'static [OptionSpec] {
+    match view {
+        ViewName::Outline => options::<webfold_core::outline::OutlineOptions>(),
+        ViewName::Chunk => options::<webfold_core::chunk::ChunkOptions>(),
+        ViewName::Snapshot => options::<webfold_core::snapshot::SnapshotOptions>(),
+        ViewName::Find => options::<webfold_core::snapshot::find::FindOptions>(),
+        ViewName::Markdown => options::<webfold_core::fetch_view::MarkdownRequest>(),
+        ViewName::Cnt => options::<webfold_core::cnt::ViewOptions>(),
+        ViewName::Tokens => options::<webfold_core::tokens::CountRequest>(),
+    }
+}
+
+#[tokio::test]
+async fn http_reference_is_current() {
+    let t = common::app();
+    let id = t.create("<main><h1>Hi</h1><p>A page.</p></main>").await;
+    let mut out = String::new();
+    let mut routed = Vec::new();
+    let mut unrouted = Vec::new();
+    for view in ViewName::ALL {
+        let path = format!(
+            "/conversations/{id}/{}",
+            view.on(webfold_core::contract::Surface::Http)
+        );
+        // A view has a route when the bridge answers it; the selector and
+        // query are what chunk and find need to answer at all.
+        let probe = match view {
+            ViewName::Chunk => format!("{path}?selector=h1"),
+            ViewName::Find => format!("{path}?query=Hi"),
+            _ => path.clone(),
+        };
+        let r = t.get(&probe).await;
+        if r.status == StatusCode::NOT_FOUND && r.body["error"] != "Element not found" {
+            unrouted.push(view);
+            continue;
+        }
+        assert_eq!(r.status, StatusCode::OK, "{probe}: {}", r.body);
+        // The surface's own parameters, which every view route takes.
+        let own = format!(
+            "{probe}{}encoding=cl100k_base&version=1",
+            if probe.contains('?') { "&" } else { "?" }
+        );
+        let r = t.get(&own).await;
+        assert_eq!(r.status, StatusCode::OK, "{own}: {}", r.body);
+        routed.push(view);
+    }
+
+    out.push_str("## View routes\n\n");
+    out.push_str("| Route | MCP tool | CLI command |\n|---|---|---|\n");
+    for &view in &routed {
+        let name = view.on(webfold_core::contract::Surface::Http);
+        writeln!(
+            out,
+            "| [`GET /conversations/{{id}}/{name}`](#{}) | `{}` | `webfold {}` |",
+            slug(&format!("GET /conversations/{{id}}/{name}")),
+            view.on(webfold_core::contract::Surface::Mcp),
+            view.on(webfold_core::contract::Surface::Cli),
+        )
+        .unwrap();
+    }
+    out.push('\n');
+    if !unrouted.is_empty() {
+        let names: Vec<String> = unrouted
+            .iter()
+            .map(|v| {
+                format!(
+                    "`{}` (`webfold {}`, MCP `{}`)",
+                    v.on(webfold_core::contract::Surface::Cli),
+                    v.on(webfold_core::contract::Surface::Cli),
+                    v.on(webfold_core::contract::Surface::Mcp)
+                )
+            })
+            .collect();
+        writeln!(out, "Views without a bridge route: {}.\n", names.join(", ")).unwrap();
+    }
+    out.push_str(
+        "Every view route also takes `encoding` (`o200k_base` or `cl100k_base`, default \
+         `o200k_base`: the tokenizer budgets and counts use) and `version` (a kept page \
+         version of the conversation, default the latest). A parameter the route does not \
+         take is refused with 400, naming the ones it takes; a value outside its range is \
+         refused with the range.\n\n",
+    );
+    for &view in &routed {
+        let name = view.on(webfold_core::contract::Surface::Http);
+        writeln!(out, "### GET /conversations/{{id}}/{name}\n").unwrap();
+        writeln!(
+            out,
+            "The {name} view, as `webfold {}` and MCP `{}` give it.\n",
+            view.on(webfold_core::contract::Surface::Cli),
+            view.on(webfold_core::contract::Surface::Mcp)
+        )
+        .unwrap();
+        out.push_str(&option_table(
+            options_of(view).iter().map(Param::from_spec).collect(),
+        ));
+        out.push('\n');
+    }
+    check("http.md", &out, "docs_current");
+}
+
+#[tokio::test]
+async fn mcp_reference_is_current() {
+    let mut out = String::new();
+    let sets = [
+        (
+            "page",
+            "page views of a conversation, a URL, given HTML or a live tab",
+        ),
+        ("browser", "a live headless Chromium tab"),
+        ("ui", "the browser extension's chat, through the daemon"),
+    ];
+    for (group, what) in sets {
+        writeln!(out, "## Tool set `{group}`\n").unwrap();
+        let tools = tools_list(group).await;
+        writeln!(
+            out,
+            "`webfold mcp --tools {group}`: {what}. {} tools.\n",
+            tools.len()
+        )
+        .unwrap();
+        out.push_str("| Tool | Description | Parameters |\n|---|---|---|\n");
+        for tool in &tools {
+            let name = tool["name"].as_str().unwrap();
+            let mut names: Vec<String> = properties(tool).into_iter().map(|p| p.name).collect();
+            names.sort();
+            let params: Vec<String> = names.iter().map(|n| format!("`{n}`")).collect();
+            writeln!(
+                out,
+                "| [`{name}`](#{name}) | {} | {} |",
+                cell(&first_sentence(tool["description"].as_str().unwrap_or(""))),
+                params.join(", ")
+            )
+            .unwrap();
+        }
+        out.push('\n');
+        for tool in &tools {
+            let name = tool["name"].as_str().unwrap();
+            writeln!(out, "### {name}\n").unwrap();
+            writeln!(
+                out,
+                "{}\n",
+                text(tool["description"].as_str().unwrap_or(""))
+            )
+            .unwrap();
+            let params = properties(tool);
+            if params.is_empty() {
+                out.push_str("No parameters.\n\n");
+            } else {
+                out.push_str(&option_table(params));
+                out.push('\n');
+            }
+        }
+    }
+    // What one group's tools gain when listed beside another's.
+    out.push_str("## Parameters listed only with other tool sets\n\n");
+    let mut extra = Vec::new();
+    for (alone, with) in [("page", "page,ui"), ("page", "page,browser")] {
+        let base = tools_list(alone).await;
+        let joined = tools_list(with).await;
+        for tool in &base {
+            let name = tool["name"].as_str().unwrap();
+            let Some(other) = joined.iter().find(|t| t["name"] == name) else {
+                continue;
+            };
+            let have: Vec<String> = properties(tool).into_iter().map(|p| p.name).collect();
+            for p in properties(other) {
+                if !have.contains(&p.name) {
+                    extra.push(format!(
+                        "- `{name}` takes `{}` with `--tools {with}`: {}",
+                        p.name,
+                        text(&p.description)
+                    ));
+                }
+            }
+        }
+    }
+    if extra.is_empty() {
+        out.push_str("None: a tool takes the same parameters in every tool set.\n");
+    } else {
+        out.push_str(&extra.join("\n"));
+        out.push('\n');
+    }
+    check("mcp.md", &out, "docs_current");
+}
+
+/// `tools/list` as the stdio server answers it for `groups`.
+async fn tools_list(groups: &str) -> Vec<Value> {
+    let ctx = ToolContext {
+        groups: groups.parse().unwrap(),
+        ..ToolContext::default()
+    };
+    let (client, server) = tokio::io::duplex(1 << 20);
+    let (server_read, server_write) = tokio::io::split(server);
+    let serving = tokio::spawn(async move {
+        let running = WebfoldTools::new(ctx)
+            .serve((server_read, server_write))
+            .await
+            .expect("the handshake is accepted");
+        let _ = running.waiting().await;
+    });
+    let (client_read, mut client_write) = tokio::io::split(client);
+    for line in [
+        r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"docs","version":"1"}}}"#,
+        r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#,
+        r#"{"jsonrpc":"2.0","id":2,"method":"tools/list"}"#,
+    ] {
+        client_write.write_all(line.as_bytes()).await.unwrap();
+        client_write.write_all(b"\n").await.unwrap();
+    }
+    let mut lines = BufReader::new(client_read).lines();
+    let answer: Value = loop {
+        let line = lines
+            .next_line()
+            .await
+            .unwrap()
+            .expect("tools/list answered");
+        let msg: Value = serde_json::from_str(&line).unwrap();
+        if msg["id"] == 2 {
+            break msg;
+        }
+    };
+    client_write.shutdown().await.unwrap();
+    drop(client_write);
+    serving.await.unwrap();
+    let mut tools = answer["result"]["tools"].as_array().unwrap().clone();
+    tools.sort_by(|a, b| a["name"].as_str().cmp(&b["name"].as_str()));
+    tools
+}
+
+/// One parameter row.
+struct Param {
+    name: String,
+    kind: String,
+    default: String,
+    range: String,
+    description: String,
+}
+
+impl Param {
+    fn from_spec(o: &OptionSpec) -> Param {
+        let (kind, range) = match &o.kind {
+            Kind::Integer { minimum, maximum } => {
+                ("integer".to_string(), range(*minimum, *maximum))
+            }
+            Kind::Boolean => ("boolean".into(), String::new()),
+            Kind::String => ("string".into(), String::new()),
+            Kind::Enum(values) => (
+                values
+                    .iter()
+                    .map(|v| format!("`{v}`"))
+                    .collect::<Vec<_>>()
+                    .join(", "),
+                String::new(),
+            ),
+            Kind::List => ("list of strings".into(), String::new()),
+        };
+        Param {
+            name: o.name.clone(),
+            kind,
+            default: default(o.default.as_ref(), o.required),
+            range,
+            description: o.description.clone(),
+        }
+    }
+}
+
+fn range(min: Option<u64>, max: Option<u64>) -> String {
+    match (min, max) {
+        (Some(a), Some(b)) => format!("{a}–{b}"),
+        (Some(a), None) => format!("≥ {a}"),
+        (None, Some(b)) => format!("≤ {b}"),
+        (None, None) => String::new(),
+    }
+}
+
+fn default(value: Option<&Value>, required: bool) -> String {
+    if required {
+        return "required".into();
+    }
+    match value {
+        Some(Value::String(s)) => format!("`{s}`"),
+        Some(v) => format!("`{v}`"),
+        None => String::new(),
+    }
+}
+
+/// A tool's input schema as rows, in the order the schema lists them.
+fn properties(tool: &Value) -> Vec<Param> {
+    let schema = &tool["inputSchema"];
+    let required: Vec<&str> = schema["required"]
+        .as_array()
+        .map(|a| a.iter().filter_map(Value::as_str).collect())
+        .unwrap_or_default();
+    let Some(props) = schema["properties"].as_object() else {
+        return Vec::new();
+    };
+    props
+        .iter()
+        .map(|(name, p)| Param {
+            name: name.clone(),
+            kind: json_type(p),
+            default: default(p.get("default"), required.contains(&name.as_str())),
+            range: range(p["minimum"].as_u64(), p["maximum"].as_u64()),
+            description: p["description"].as_str().unwrap_or("").to_string(),
+        })
+        .collect()
+}
+
+fn json_type(p: &Value) -> String {
+    if let Some(values) = p["enum"].as_array() {
+        return values
+            .iter()
+            .map(|v| format!("`{}`", v.as_str().map_or(v.to_string(), str::to_string)))
+            .collect::<Vec<_>>()
+            .join(", ");
+    }
+    match p["type"].as_str() {
+        Some("array") => format!("list of {}", plural(&json_type(&p["items"]))),
+        Some(t) => t.to_string(),
+        None if p.get("anyOf").is_some() || p.get("oneOf").is_some() => "one of several".into(),
+        None => "any".into(),
+    }
+}
+
+fn plural(kind: &str) -> String {
+    match kind {
+        "string" | "integer" | "boolean" | "object" | "number" => format!("{kind}s"),
+        other => other.to_string(),
+    }
+}
+
+/// The parameters in name order, whatever order the schema kept them in.
+fn option_table(mut params: Vec<Param>) -> String {
+    params.sort_by(|a, b| a.name.cmp(&b.name));
+    let mut out = String::from(
+        "| Parameter | Type | Default | Range | Description |\n|---|---|---|---|---|\n",
+    );
+    for p in params {
+        writeln!(
+            out,
+            "| `{}` | {} | {} | {} | {} |",
+            p.name,
+            p.kind,
+            p.default.replace('|', "\\|"),
+            p.range,
+            cell(&p.description)
+        )
+        .unwrap();
+    }
+    out
+}
+
+/// A heading's anchor as GitHub makes it: lowercase, spaces to `-`,
+/// punctuation other than `-` and `_` dropped.
+fn slug(heading: &str) -> String {
+    heading
+        .to_lowercase()
+        .chars()
+        .filter_map(|c| match c {
+            ' ' => Some('-'),
+            c if c.is_alphanumeric() || c == '-' || c == '_' => Some(c),
+            _ => None,
+        })
+        .collect()
+}
+
+/// The first sentence of a description, for a summary table.
+fn first_sentence(s: &str) -> String {
+    let s = s.split("\n\n").next().unwrap_or("").replace('\n', " ");
+    match s.find(". ") {
+        Some(i) => s[..=i].to_string(),
+        None => s,
+    }
+}
+
+fn cell(s: &str) -> String {
+    text(&s.replace('\n', " ")).replace('|', "\\|")
+}
+
+/// Plain text as Markdown that shows it as written: outside code spans,
+/// `<` cannot open an HTML tag and `*` or a word-edge `_` cannot emphasise.
+fn text(s: &str) -> String {
+    let mut out = String::new();
+    let mut in_code = false;
+    let chars: Vec<char> = s.chars().collect();
+    for (i, &c) in chars.iter().enumerate() {
+        if c == '`' {
+            in_code = !in_code;
+            out.push(c);
+            continue;
+        }
+        if in_code {
+            out.push(c);
+            continue;
+        }
+        let word = |j: Option<&char>| j.is_some_and(|c| c.is_alphanumeric());
+        match c {
+            '<' => out.push_str("&lt;"),
+            '*' | '\\' => {
+                out.push('\\');
+                out.push(c);
+            }
+            '_' if !(i > 0 && word(chars.get(i - 1)) && word(chars.get(i + 1))) => {
+                out.push_str("\\_")
+            }
+            _ => out.push(c),
+        }
+    }
+    out
+}
+
+/// Compares the generated part of `docs/NAME` with `generated`, or writes
+/// it under `WEBFOLD_BLESS`.
+fn check(name: &str, generated: &str, test: &str) {
+    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("../../docs")
+        .join(name);
+    let marker = marker(test);
+    let current = std::fs::read_to_string(&path).unwrap_or_default();
+    let head = match current.split_once(&marker) {
+        Some((head, _)) => head.to_string(),
+        None => format!("# {name}\n\n"),
+    };
+    let want = format!("{head}{marker}\n\n{generated}");
+    if std::env::var_os("WEBFOLD_BLESS").is_some() {
+        std::fs::write(&path, &want).unwrap();
+        return;
+    }
+    if current != want {
+        let first = current
+            .lines()
+            .zip(want.lines())
+            .position(|(a, b)| a != b)
+            .unwrap_or(current.lines().count().min(want.lines().count()));
+        panic!(
+            "docs/{name} is stale: it differs from what the code generates, first at line {}:\n  file:      {}\n  generated: {}\n(rewrite it with WEBFOLD_BLESS=1 cargo test -p webfold-server --test {test})",
+            first + 1,
+            current.lines().nth(first).unwrap_or("<end>"),
+            want.lines().nth(first).unwrap_or("<end>")
+        );
+    }
+}
