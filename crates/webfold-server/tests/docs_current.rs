@@ -11,12 +11,12 @@ mod common;
 use std::fmt::Write as _;
 use std::path::PathBuf;
 
-use axum::http::StatusCode;
 use rmcp::ServiceExt;
 use serde_json::Value;
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
-use webfold_core::contract::ViewName;
-use webfold_core::contract::schema::{Kind, OptionSpec, options};
+use webfold_core::contract::Surface;
+use webfold_core::contract::schema::{Kind, OptionSpec};
+use webfold_core::view::VIEWS;
 use webfold_server::mcp::{ToolContext, WebfoldTools};
 
 /// The line that ends a file's hand-written part.
@@ -27,102 +27,44 @@ fn marker(test: &str) -> String {
     )
 }
 
-/// The view's options as the contract declares them. The one place that
-/// ties a view to its request type.
-fn options_of(view: ViewName) -> &'static [OptionSpec] {
-    match view {
-        ViewName::Outline => options::<webfold_core::outline::OutlineOptions>(),
-        ViewName::Chunk => options::<webfold_core::chunk::ChunkOptions>(),
-        ViewName::Snapshot => options::<webfold_core::snapshot::SnapshotOptions>(),
-        ViewName::Find => options::<webfold_core::snapshot::find::FindOptions>(),
-        ViewName::Markdown => options::<webfold_core::fetch_view::MarkdownRequest>(),
-        ViewName::Cnt => options::<webfold_core::cnt::ViewOptions>(),
-        ViewName::Tokens => options::<webfold_core::tokens::CountRequest>(),
-    }
-}
-
 #[tokio::test]
 async fn http_reference_is_current() {
-    let t = common::app();
-    let id = t.create("<main><h1>Hi</h1><p>A page.</p></main>").await;
     let mut out = String::new();
-    let mut routed = Vec::new();
-    let mut unrouted = Vec::new();
-    for view in ViewName::ALL {
-        let path = format!(
-            "/conversations/{id}/{}",
-            view.on(webfold_core::contract::Surface::Http)
-        );
-        // A view has a route when the bridge answers it; the selector and
-        // query are what chunk and find need to answer at all.
-        let probe = match view {
-            ViewName::Chunk => format!("{path}?selector=h1"),
-            ViewName::Find => format!("{path}?query=Hi"),
-            _ => path.clone(),
-        };
-        let r = t.get(&probe).await;
-        if r.status == StatusCode::NOT_FOUND && r.body["error"] != "Element not found" {
-            unrouted.push(view);
-            continue;
-        }
-        assert_eq!(r.status, StatusCode::OK, "{probe}: {}", r.body);
-        // The surface's own parameters, which every view route takes.
-        let own = format!(
-            "{probe}{}encoding=cl100k_base&version=1",
-            if probe.contains('?') { "&" } else { "?" }
-        );
-        let r = t.get(&own).await;
-        assert_eq!(r.status, StatusCode::OK, "{own}: {}", r.body);
-        routed.push(view);
-    }
-
     out.push_str("## View routes\n\n");
     out.push_str("| Route | MCP tool | CLI command |\n|---|---|---|\n");
-    for &view in &routed {
-        let name = view.on(webfold_core::contract::Surface::Http);
+    for view in VIEWS {
+        let name = view.name().on(Surface::Http);
         writeln!(
             out,
             "| [`GET /conversations/{{id}}/{name}`](#{}) | `{}` | `webfold {}` |",
             slug(&format!("GET /conversations/{{id}}/{name}")),
-            view.on(webfold_core::contract::Surface::Mcp),
-            view.on(webfold_core::contract::Surface::Cli),
+            view.name().on(Surface::Mcp),
+            view.name().on(Surface::Cli),
         )
         .unwrap();
     }
     out.push('\n');
-    if !unrouted.is_empty() {
-        let names: Vec<String> = unrouted
-            .iter()
-            .map(|v| {
-                format!(
-                    "`{}` (`webfold {}`, MCP `{}`)",
-                    v.on(webfold_core::contract::Surface::Cli),
-                    v.on(webfold_core::contract::Surface::Cli),
-                    v.on(webfold_core::contract::Surface::Mcp)
-                )
-            })
-            .collect();
-        writeln!(out, "Views without a bridge route: {}.\n", names.join(", ")).unwrap();
-    }
     out.push_str(
         "Every view route also takes `encoding` (`o200k_base` or `cl100k_base`, default \
          `o200k_base`: the tokenizer budgets and counts use) and `version` (a kept page \
          version of the conversation, default the latest). A parameter the route does not \
          take is refused with 400, naming the ones it takes; a value outside its range is \
-         refused with the range.\n\n",
+         refused with the range. The answer is the view's envelope: `text`, `tokens`, \
+         `max_tokens`, `cut`, `hints`, `url`, `version` and the view's own data.\n\n",
     );
-    for &view in &routed {
-        let name = view.on(webfold_core::contract::Surface::Http);
+    for view in VIEWS {
+        let name = view.name().on(Surface::Http);
         writeln!(out, "### GET /conversations/{{id}}/{name}\n").unwrap();
         writeln!(
             out,
-            "The {name} view, as `webfold {}` and MCP `{}` give it.\n",
-            view.on(webfold_core::contract::Surface::Cli),
-            view.on(webfold_core::contract::Surface::Mcp)
+            "{}, as `webfold {}` and MCP `{}` give it.\n",
+            view.about(),
+            view.name().on(Surface::Cli),
+            view.name().on(Surface::Mcp)
         )
         .unwrap();
         out.push_str(&option_table(
-            options_of(view).iter().map(Param::from_spec).collect(),
+            view.options().iter().map(Param::from_spec).collect(),
         ));
         out.push('\n');
     }
