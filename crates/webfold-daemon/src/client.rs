@@ -13,9 +13,10 @@ use tokio::net::UnixStream;
 use tokio::net::unix::OwnedWriteHalf;
 use tokio::sync::{Mutex as AsyncMutex, oneshot};
 
+use webfold_protocol::agent::{Call, Hello, Request, Response};
+
 use crate::DaemonError;
 use crate::home::Home;
-use crate::ipc::{Hello, Request, Response};
 
 /// How long a started daemon has to open its socket.
 pub const START_TIMEOUT: Duration = Duration::from_secs(10);
@@ -79,9 +80,27 @@ impl Connection {
         let _ = rx.wait_for(|c| *c).await;
     }
 
-    /// One call; the daemon's refusal comes back as `Err(message)`.
+    /// One typed call: `C`'s params, answered with `C`'s answer; the
+    /// daemon's refusal comes back as [`CallError::Refused`].
+    pub async fn request<C: Call>(&self, params: C) -> Result<C::Answer, CallError> {
+        let id = self.next.fetch_add(1, Ordering::Relaxed);
+        let line = serde_json::to_vec(&Request {
+            id,
+            call: params.into(),
+        });
+        let result = self.exchange(id, line.unwrap_or_default()).await?;
+        serde_json::from_value(result).map_err(|e| CallError::Unreadable(e.to_string()))
+    }
+
+    /// One call by method name, its params and answer as JSON: the wire as
+    /// it is, for tests and probes that speak it by hand.
     pub async fn call(&self, method: &str, params: Value) -> Result<Value, CallError> {
         let id = self.next.fetch_add(1, Ordering::Relaxed);
+        let line = serde_json::json!({ "id": id, "method": method, "params": params });
+        self.exchange(id, line.to_string().into_bytes()).await
+    }
+
+    async fn exchange(&self, id: u64, mut line: Vec<u8>) -> Result<Value, CallError> {
         let (tx, rx) = oneshot::channel();
         match self
             .pending
@@ -92,12 +111,6 @@ impl Connection {
             Some(m) => m.insert(id, tx),
             None => return Err(CallError::Disconnected),
         };
-        let mut line = serde_json::to_vec(&Request {
-            id,
-            method: method.into(),
-            params,
-        })
-        .unwrap_or_default();
         line.push(b'\n');
         if self.write.lock().await.write_all(&line).await.is_err() {
             return Err(CallError::Disconnected);
@@ -116,6 +129,8 @@ pub enum CallError {
     Refused(String),
     #[error("the connection to the webfold daemon closed")]
     Disconnected,
+    #[error("the webfold daemon's answer is unreadable: {0}")]
+    Unreadable(String),
 }
 
 /// Connects, starting `webfold daemon` (the binary `exe`) when none answers.
@@ -208,8 +223,7 @@ impl AgentLink {
             return Ok(c.clone());
         }
         let c = Arc::new(connect_or_start(&self.home, &self.exe).await?);
-        let hello = serde_json::to_value(&self.hello).unwrap_or(Value::Null);
-        c.call("hello", hello)
+        c.request(self.hello.clone())
             .await
             .map_err(|e| DaemonError::Unreachable(e.to_string()))?;
         *slot = Some(c.clone());
@@ -248,13 +262,25 @@ impl AgentLink {
         });
     }
 
-    /// A call, retried once on a fresh connection if the daemon went away.
+    /// A typed call, retried once on a fresh connection if the daemon went away.
+    pub async fn request<C: Call + Clone>(&self, params: C) -> Result<C::Answer, String> {
+        for attempt in 0..2 {
+            let c = self.connection().await.map_err(|e| e.to_string())?;
+            match c.request(params.clone()).await {
+                Ok(v) => return Ok(v),
+                Err(CallError::Disconnected) if attempt == 0 => continue,
+                Err(e) => return Err(e.to_string()),
+            }
+        }
+        Err(CallError::Disconnected.to_string())
+    }
+
+    /// A call by method name ([`Connection::call`]), retried the same way.
     pub async fn call(&self, method: &str, params: Value) -> Result<Value, String> {
         for attempt in 0..2 {
             let c = self.connection().await.map_err(|e| e.to_string())?;
             match c.call(method, params.clone()).await {
                 Ok(v) => return Ok(v),
-                Err(CallError::Refused(e)) => return Err(e),
                 Err(CallError::Disconnected) if attempt == 0 => continue,
                 Err(e) => return Err(e.to_string()),
             }

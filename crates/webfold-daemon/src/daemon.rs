@@ -15,8 +15,8 @@ use crate::auth::{Token, allowed_extensions};
 use crate::builtin::BuiltinAgent;
 use crate::home::{Home, write_private};
 use crate::hub::Hub;
-use crate::protocol::PROTOCOL_VERSION;
 use crate::ws::Gate;
+use webfold_protocol::PROTOCOL_VERSION;
 use webfold_store::ChatterStore;
 
 /// The extension's default port (the bridge's is 3456).

@@ -24,13 +24,15 @@ use webfold_store::{ChatterStore, History, HistoryStore, Message, Role};
 use crate::DaemonError;
 use crate::builtin::{AGENT_ID, Ask, BuiltinAgent};
 use crate::home::Home;
-use crate::project::{ProjectFiles, StoredContext};
-use crate::protocol::{
+use crate::project::ProjectFiles;
+use crate::registry::Registry;
+use webfold_protocol::StoredContext;
+use webfold_protocol::agent::{HistoryMessage, LiveHtml, SessionInfo, UiContext};
+use webfold_protocol::{
     AgentInfo, AgentResponse, AgentResponseChunk, Agents, ContextStored, ErrorFrame, GetHtml,
     GetView, HtmlReply, MessageStored, PROTOCOL_VERSION, ServerFrame, SetContext, Status,
     StatusUpdate, UserMessage, ViewFrame,
 };
-use crate::registry::Registry;
 
 mod cluster;
 
@@ -102,18 +104,6 @@ struct Waiting {
     reply: oneshot::Sender<HtmlReply>,
 }
 
-/// A tab's current HTML, as `get_live_html` answers.
-#[derive(Debug, serde::Serialize, serde::Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct LiveHtml {
-    pub html: String,
-    /// Elements the selector matched in the live page.
-    pub matches: u32,
-    /// The tab's address now (it may have moved on since the pick).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub url: Option<String>,
-}
-
 /// Everything the daemon knows, shared by the WebSocket and agent sockets.
 pub struct Hub {
     state: Mutex<State>,
@@ -133,34 +123,6 @@ pub struct Hub {
 enum Route {
     Coding(String, PathBuf),
     Builtin(Arc<BuiltinAgent>),
-}
-
-/// What `get_ui_context` answers.
-#[derive(Debug, serde::Serialize)]
-#[serde(rename_all = "camelCase")]
-pub struct UiContext {
-    pub session_id: String,
-    #[serde(flatten)]
-    pub context: StoredContext,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub user_message: Option<String>,
-    /// When the message (or, without one, the selection) arrived, ms since the epoch.
-    pub timestamp: i64,
-    /// Other tabs of the project, when the answer picked one of several.
-    #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub other_sessions: Vec<SessionInfo>,
-}
-
-/// A tab, as `list_sessions` and `webfold ui list` show it.
-#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct SessionInfo {
-    pub session_id: String,
-    pub page_url: String,
-    pub page_title: String,
-    pub last_active: i64,
-    pub has_unread_message: bool,
-    pub connected: bool,
 }
 
 pub fn now_ms() -> i64 {
@@ -545,7 +507,7 @@ impl Hub {
                 Some("Nothing captured in this tab yet: pick an element, and the view shows the page as it was then.".into()),
             );
         };
-        let url = latest.page.url.clone();
+        let url = latest.pick.page.url.clone();
         let kind = req.view;
         let made = tokio::task::spawn_blocking(move || {
             let page =
@@ -1041,9 +1003,11 @@ impl Hub {
                 let context = self.context(&d.session_id, &d.context_id).await;
                 return Ok(context.map(|context| UiContext {
                     session_id: d.session_id,
-                    context,
+                    context: StoredContext {
+                        timestamp: d.timestamp,
+                        ..context
+                    },
                     user_message: Some(d.message),
-                    timestamp: d.timestamp,
                     other_sessions: Vec::new(),
                 }));
             }
@@ -1084,7 +1048,6 @@ impl Hub {
             .or_else(|| sessions.first().map(|s| s.session_id.clone()))?;
         let context = self.latest_context(&chosen).await?;
         Some(UiContext {
-            timestamp: context.timestamp,
             session_id: chosen.clone(),
             context,
             user_message: None,
@@ -1116,7 +1079,7 @@ impl Hub {
                     (
                         connected,
                         s.last_active,
-                        s.contexts.back().map(|c| c.page.clone()),
+                        s.contexts.back().map(|c| c.pick.page.clone()),
                     )
                 });
                 (here, unread)
@@ -1130,7 +1093,7 @@ impl Hub {
             .or_else(|| {
                 self.files_for(Some(project))
                     .latest_context(&id)
-                    .map(|c| (c.page, c.timestamp))
+                    .map(|c| (c.pick.page, c.timestamp))
             });
             let Some((page, timestamp)) = latest else {
                 continue;
@@ -1246,10 +1209,25 @@ impl Hub {
         agent_id: &str,
         session_id: &str,
         limit: usize,
-    ) -> Result<Vec<Message>, String> {
+    ) -> Result<Vec<HistoryMessage>, String> {
         let project = self.project_of_agent(agent_id)?;
         let h = self.history(&project).map_err(|e| e.to_string())?;
-        h.recent(session_id, limit).await.map_err(|e| e.to_string())
+        let recent = h
+            .recent(session_id, limit)
+            .await
+            .map_err(|e| e.to_string())?;
+        Ok(recent
+            .into_iter()
+            .map(|m| HistoryMessage {
+                role: match m.role {
+                    Role::User => webfold_protocol::agent::Role::User,
+                    Role::Assistant => webfold_protocol::agent::Role::Assistant,
+                },
+                content: m.content,
+                context_id: m.context_id,
+                timestamp: m.timestamp,
+            })
+            .collect())
     }
 
     /// Whether this daemon holds a socket of the tab.

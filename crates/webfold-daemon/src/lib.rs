@@ -6,7 +6,8 @@
 //! extension ──WebSocket (loopback, Origin + token)──▶ daemon ◀──unix socket (0600)── webfold mcp ◀─stdio─ agent
 //! ```
 //!
-//! - [`protocol`]: the WebSocket frames (strict, versioned, JSON Schema checked in).
+//! - `webfold_protocol`: every frame and agent-socket message, as types
+//!   (strict, versioned, JSON Schema and the extension's TypeScript generated).
 //! - [`auth`]: Host, Origin and token checks; the extension's fixed id.
 //! - [`hub`]: tabs, agents and routing: a message reaches exactly one agent,
 //!   an answer exactly the tab it answers; with `--db postgres://…`, also
@@ -30,7 +31,6 @@ pub mod hub;
 pub mod ipc;
 pub mod page_view;
 pub mod project;
-pub mod protocol;
 pub mod registry;
 pub mod ws;
 

@@ -7,7 +7,7 @@ use std::sync::Mutex;
 
 use crate::DaemonError;
 use crate::home::{Home, write_private};
-use crate::protocol::is_session_id;
+use webfold_protocol::is_session_id;
 
 pub struct Registry {
     path: PathBuf,

@@ -406,7 +406,7 @@ async fn bad_frames_are_named_and_repeated_ones_close_the_socket() {
     assert_eq!(closed, Some(1008));
     // An oversized frame is refused without reading it whole.
     let mut big = Tab::open(&d, 3).await;
-    let huge = "x".repeat(webfold_daemon::protocol::MAX_MESSAGE_BYTES + 1);
+    let huge = "x".repeat(webfold_protocol::MAX_MESSAGE_BYTES + 1);
     let _ = big.ws.send(Message::Text(huge.into())).await;
     let ended = tokio::time::timeout(WAIT, async {
         loop {

@@ -21,7 +21,7 @@ use webfold_store::{ChatterEvent, ChatterEvents, ChatterStore, HEARTBEAT, Heard,
 use super::{Hub, RemoteAgent, ServerFrame};
 use crate::DaemonError;
 use crate::project::{ProjectFiles, StoredContext};
-use crate::protocol::{HtmlReply, PageInfo, SetContext};
+use webfold_protocol::{HtmlReply, PageInfo, SetContext};
 
 /// How long an answer for a tab keeps being offered to a database that is
 /// down before it is given up (the history still has it).
