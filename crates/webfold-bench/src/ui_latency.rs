@@ -18,8 +18,8 @@ use serde_json::{Value, json};
 use tokio_tungstenite::tungstenite::Message;
 use tokio_tungstenite::tungstenite::client::IntoClientRequest;
 use tokio_tungstenite::tungstenite::http::HeaderValue;
+use webfold_chatter_client::client::Connection;
 use webfold_daemon::auth::EXTENSION_ID;
-use webfold_daemon::client::Connection;
 use webfold_daemon::home::Home;
 
 pub struct Daemon(Child);

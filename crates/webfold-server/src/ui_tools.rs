@@ -16,8 +16,8 @@ use rmcp::model::{CallToolResult, ContentBlock};
 use rmcp::{tool, tool_router};
 use serde::Serialize;
 use serde_json::json;
+use webfold_chatter_client::client::AgentLink;
 use webfold_core::chunk::ChunkOptions;
-use webfold_daemon::client::AgentLink;
 use webfold_protocol::agent::{
     Call, GetConversationHistory, GetLiveHtml, GetUiContext, ListSessions, RespondToBrowser, Role,
     UiContext, UpdateStatus,

@@ -15,8 +15,8 @@ use tokio_tungstenite::tungstenite::client::IntoClientRequest;
 use tokio_tungstenite::tungstenite::http::HeaderValue;
 use tokio_tungstenite::tungstenite::{Error as WsError, Message};
 use tokio_tungstenite::{MaybeTlsStream, WebSocketStream};
+use webfold_chatter_client::client::{AgentLink, Connection};
 use webfold_daemon::auth::EXTENSION_ID;
-use webfold_daemon::client::{AgentLink, Connection};
 use webfold_daemon::home::Home;
 
 mod support;

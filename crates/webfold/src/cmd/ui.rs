@@ -1,7 +1,7 @@
 use anyhow::Context;
 use clap::Parser;
-use webfold_daemon::client::Connection;
-use webfold_daemon::home::Home;
+use webfold_chatter_client::client::Connection;
+use webfold_chatter_client::home::Home;
 use webfold_protocol::agent::{SessionInfo, UiList, UiPick};
 
 /// List this project's browser tabs (`ui list`), or pick the one agents read
