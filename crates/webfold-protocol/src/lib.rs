@@ -6,7 +6,8 @@
 //!
 //! - [`ws`]: the WebSocket frames both ways (strict, versioned); their JSON
 //!   Schema ([`ws::json_schema`]) is checked in at
-//!   `schema/daemon-protocol.schema.json`.
+//!   `schema/daemon-protocol.schema.json`, and the extension's TypeScript
+//!   types are generated from it ([`ts::declarations`]).
 //! - [`agent`]: the agent socket's requests and answers.
 //! - [`pick`]: the pick, one type for the frame, the daemon's files and
 //!   the agents' context.
@@ -16,6 +17,7 @@
 
 pub mod agent;
 pub mod pick;
+pub mod ts;
 pub mod ws;
 
 pub use pick::*;

@@ -409,7 +409,12 @@ pub fn is_session_id(s: &str) -> bool {
 /// The JSON Schema of both directions, as checked in.
 pub fn json_schema() -> serde_json::Value {
     let client = schemars::schema_for!(ClientFrame);
-    let server = schemars::schema_for!(ServerFrame);
+    // What the daemon writes: a field it always writes is required, even
+    // where a reader may go without it.
+    let server = schemars::generate::SchemaSettings::draft2020_12()
+        .for_serialize()
+        .into_generator()
+        .into_root_schema_for::<ServerFrame>();
     serde_json::json!({
         "$schema": "https://json-schema.org/draft/2020-12/schema",
         "title": "webfold daemon WebSocket protocol",

@@ -1,5 +1,6 @@
 //! What is generated from the protocol's types is checked in: the JSON
-//! Schema (for any client). This keeps it current.
+//! Schema (for any client) and the extension's TypeScript declarations.
+//! These keep both current.
 
 use std::path::PathBuf;
 
@@ -21,4 +22,12 @@ fn check(relative: &str, generated: &str) {
 fn checked_in_protocol_schema_is_current() {
     let schema = serde_json::to_string_pretty(&webfold_protocol::ws::json_schema()).unwrap();
     check("schema/daemon-protocol.schema.json", &(schema + "\n"));
+}
+
+#[test]
+fn extension_protocol_types_are_current() {
+    check(
+        "extension/src/protocol.gen.d.ts",
+        &webfold_protocol::ts::declarations(),
+    );
 }
