@@ -131,10 +131,7 @@ pub async fn run(
         _ = crate::ipc::serve(unix, hub.clone(), port) => {},
         _ = stop => {},
     }
-    // The others stop listing this daemon's tabs and agents at once.
-    if let Some(c) = hub.cluster() {
-        let _ = c.store().leave().await;
-    }
+    hub.leave().await;
     drop(instance);
     Ok(())
 }

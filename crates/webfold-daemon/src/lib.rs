@@ -10,8 +10,9 @@
 //!   (strict, versioned, JSON Schema and the extension's TypeScript generated).
 //! - [`auth`]: Host, Origin and token checks; the extension's fixed id.
 //! - [`hub`]: tabs, agents and routing: a message reaches exactly one agent,
-//!   an answer exactly the tab it answers; with `--db postgres://…`, also
-//!   across daemons sharing that database ([`hub::Cluster`]).
+//!   an answer exactly the tab it answers; what is on other daemons is
+//!   reached through a [`hub::Transport`]: [`hub::Local`] alone, or with
+//!   `--db postgres://…` the daemons sharing that database ([`hub::Cluster`]).
 //! - [`ws`] and [`ipc`]: the two listeners; `webfold_chatter_client` is how
 //!   `webfold mcp` and the CLI reach the daemon (starting it when absent),
 //!   and keeps the [`home`] they share.
