@@ -13,10 +13,10 @@
 //! daemon has a model provider) is one more agent in rules 1, 2 and 4; it
 //! belongs to no project.
 //!
-//! One state, one lock, split by concern: [`tabs`] (sockets, picks, frames
-//! out), [`agents`] (agents, their inboxes and what they read),
-//! [`requests`] (requests waiting for a tab's answer) and [`routing`]
-//! (which agent a message goes to, which tab an answer goes to). What is
+//! One state, one lock, split by concern: `tabs` (sockets, picks, frames
+//! out), `agents` (agents, their inboxes and what they read), `requests`
+//! (requests waiting for a tab's answer) and `routing` (which agent a
+//! message goes to, which tab an answer goes to). What is
 //! not on this daemon is reached through a [`Transport`]: [`Local`] when
 //! the daemon is alone, [`Cluster`] when it shares a database with others.
 
