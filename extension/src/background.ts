@@ -200,7 +200,7 @@ function updateKeepalive() {
   }
 }
 
-function send(tabId: number, frame: unknown): boolean {
+function send(tabId: number, frame: WfProtocol.ClientFrame): boolean {
   const ws = links.get(tabId)?.ws;
   if (!ws || ws.readyState !== WebSocket.OPEN || links.get(tabId)?.conn !== "open") return false;
   ws.send(JSON.stringify(frame));
@@ -216,19 +216,19 @@ function agentName(tab: WfTab, id: string | undefined): string {
 function onFrame(tabId: number, link: Link, text: string) {
   const tab = tabs.get(tabId);
   if (!tab) return;
-  let frame: { type?: string; payload?: Record<string, unknown> };
+  let frame: WfProtocol.ServerFrame;
   try {
-    frame = JSON.parse(text);
+    frame = JSON.parse(text) as WfProtocol.ServerFrame;
   } catch {
     return;
   }
-  const p = (frame.payload ?? {}) as Record<string, any>;
   switch (frame.type) {
     case "agents": {
+      const p = frame.payload;
       const first = link.conn !== "open";
       link.conn = "open";
       link.attempts = 0;
-      tab.agents = Array.isArray(p.agents) ? (p.agents as WfAgent[]) : [];
+      tab.agents = Array.isArray(p.agents) ? p.agents : [];
       tab.selected = typeof p.selected === "string" ? p.selected : undefined;
       link.detail =
         tab.agents.length === 0
@@ -245,26 +245,30 @@ function onFrame(tabId: number, link: Link, text: string) {
       break;
     }
     case "context_stored":
-      tab.contextId = String(p.contextId);
+      tab.contextId = String(frame.payload.contextId);
       tab.problem = undefined;
       break;
     case "message_stored": {
       const entry = [...tab.chat].reverse().find((e) => e.role === "user" && !e.deliveredTo && !e.error);
-      if (entry) entry.deliveredTo = agentName(tab, p.agentId);
+      if (entry) entry.deliveredTo = agentName(tab, frame.payload.agentId);
       tab.problem = undefined;
       break;
     }
-    case "status_update":
-      tab.status = { status: String(p.status), detail: typeof p.detail === "string" ? p.detail : undefined };
+    case "status_update": {
+      const p = frame.payload;
+      tab.status = { status: p.status, detail: typeof p.detail === "string" ? p.detail : undefined };
       break;
+    }
     case "agent_response_chunk": {
+      const p = frame.payload;
       const open = tab.chat.find((e) => e.role === "assistant" && !e.complete && e.contextId === p.contextId);
       if (open) open.text += String(p.chunk);
       else tab.chat.push({ role: "assistant", text: String(p.chunk), contextId: String(p.contextId), complete: false, at: Date.now() });
       break;
     }
     case "agent_response": {
-      const result = p.result as WfAgentResult | undefined;
+      const p = frame.payload;
+      const result = p.result;
       const open = tab.chat.find((e) => e.role === "assistant" && !e.complete && e.contextId === p.contextId);
       if (open) {
         open.text = String(p.message);
@@ -275,19 +279,21 @@ function onFrame(tabId: number, link: Link, text: string) {
       }
       break;
     }
-    case "get_html":
+    case "get_html": {
+      const p = frame.payload;
       void answerGetHtml(tabId, link, String(p.requestId), typeof p.selector === "string" ? p.selector : undefined);
       return;
+    }
     case "view": {
-      const v = { ...(p as Omit<WfPageView, "kind">), kind: "page_view" } as WfPageView;
+      const v: WfPageView = { ...frame.payload, kind: "page_view" };
       for (const [port, watched] of watchers) {
         if (watched === tabId) port.postMessage(v satisfies WfToPanel);
       }
       return;
     }
     case "error": {
-      const code = String(p.code);
-      const message = String(p.message);
+      const code = String(frame.payload.code);
+      const message = String(frame.payload.message);
       if (code === "unauthorized") {
         link.refused = true;
         return;
@@ -321,7 +327,7 @@ async function answerGetHtml(tabId: number, link: Link, requestId: string, selec
     answer = { error: e instanceof Error ? e.message : String(e) };
   }
   if (link.ws?.readyState === WebSocket.OPEN) {
-    link.ws.send(JSON.stringify({ type: "html", payload: { requestId, ...answer } }));
+    link.ws.send(JSON.stringify({ type: "html", payload: { requestId, ...answer } } satisfies WfProtocol.ClientFrame));
   }
 }
 
@@ -368,7 +374,7 @@ async function sendSelection(tabId: number, windowId: number, selection: WfSelec
   };
   tab.contextId = undefined;
   tab.problem = htmlOmitted;
-  const frame = JSON.stringify({ type: "set_context", payload: selection });
+  const frame = JSON.stringify({ type: "set_context", payload: selection } satisfies WfProtocol.ClientFrame);
   const link = links.get(tabId);
   if (link?.ws?.readyState === WebSocket.OPEN && link.conn === "open") {
     link.ws.send(frame);
@@ -483,7 +489,7 @@ async function handlePanel(port: chrome.runtime.Port, msg: WfFromPanel) {
       if (!tab.contextId) throw new Error("Pick an element first: your message is about the element you pick.");
       const entry: WfChatEntry = { role: "user", text: message, contextId: tab.contextId, at: Date.now() };
       tab.chat.push(entry);
-      const frame: Record<string, unknown> = { contextId: tab.contextId, message };
+      const frame: WfProtocol.UserMessage = { contextId: tab.contextId, message };
       if (tab.selected) frame.agentId = tab.selected;
       if (!send(tabId, { type: "user_message", payload: frame })) {
         entry.error = `Not sent: not connected to the webfold daemon. ${links.get(tabId)?.detail ?? ""}`;

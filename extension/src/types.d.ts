@@ -1,60 +1,17 @@
 // Shapes shared by the extension's pieces. Ambient (no imports), so the
 // content script stays a classic script.
 
-/** A box in the viewport's CSS pixels. */
-interface WfBox {
-  x: number;
-  y: number;
-  width: number;
-  height: number;
-}
+// The protocol's shapes are generated from the daemon's Rust types
+// (protocol.gen.d.ts, namespace WfProtocol); these names are what the
+// extension's pieces call them.
 
-/** The `set_context` payload, exactly as the daemon's schema has it. */
-interface WfSelection {
-  element: {
-    tagName: string;
-    id?: string;
-    classList: string[];
-    textContent: string;
-    attributes: Record<string, string>;
-    boundingBox: WfBox;
-  };
-  ancestors: Array<{ tagName: string; classList: string[]; id?: string }>;
-  children?: Array<{ tagName: string; classList: string[]; textContent?: string }>;
-  page: { url: string; title: string };
-  screenshot?: string;
-  selector?: string;
-  html?: string;
-  dom?: WfDomCapture;
-}
+/** The `set_context` payload. */
+type WfSelection = WfProtocol.SetContext;
 
 /** The page as facts (the daemon's `DomCapture`): nodes parents first; `p` 0 is the document, i + 1 is nodes[i]. */
-interface WfDomCapture {
-  viewport: { width: number; height: number; scrollX: number; scrollY: number };
-  nodes: WfDomNode[];
-}
-
-interface WfDomNode {
-  p: number;
-  /** Node type: 1 element, 3 text, 8 comment, 10 doctype. */
-  k: 1 | 3 | 8 | 10;
-  n?: string;
-  ns?: string;
-  a?: string[];
-  t?: string;
-  l?: WfDomLayout;
-}
-
-/** Box (page coordinates), visibility, display, cursor, pointer-events none, ::before / ::after. */
-interface WfDomLayout {
-  b?: [number, number, number, number];
-  r: boolean;
-  d?: string;
-  c?: string;
-  x?: boolean;
-  bf?: [string, string];
-  af?: [string, string];
-}
+type WfDomCapture = WfProtocol.DomCapture;
+type WfDomNode = WfProtocol.CapturedNode;
+type WfDomLayout = WfProtocol.CapturedLayout;
 
 /** Content script → service worker. */
 type WfFromPage =
@@ -69,29 +26,16 @@ type WfToPage =
   | { kind: "get_html"; selector?: string }
   | { kind: "highlight"; selector: string | null };
 
-/** The answer to `get_html`: the page's current HTML, or why not. */
-type WfLiveHtml = { html?: string; matches?: number; url?: string; error?: string };
+/** The answer to `get_html`: the page's current HTML, or why not (the `html` frame without its request id). */
+type WfLiveHtml = Omit<WfProtocol.HtmlReply, "requestId">;
 
 /** The answer to `recapture`. */
 type WfRecaptured = { selection?: WfSelection; htmlOmitted?: string; error?: string };
 
-interface WfAgent {
-  agentId: string;
-  project: string;
-  client: string;
-  /** The daemon's own agent (a model it calls): `client` names it, there is no project. */
-  builtIn?: boolean;
-}
+type WfAgent = WfProtocol.AgentInfo;
 
 /** The built-in agent's structured answer (`agent_response.result`): changes proposed, not applied. */
-interface WfAgentResult {
-  domChanges: unknown;
-  action: unknown;
-  iterations: number;
-  inputTokens: number;
-  outputTokens: number;
-  fallback?: string;
-}
+type WfAgentResult = WfProtocol.AgentResult;
 
 interface WfChatEntry {
   role: "user" | "assistant";
@@ -115,7 +59,7 @@ interface WfTab {
   selection?: { selector?: string; tagName: string; text: string; url: string; title: string };
   picking: boolean;
   chat: WfChatEntry[];
-  status?: { status: string; detail?: string };
+  status?: WfProtocol.StatusUpdate;
   agents: WfAgent[];
   selected?: string;
   /** The last thing that went wrong for this tab, said for the user. */
@@ -148,18 +92,10 @@ type WfFromPanel =
   | { kind: "get_view"; view: WfViewKind }
   | { kind: "highlight"; selector: string | null };
 
-type WfViewKind = "cnt" | "outline";
+type WfViewKind = WfProtocol.ViewKind;
 
 /** A view of the tab's captured page, as the daemon made it (`view` frame). */
-interface WfPageView {
-  kind: "page_view";
-  requestId: string;
-  view: WfViewKind;
-  tokens: number;
-  url?: string;
-  lines: Array<{ text: string; selector?: string; tokens?: number }>;
-  error?: string;
-}
+type WfPageView = WfProtocol.ViewFrame & { kind: "page_view" };
 
 /** Service worker → side panel, besides views. */
 type WfToPanel = WfView | WfPageView | { kind: "pair_result"; error?: string };

@@ -14,13 +14,16 @@ use std::time::{Duration, Instant};
 
 use anyhow::{Context, bail};
 use futures_util::{SinkExt, StreamExt};
-use serde_json::{Value, json};
 use tokio_tungstenite::tungstenite::Message;
 use tokio_tungstenite::tungstenite::client::IntoClientRequest;
 use tokio_tungstenite::tungstenite::http::HeaderValue;
+use webfold_chatter_client::client::Connection;
 use webfold_daemon::auth::EXTENSION_ID;
-use webfold_daemon::client::Connection;
 use webfold_daemon::home::Home;
+use webfold_protocol::agent::{GetUiContext, Hello, RespondToBrowser};
+use webfold_protocol::{
+    BoundingBox, ClientFrame, Element, PageInfo, ServerFrame, SetContext, UserMessage,
+};
 
 pub struct Daemon(Child);
 
@@ -112,10 +115,11 @@ pub async fn round_trips(
     let project = std::env::temp_dir();
     let agent = Connection::open(&agent_home.socket()).await?;
     agent
-        .call(
-            "hello",
-            json!({"agentId": "bench", "project": project, "client": "bench"}),
-        )
+        .request(Hello {
+            agent_id: "bench".into(),
+            project,
+            client: "bench".into(),
+        })
         .await?;
     let home = tab_home;
     let endpoint = webfold_daemon::daemon::Endpoint::read(home).context("daemon.json")?;
@@ -133,17 +137,21 @@ pub async fn round_trips(
     );
     let (mut tab, _) = tokio_tungstenite::connect_async(req).await?;
     // Another daemon's agent is listed once its presence is heard.
-    while !next_of(&mut tab, "agents").await?["payload"]["agents"]
-        .as_array()
-        .is_some_and(|a| a.iter().any(|a| a["agentId"] == "bench"))
+    while !next_of(&mut tab, |f| match f {
+        ServerFrame::Agents(a) => Some(a),
+        _ => None,
+    })
+    .await?
+    .agents
+    .iter()
+    .any(|a| a.agent_id == "bench")
     {}
-    let pick = json!({"type": "set_context", "payload": {
-        "element": {"tagName": "BUTTON", "classList": [], "textContent": "Buy", "attributes": {},
-                    "boundingBox": {"x": 0, "y": 0, "width": 10, "height": 10}},
-        "ancestors": [], "page": {"url": "http://shop.test/", "title": "Shop"}}});
-    tab.send(Message::Text(pick.to_string().into())).await?;
-    let stored = next_of(&mut tab, "context_stored").await?;
-    let context_id = stored["payload"]["contextId"].clone();
+    send(&mut tab, ClientFrame::SetContext(Box::new(pick()))).await?;
+    let context_id = next_of(&mut tab, |f| match f {
+        ServerFrame::ContextStored(c) => Some(c.context_id),
+        _ => None,
+    })
+    .await?;
     let agent = std::sync::Arc::new(agent);
     let mut to_agent = Vec::with_capacity(rounds);
     let mut to_tab = Vec::with_capacity(rounds);
@@ -151,34 +159,49 @@ pub async fn round_trips(
         let waiting = agent.clone();
         let call = tokio::spawn(async move {
             let got = waiting
-                .call("get_ui_context", json!({"wait_seconds": 10}))
+                .request(GetUiContext {
+                    session_id: None,
+                    wait_seconds: Some(10),
+                })
                 .await;
             (got, Instant::now())
         });
-        let message = json!({"type": "user_message",
-            "payload": {"contextId": context_id, "message": format!("message {i}")}});
+        let message = UserMessage {
+            context_id: context_id.clone(),
+            message: format!("message {i}"),
+            agent_id: None,
+        };
         let sent = Instant::now();
-        tab.send(Message::Text(message.to_string().into())).await?;
+        send(&mut tab, ClientFrame::UserMessage(message)).await?;
         let (got, returned) = call.await?;
-        let got = got?;
+        let got = got?.and_then(|c| c.user_message);
         anyhow::ensure!(
-            got["userMessage"] == format!("message {i}"),
-            "round {i} got {got}"
+            got.as_deref() == Some(format!("message {i}").as_str()),
+            "round {i} got {got:?}"
         );
         to_agent.push(returned.saturating_duration_since(sent));
-        next_of(&mut tab, "message_stored").await?;
+        next_of(&mut tab, |f| match f {
+            ServerFrame::MessageStored(_) => Some(()),
+            _ => None,
+        })
+        .await?;
         let answered = Instant::now();
         agent
-            .call(
-                "respond_to_browser",
-                json!({"sessionId": session, "contextId": context_id,
-                       "message": format!("answer {i}"), "isComplete": true}),
-            )
+            .request(RespondToBrowser {
+                session_id: session.clone(),
+                context_id: context_id.clone(),
+                message: format!("answer {i}"),
+                is_complete: true,
+            })
             .await?;
-        let reply = next_of(&mut tab, "agent_response").await?;
+        let reply = next_of(&mut tab, |f| match f {
+            ServerFrame::AgentResponse(r) => Some(r.message),
+            _ => None,
+        })
+        .await?;
         to_tab.push(answered.elapsed());
         anyhow::ensure!(
-            reply["payload"]["message"] == format!("answer {i}"),
+            reply == format!("answer {i}"),
             "round {i}'s answer: {reply}"
         );
     }
@@ -187,18 +210,58 @@ pub async fn round_trips(
     Ok(RoundTrips { to_agent, to_tab })
 }
 
-async fn next_of<S>(tab: &mut S, kind: &str) -> anyhow::Result<Value>
+/// The tab's pick: a button on a shop's page.
+fn pick() -> SetContext {
+    SetContext {
+        element: Element {
+            tag_name: "BUTTON".into(),
+            id: None,
+            class_list: Vec::new(),
+            text_content: "Buy".into(),
+            attributes: Default::default(),
+            bounding_box: BoundingBox {
+                x: 0.0,
+                y: 0.0,
+                width: 10.0,
+                height: 10.0,
+            },
+        },
+        ancestors: Vec::new(),
+        children: None,
+        page: PageInfo {
+            url: "http://shop.test/".into(),
+            title: "Shop".into(),
+        },
+        screenshot: None,
+        selector: None,
+        html: None,
+        dom: None,
+    }
+}
+
+async fn send<S>(tab: &mut S, frame: ClientFrame) -> anyhow::Result<()>
+where
+    S: SinkExt<Message> + Unpin,
+    S::Error: std::error::Error + Send + Sync + 'static,
+{
+    let text = serde_json::to_string(&frame)?;
+    tab.send(Message::Text(text.into())).await?;
+    Ok(())
+}
+
+/// Reads the tab's frames until `wanted` takes one; an error frame fails.
+async fn next_of<S, T>(tab: &mut S, wanted: impl Fn(ServerFrame) -> Option<T>) -> anyhow::Result<T>
 where
     S: StreamExt<Item = Result<Message, tokio_tungstenite::tungstenite::Error>> + Unpin,
 {
     while let Some(msg) = tab.next().await {
         if let Message::Text(t) = msg? {
-            let v: Value = serde_json::from_str(&t)?;
-            if v["type"] == kind {
-                return Ok(v);
+            let frame: ServerFrame = serde_json::from_str(&t)?;
+            if let ServerFrame::Error(e) = &frame {
+                bail!("the daemon refused: {} ({})", e.message, e.code);
             }
-            if v["type"] == "error" {
-                bail!("the daemon refused: {v}");
+            if let Some(found) = wanted(frame) {
+                return Ok(found);
             }
         }
     }

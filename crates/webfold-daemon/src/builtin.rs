@@ -17,7 +17,7 @@ use webfold_core::tokens::Encoding;
 use webfold_store::Role;
 
 use crate::hub::{Hub, LIVE_HTML_TIMEOUT};
-use crate::protocol::{
+use webfold_protocol::{
     AgentInfo, AgentResponse, AgentResult, ErrorFrame, ServerFrame, Status, StatusUpdate,
 };
 
@@ -127,7 +127,7 @@ async fn prompt_page(hub: &Hub, session_id: &str) -> Result<(PageContext, String
     let latest = hub.latest_capture(session_id).ok_or(
         "nothing is captured in this tab yet: pick an element on the page, then ask again",
     )?;
-    let url = latest.page.url.clone();
+    let url = latest.pick.page.url.clone();
     let page = tokio::task::spawn_blocking(move || {
         crate::page_view::load(latest.html_path.as_deref(), latest.dom_path.as_deref())
     })

@@ -15,38 +15,11 @@ use crate::auth::{Token, allowed_extensions};
 use crate::builtin::BuiltinAgent;
 use crate::home::{Home, write_private};
 use crate::hub::Hub;
-use crate::protocol::PROTOCOL_VERSION;
 use crate::ws::Gate;
+use webfold_protocol::PROTOCOL_VERSION;
 use webfold_store::ChatterStore;
 
-/// The extension's default port (the bridge's is 3456).
-pub const DEFAULT_PORT: u16 = 3457;
-
-/// Chooses the port of a daemon started without `--port`, including the one
-/// `webfold mcp` starts on demand.
-const PORT_ENV: &str = "WEBFOLD_DAEMON_PORT";
-
-/// The port a daemon started without `--port` listens on: `$WEBFOLD_DAEMON_PORT`,
-/// else [`DEFAULT_PORT`]. A value that is not a port is refused rather than
-/// replaced by the default, which would leave the extension knocking on
-/// another port than the one the user chose.
-pub fn configured_port() -> Result<u16, DaemonError> {
-    // Set but empty (`WEBFOLD_DAEMON_PORT= webfold daemon`) reads as unset.
-    let Some(raw) = std::env::var_os(PORT_ENV).filter(|v| !v.is_empty()) else {
-        return Ok(DEFAULT_PORT);
-    };
-    match raw
-        .to_str()
-        .map(str::trim)
-        .and_then(|p| p.parse::<u16>().ok())
-    {
-        Some(port) if port > 0 => Ok(port),
-        _ => Err(DaemonError::Setup(format!(
-            "{PORT_ENV} is '{}', not a port: set it to a number from 1 to 65535, or unset it for {DEFAULT_PORT}",
-            raw.to_string_lossy()
-        ))),
-    }
-}
+pub use webfold_chatter_client::client::{DEFAULT_PORT, configured_port};
 
 /// Where a running daemon listens, as `daemon.json` records it.
 #[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
@@ -158,10 +131,7 @@ pub async fn run(
         _ = crate::ipc::serve(unix, hub.clone(), port) => {},
         _ = stop => {},
     }
-    // The others stop listing this daemon's tabs and agents at once.
-    if let Some(c) = hub.cluster() {
-        let _ = c.store().leave().await;
-    }
+    hub.leave().await;
     drop(instance);
     Ok(())
 }

@@ -1,140 +1,27 @@
 //! The agents' listener: a unix socket (0600, in the user's 0700 home) that
-//! `webfold mcp` processes and the CLI talk to, one JSON object per line.
+//! `webfold mcp` processes and the CLI talk to, one JSON object per line
+//! (`webfold_protocol::agent` has the requests and their answers).
 //!
-//! A request is `{"id": n, "method": …, "params": {…}}`, answered by
-//! `{"id": n, "result": …}` or `{"id": n, "error": "…"}`, in any order (a
-//! `get_ui_context` may wait while others are answered). An agent process
-//! says `hello` first, naming itself and its project; when its socket
-//! closes, it is gone from every tab's agents list.
+//! An agent process says `hello` first, naming itself and its project; when
+//! its socket closes, it is gone from every tab's agents list.
 
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
 
-use schemars::JsonSchema;
-use serde::{Deserialize, Serialize};
-use serde_json::{Value, json};
+use serde_json::Value;
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
 use tokio::net::{UnixListener, UnixStream};
 use tokio::sync::mpsc;
+use webfold_protocol::agent::{
+    AgentRequest, Call, DaemonStatus, Delivered, Done, GetConversationHistory, GetLiveHtml,
+    GetStatus, GetUiContext, Hello, HelloAnswer, History, ListSessions, MAX_LINE_BYTES,
+    MAX_WAIT_SECONDS, Request, RespondToBrowser, Response, SessionList, UiList, UiPick,
+    UpdateStatus,
+};
+use webfold_protocol::{PROTOCOL_VERSION, is_session_id};
 
 use crate::hub::Hub;
-use crate::protocol::{PROTOCOL_VERSION, Status, is_session_id};
-
-/// Longest request line.
-pub const MAX_LINE_BYTES: usize = 4 * 1024 * 1024;
-/// Longest `wait_seconds`.
-pub const MAX_WAIT_SECONDS: u64 = 600;
-
-#[derive(Debug, Serialize, Deserialize)]
-pub struct Request {
-    pub id: u64,
-    pub method: String,
-    #[serde(default)]
-    pub params: Value,
-}
-
-#[derive(Debug, Serialize, Deserialize)]
-pub struct Response {
-    pub id: u64,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub result: Option<Value>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub error: Option<String>,
-}
-
-/// An agent process introducing itself.
-#[derive(Debug, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
-pub struct Hello {
-    pub agent_id: String,
-    /// The directory the agent works in (absolute).
-    pub project: PathBuf,
-    pub client: String,
-}
-
-#[derive(Debug, Default, Serialize, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub struct GetUiContext {
-    /// A tab's session (default: the latest of this project)
-    #[serde(rename = "sessionId")]
-    pub session_id: Option<String>,
-    /// Wait up to this long for the user to pick or write
-    #[schemars(range(max = 600))]
-    pub wait_seconds: Option<u64>,
-}
-
-#[derive(Debug, Default, Serialize, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub struct ListSessions {}
-
-#[derive(Debug, Default, Serialize, Deserialize, JsonSchema)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
-pub struct RespondToBrowser {
-    pub session_id: String,
-    pub context_id: String,
-    /// Markdown
-    pub message: String,
-    /// false: a part, more follows
-    pub is_complete: bool,
-}
-
-#[derive(Debug, Serialize, Deserialize, JsonSchema)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
-pub struct UpdateStatus {
-    pub session_id: String,
-    pub status: Status,
-    /// e.g. "Searching for the Button component"
-    pub detail: Option<String>,
-}
-
-#[derive(Debug, Default, Serialize, Deserialize, JsonSchema)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
-pub struct GetConversationHistory {
-    pub session_id: String,
-    /// Most recent messages to return
-    #[schemars(range(min = 1, max = 200), default = "twenty")]
-    pub limit: Option<usize>,
-}
-
-/// A tab's current HTML, read from the live page (`get_html_chunk` with
-/// `live: true` asks for it).
-#[derive(Debug, Default, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
-pub struct GetLiveHtml {
-    pub session_id: String,
-    /// Must match an element in the live page.
-    pub selector: String,
-}
-
-fn twenty() -> Option<usize> {
-    Some(20)
-}
-
-#[derive(Debug, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-struct UiList {
-    project: PathBuf,
-}
-
-#[derive(Debug, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
-struct UiPick {
-    project: PathBuf,
-    session_id: String,
-}
-
-/// What the daemon says of itself (`webfold doctor`).
-#[derive(Debug, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct DaemonStatus {
-    pub pid: u32,
-    pub port: u16,
-    pub version: String,
-    pub protocol_version: u32,
-    pub agents: usize,
-    pub tabs: usize,
-}
 
 /// Serves agent sockets until the listener fails.
 pub async fn serve(listener: UnixListener, hub: Arc<Hub>, port: u16) {
@@ -180,27 +67,24 @@ async fn connection(stream: UnixStream, hub: Arc<Hub>, port: u16) {
                 .await;
             break;
         }
-        let req: Request = match serde_json::from_slice(&buf) {
+        let req = match Request::parse(&buf) {
             Ok(r) => r,
-            Err(e) => {
-                let _ = tx
-                    .send(Response {
-                        id: 0,
-                        result: None,
-                        error: Some(format!("not a request: {e}")),
-                    })
-                    .await;
+            Err(bad) => {
+                let _ = tx.send(respond(bad.id, Err(bad.message))).await;
                 continue;
             }
         };
-        if req.method == "hello" {
-            let out = hello(&hub, req.params, &mut agent).await;
-            let _ = tx.send(respond(req.id, out)).await;
-            continue;
-        }
+        let call = match req.call {
+            AgentRequest::Hello(h) => {
+                let out = hello(&hub, h, &mut agent).await.and_then(answer::<Hello>);
+                let _ = tx.send(respond(req.id, out)).await;
+                continue;
+            }
+            call => call,
+        };
         let (hub, tx, agent) = (hub.clone(), tx.clone(), agent.clone());
         tokio::spawn(async move {
-            let out = call(&hub, agent.as_deref(), &req.method, req.params, port).await;
+            let out = dispatch(&hub, agent.as_deref(), call, port).await;
             let _ = tx.send(respond(req.id, out)).await;
         });
     }
@@ -226,9 +110,10 @@ fn respond(id: u64, out: Result<Value, String>) -> Response {
     }
 }
 
-fn params<T: for<'de> Deserialize<'de>>(v: Value) -> Result<T, String> {
-    let v = if v.is_null() { json!({}) } else { v };
-    serde_json::from_value(v).map_err(|e| format!("invalid arguments: {e}"))
+/// The answer of a call `C`, on the wire: a method can only be answered
+/// with its own answer type.
+fn answer<C: Call>(a: C::Answer) -> Result<Value, String> {
+    serde_json::to_value(a).map_err(|e| format!("the answer cannot be written: {e}"))
 }
 
 fn session(id: &str) -> Result<&str, String> {
@@ -241,8 +126,7 @@ fn session(id: &str) -> Result<&str, String> {
     }
 }
 
-async fn hello(hub: &Hub, p: Value, agent: &mut Option<String>) -> Result<Value, String> {
-    let h: Hello = params(p)?;
+async fn hello(hub: &Hub, h: Hello, agent: &mut Option<String>) -> Result<HelloAnswer, String> {
     if agent.is_some() {
         return Err("this connection has said hello already".into());
     }
@@ -260,44 +144,30 @@ async fn hello(hub: &Hub, p: Value, agent: &mut Option<String>) -> Result<Value,
     let project = std::fs::canonicalize(&h.project).unwrap_or(h.project);
     hub.connect_agent(&h.agent_id, project, h.client).await?;
     *agent = Some(h.agent_id);
-    Ok(json!({ "protocolVersion": PROTOCOL_VERSION }))
+    Ok(HelloAnswer {
+        protocol_version: PROTOCOL_VERSION,
+    })
 }
 
-async fn call(
+async fn dispatch(
     hub: &Hub,
     agent: Option<&str>,
-    method: &str,
-    p: Value,
+    call: AgentRequest,
     port: u16,
 ) -> Result<Value, String> {
     let me = || agent.ok_or_else(|| "say hello first: this call needs an agent".to_string());
-    match method {
-        "get_ui_context" => {
-            let a: GetUiContext = params(p)?;
-            if let Some(s) = &a.session_id {
-                session(s)?;
-            }
-            let wait = match a.wait_seconds.unwrap_or(0) {
-                w if w <= MAX_WAIT_SECONDS => Duration::from_secs(w),
-                w => {
-                    return Err(format!(
-                        "wait_seconds must be a whole number from 0 to {MAX_WAIT_SECONDS}, not {w}"
-                    ));
-                }
-            };
-            let found = hub
-                .get_ui_context(me()?, a.session_id.as_deref(), wait)
-                .await?;
-            Ok(serde_json::to_value(found).unwrap_or(Value::Null))
+    match call {
+        AgentRequest::Hello(_) => Err("this connection has said hello already".into()),
+        AgentRequest::GetUiContext(a) => {
+            answer::<GetUiContext>(get_ui_context(hub, me()?, a).await?)
         }
-        "list_sessions" => {
-            let _: ListSessions = params(p)?;
+        AgentRequest::ListSessions(ListSessions {}) => {
             let agent = me()?;
             let project = hub.agent_project(agent)?;
-            Ok(json!({ "sessions": hub.sessions_of(&project, agent).await }))
+            let sessions = hub.sessions_of(&project, agent).await;
+            answer::<ListSessions>(SessionList { sessions })
         }
-        "respond_to_browser" => {
-            let a: RespondToBrowser = params(p)?;
+        AgentRequest::RespondToBrowser(a) => {
             let delivered = hub
                 .respond(
                     me()?,
@@ -307,32 +177,24 @@ async fn call(
                     a.is_complete,
                 )
                 .await?;
-            Ok(json!({ "success": true, "delivered": delivered }))
+            answer::<RespondToBrowser>(Delivered {
+                success: true,
+                delivered,
+            })
         }
-        "update_status" => {
-            let a: UpdateStatus = params(p)?;
+        AgentRequest::UpdateStatus(a) => {
             let delivered = hub
                 .update_status(me()?, session(&a.session_id)?, a.status, a.detail)
                 .await?;
-            Ok(json!({ "success": true, "delivered": delivered }))
+            answer::<UpdateStatus>(Delivered {
+                success: true,
+                delivered,
+            })
         }
-        "get_conversation_history" => {
-            let a: GetConversationHistory = params(p)?;
-            let limit = match a.limit.unwrap_or(20) {
-                n @ 1..=200 => n,
-                n => {
-                    return Err(format!(
-                        "limit must be a whole number from 1 to 200, not {n}"
-                    ));
-                }
-            };
-            let messages = hub
-                .history_of(me()?, session(&a.session_id)?, limit)
-                .await?;
-            Ok(json!({ "messages": messages }))
+        AgentRequest::GetConversationHistory(a) => {
+            answer::<GetConversationHistory>(history(hub, me()?, a).await?)
         }
-        "get_live_html" => {
-            let a: GetLiveHtml = params(p)?;
+        AgentRequest::GetLiveHtml(a) => {
             if a.selector.trim().is_empty() {
                 return Err("give the selector of an element to read from the live page".into());
             }
@@ -344,20 +206,19 @@ async fn call(
                     crate::hub::LIVE_HTML_TIMEOUT,
                 )
                 .await?;
-            Ok(serde_json::to_value(live).unwrap_or(Value::Null))
+            answer::<GetLiveHtml>(live)
         }
-        "ui_list" => {
-            let a: UiList = params(p)?;
-            Ok(json!({ "sessions": hub.sessions_of(&canonical(a.project), "").await }))
+        AgentRequest::UiList(a) => {
+            let sessions = hub.sessions_of(&canonical(a.project), "").await;
+            answer::<UiList>(SessionList { sessions })
         }
-        "ui_pick" => {
-            let a: UiPick = params(p)?;
+        AgentRequest::UiPick(a) => {
             hub.pick(&canonical(a.project), session(&a.session_id)?);
-            Ok(json!({ "success": true }))
+            answer::<UiPick>(Done { success: true })
         }
-        "status" => {
+        AgentRequest::Status(GetStatus {}) => {
             let (agents, tabs) = hub.counts();
-            Ok(serde_json::to_value(DaemonStatus {
+            answer::<GetStatus>(DaemonStatus {
                 pid: std::process::id(),
                 port,
                 version: env!("CARGO_PKG_VERSION").into(),
@@ -365,10 +226,43 @@ async fn call(
                 agents,
                 tabs,
             })
-            .unwrap_or(Value::Null))
         }
-        other => Err(format!("unknown method '{other}'")),
     }
+}
+
+async fn get_ui_context(
+    hub: &Hub,
+    agent: &str,
+    a: GetUiContext,
+) -> Result<<GetUiContext as Call>::Answer, String> {
+    if let Some(s) = &a.session_id {
+        session(s)?;
+    }
+    let wait = match a.wait_seconds.unwrap_or(0) {
+        w if w <= MAX_WAIT_SECONDS => Duration::from_secs(w),
+        w => {
+            return Err(format!(
+                "wait_seconds must be a whole number from 0 to {MAX_WAIT_SECONDS}, not {w}"
+            ));
+        }
+    };
+    hub.get_ui_context(agent, a.session_id.as_deref(), wait)
+        .await
+}
+
+async fn history(hub: &Hub, agent: &str, a: GetConversationHistory) -> Result<History, String> {
+    let limit = match a.limit.unwrap_or(20) {
+        n @ 1..=200 => n,
+        n => {
+            return Err(format!(
+                "limit must be a whole number from 1 to 200, not {n}"
+            ));
+        }
+    };
+    let messages = hub
+        .history_of(agent, session(&a.session_id)?, limit)
+        .await?;
+    Ok(History { messages })
 }
 
 fn canonical(p: PathBuf) -> PathBuf {

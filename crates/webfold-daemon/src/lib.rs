@@ -6,13 +6,16 @@
 //! extension ──WebSocket (loopback, Origin + token)──▶ daemon ◀──unix socket (0600)── webfold mcp ◀─stdio─ agent
 //! ```
 //!
-//! - [`protocol`]: the WebSocket frames (strict, versioned, JSON Schema checked in).
+//! - `webfold_protocol`: every frame and agent-socket message, as types
+//!   (strict, versioned, JSON Schema and the extension's TypeScript generated).
 //! - [`auth`]: Host, Origin and token checks; the extension's fixed id.
 //! - [`hub`]: tabs, agents and routing: a message reaches exactly one agent,
-//!   an answer exactly the tab it answers; with `--db postgres://…`, also
-//!   across daemons sharing that database ([`hub::Cluster`]).
-//! - [`ws`] and [`ipc`]: the two listeners; [`client`]: how `webfold mcp` and
-//!   the CLI reach the daemon (starting it when absent).
+//!   an answer exactly the tab it answers; what is on other daemons is
+//!   reached through a [`hub::Transport`]: [`hub::Local`] alone, or with
+//!   `--db postgres://…` the daemons sharing that database ([`hub::Cluster`]).
+//! - [`ws`] and [`ipc`]: the two listeners; `webfold_chatter_client` is how
+//!   `webfold mcp` and the CLI reach the daemon (starting it when absent),
+//!   and keeps the [`home`] they share.
 //! - [`registry`], [`project`], [`home`]: what is kept on disk, private to the user.
 //! - [`builtin`]: the daemon's own agent (with a model provider): a
 //!   side-panel message answered by webfold-agent's loop, chunks read from
@@ -23,16 +26,15 @@
 
 pub mod auth;
 pub mod builtin;
-pub mod client;
 pub mod daemon;
-pub mod home;
 pub mod hub;
 pub mod ipc;
 pub mod page_view;
 pub mod project;
-pub mod protocol;
 pub mod registry;
 pub mod ws;
+
+pub use webfold_chatter_client::home;
 
 use std::path::Path;
 
@@ -56,6 +58,17 @@ pub enum DaemonError {
     AlreadyRunning(String),
     #[error("the webfold daemon is not reachable: {0}")]
     Unreachable(String),
+}
+
+impl From<webfold_chatter_client::ClientError> for DaemonError {
+    fn from(e: webfold_chatter_client::ClientError) -> DaemonError {
+        use webfold_chatter_client::ClientError;
+        match e {
+            ClientError::Setup(why) => DaemonError::Setup(why),
+            ClientError::Io { path, source } => DaemonError::Io { path, source },
+            ClientError::Unreachable(why) => DaemonError::Unreachable(why),
+        }
+    }
 }
 
 impl DaemonError {

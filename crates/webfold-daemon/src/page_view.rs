@@ -11,7 +11,7 @@ use webfold_core::select::UniqueSelectors;
 use webfold_core::tokens::{self, Encoding};
 use webfold_core::{NodeId, Page};
 
-use crate::protocol::{ViewKind, ViewLine};
+use webfold_protocol::{ViewKind, ViewLine};
 
 /// The page a tab captured: from the extension's capture (with the layout
 /// the user saw) when there is one, else from its HTML.

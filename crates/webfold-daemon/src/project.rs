@@ -7,42 +7,16 @@
 use std::path::{Path, PathBuf};
 
 use base64::Engine as _;
-use serde::{Deserialize, Serialize};
+pub use webfold_protocol::StoredContext;
 
 use crate::DaemonError;
 use crate::home::{Home, private_dir, write_private};
-use crate::protocol::{
-    Ancestor, Child, Element, MAX_HTML_BYTES, MAX_SCREENSHOT_BYTES, PageInfo, SetContext,
-};
+use webfold_protocol::{MAX_HTML_BYTES, MAX_SCREENSHOT_BYTES, PickPayload, SetContext};
 
 /// Selections kept per tab.
 const CONTEXTS_PER_SESSION: usize = 20;
 /// Screenshots (and pages) kept per directory; the oldest go first.
 const FILES_KEPT: usize = 50;
-
-/// A selection as stored and as agents read it.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct StoredContext {
-    pub context_id: String,
-    pub element: Element,
-    pub ancestors: Vec<Ancestor>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub children: Option<Vec<Child>>,
-    pub page: PageInfo,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub selector: Option<String>,
-    /// The screenshot, as a PNG file.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub screenshot_path: Option<PathBuf>,
-    /// The page's HTML as the user saw it, as a file.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub html_path: Option<PathBuf>,
-    /// The extension's capture of the page (DOM with layout), as a JSON file.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub dom_path: Option<PathBuf>,
-    pub timestamp: i64,
-}
 
 pub struct ProjectFiles {
     dir: PathBuf,
@@ -105,16 +79,14 @@ impl ProjectFiles {
         ctx: SetContext,
         timestamp: i64,
     ) -> Result<StoredContext, DaemonError> {
-        let SetContext {
-            element,
-            ancestors,
-            children,
-            page,
-            screenshot,
-            selector,
-            html,
-            dom,
-        } = ctx;
+        let (
+            pick,
+            PickPayload {
+                screenshot,
+                html,
+                dom,
+            },
+        ) = ctx.into_parts();
         let dir = self.dir.clone();
         let (ignore_self, session, context) = (
             self.ignore_self,
@@ -160,11 +132,7 @@ impl ProjectFiles {
             };
             let stored = StoredContext {
                 context_id: context,
-                element,
-                ancestors,
-                children,
-                page,
-                selector,
+                pick,
                 screenshot_path,
                 html_path,
                 dom_path,

@@ -7,7 +7,7 @@ use std::sync::Mutex;
 
 use crate::DaemonError;
 use crate::home::{Home, write_private};
-use crate::protocol::is_session_id;
+use webfold_protocol::is_session_id;
 
 pub struct Registry {
     path: PathBuf,
@@ -73,7 +73,7 @@ impl Registry {
             return Ok(());
         }
         let json = serde_json::to_vec_pretty(&*map).unwrap_or_default();
-        write_private(&self.path, &json)
+        Ok(write_private(&self.path, &json)?)
     }
 
     /// Binds a tab to a project, writing the file when that changes it.
@@ -84,6 +84,6 @@ impl Registry {
         }
         map.insert(session_id.to_string(), project.to_owned());
         let json = serde_json::to_vec_pretty(&*map).unwrap_or_default();
-        write_private(&self.path, &json)
+        Ok(write_private(&self.path, &json)?)
     }
 }

@@ -20,7 +20,7 @@ use tokio_tungstenite::tungstenite::{Message, Utf8Bytes};
 
 use crate::auth::{SUBPROTOCOL_PREFIX, Token, host_allowed, origin_allowed};
 use crate::hub::Hub;
-use crate::protocol::{
+use webfold_protocol::{
     ClientFrame, ErrorFrame, MAX_MESSAGE_BYTES, MAX_USER_MESSAGE_BYTES, ServerFrame, is_session_id,
     parse_client_frame, parse_hello,
 };

@@ -7,7 +7,7 @@
 use std::path::Path;
 
 use serde_json::{Value, json};
-use webfold_daemon::client::Connection;
+use webfold_chatter_client::client::Connection;
 use webfold_store::ChatterStore;
 
 #[path = "../../webfold-store/tests/support/pg.rs"]

@@ -13,8 +13,8 @@ use std::sync::Arc;
 
 use webfold_daemon::home::Home;
 use webfold_daemon::hub::Hub;
-use webfold_daemon::protocol::{ServerFrame, parse_client_frame};
 use webfold_daemon::ws::answer;
+use webfold_protocol::{ServerFrame, parse_client_frame};
 
 use crate::panics;
 

@@ -40,7 +40,7 @@ pub struct ToolContext {
     pub fetcher: Option<Fetcher>,
     pub browser: Option<Arc<LiveBrowser>>,
     /// The link to the user's daemon for the UI tools.
-    pub ui: Option<Arc<webfold_daemon::client::AgentLink>>,
+    pub ui: Option<Arc<webfold_chatter_client::client::AgentLink>>,
     /// Which tools are listed.
     pub groups: ToolGroups,
 }

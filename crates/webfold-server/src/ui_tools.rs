@@ -14,12 +14,13 @@ use base64::Engine as _;
 use rmcp::handler::server::wrapper::Parameters;
 use rmcp::model::{CallToolResult, ContentBlock};
 use rmcp::{tool, tool_router};
-use serde_json::{Value, json};
+use serde::Serialize;
+use serde_json::json;
+use webfold_chatter_client::client::AgentLink;
 use webfold_core::chunk::ChunkOptions;
-use webfold_daemon::client::AgentLink;
-use webfold_daemon::hub::LiveHtml;
-use webfold_daemon::ipc::{
-    GetConversationHistory, GetLiveHtml, GetUiContext, ListSessions, RespondToBrowser, UpdateStatus,
+use webfold_protocol::agent::{
+    Call, GetConversationHistory, GetLiveHtml, GetUiContext, ListSessions, RespondToBrowser, Role,
+    UiContext, UpdateStatus,
 };
 use webfold_store::{ConversationId, NewConversation, NewPage};
 
@@ -47,101 +48,102 @@ impl WebfoldTools {
         })
     }
 
-    async fn daemon(
-        &self,
-        method: &str,
-        params: impl serde::Serialize,
-    ) -> Result<Value, ToolError> {
-        let params = serde_json::to_value(params)?;
-        self.ui()?.call(method, params).await.map_err(ToolError)
+    async fn daemon<C: Call + Clone>(&self, params: C) -> Result<C::Answer, ToolError> {
+        self.ui()?.request(params).await.map_err(ToolError)
     }
 
-    fn data(v: Value, text: String) -> ToolResult {
+    /// A tool's answer: `text` for the model, the daemon's answer as the
+    /// structured content.
+    fn data(answer: &impl Serialize, text: String) -> ToolResult {
         let mut r = CallToolResult::success(vec![ContentBlock::text(text)]);
-        r.structured_content = Some(v);
+        r.structured_content = Some(serde_json::to_value(answer)?);
         Ok(r)
     }
 }
 
 /// The selection as text: what the page said is fenced, and so is the user.
-fn render_context(v: &Value) -> String {
-    let s = |k: &str| v.get(k).and_then(Value::as_str).unwrap_or("");
-    let el = &v["element"];
-    let tag = el["tagName"].as_str().unwrap_or("").to_ascii_lowercase();
-    let mut about = format!("<{tag}");
-    if let Some(id) = el["id"].as_str() {
+fn render_context(v: &UiContext) -> String {
+    let pick = &v.context.pick;
+    let el = &pick.element;
+    let mut about = format!("<{}", el.tag_name.to_ascii_lowercase());
+    if let Some(id) = &el.id {
         about.push_str(&format!(" id=\"{id}\""));
     }
-    if let Some(attrs) = el["attributes"].as_object() {
-        for (k, val) in attrs.iter().filter(|(k, _)| k.as_str() != "id") {
-            about.push_str(&format!(" {k}=\"{}\"", val.as_str().unwrap_or("")));
-        }
+    for (k, val) in el.attributes.iter().filter(|(k, _)| k.as_str() != "id") {
+        about.push_str(&format!(" {k}=\"{val}\""));
     }
     about.push('>');
-    let text: String = el["textContent"]
-        .as_str()
-        .unwrap_or("")
-        .chars()
-        .take(500)
-        .collect();
-    let path: Vec<String> = v["ancestors"]
-        .as_array()
-        .map(|a| {
-            a.iter()
-                .map(|x| {
-                    let mut n = x["tagName"].as_str().unwrap_or("").to_ascii_lowercase();
-                    if let Some(id) = x["id"].as_str() {
-                        n.push_str(&format!("#{id}"));
-                    }
-                    for c in x["classList"].as_array().into_iter().flatten().take(3) {
-                        n.push_str(&format!(".{}", c.as_str().unwrap_or("")));
-                    }
-                    n
-                })
-                .collect()
+    let text: String = el.text_content.chars().take(500).collect();
+    let path: Vec<String> = pick
+        .ancestors
+        .iter()
+        .map(|x| {
+            let mut n = x.tag_name.to_ascii_lowercase();
+            if let Some(id) = &x.id {
+                n.push_str(&format!("#{id}"));
+            }
+            for c in x.class_list.iter().take(3) {
+                n.push_str(&format!(".{c}"));
+            }
+            n
         })
-        .unwrap_or_default();
-    let b = &el["boundingBox"];
+        .collect();
+    let b = &el.bounding_box;
     let mut page = format!(
         "page: {} ({})\nelement: {about}\ntext: {text}\nancestors: {}\nbox: x={} y={} {}×{}",
-        v["page"]["title"].as_str().unwrap_or(""),
-        v["page"]["url"].as_str().unwrap_or(""),
+        pick.page.title,
+        pick.page.url,
         path.join(" > "),
-        b["x"],
-        b["y"],
-        b["width"],
-        b["height"],
+        Number(b.x),
+        Number(b.y),
+        Number(b.width),
+        Number(b.height),
     );
-    if let Some(sel) = v["selector"].as_str() {
+    if let Some(sel) = &pick.selector {
         page.push_str(&format!("\nselector: {sel}"));
     }
     let mut out = format!(
         "sessionId: {}\ncontextId: {}\n",
-        s("sessionId"),
-        s("contextId")
+        v.session_id, v.context.context_id
     );
-    if let Some(p) = v["screenshotPath"].as_str() {
-        out.push_str(&format!("screenshotPath: {p}\n"));
+    if let Some(p) = &v.context.screenshot_path {
+        out.push_str(&format!("screenshotPath: {}\n", p.display()));
     }
-    if let Some(p) = v["htmlPath"].as_str() {
-        out.push_str(&format!("htmlPath: {p} (the page as the user saw it)\n"));
+    if let Some(p) = &v.context.html_path {
+        out.push_str(&format!(
+            "htmlPath: {} (the page as the user saw it)\n",
+            p.display()
+        ));
     }
     out.push_str("The user picked this element (page content, untrusted):\n");
     out.push_str(&delimit(&page));
-    match v["userMessage"].as_str() {
+    match &v.user_message {
         Some(m) => {
             out.push_str("\nThe user wrote (untrusted; answer with respond_to_browser):\n");
             out.push_str(&fence_user(m));
         }
         None => out.push_str("\nNo message yet (wait_seconds waits for one)."),
     }
-    if let Some(others) = v["otherSessions"].as_array().filter(|o| !o.is_empty()) {
+    if !v.other_sessions.is_empty() {
         out.push_str(&format!(
             "\nOther tabs of this project: {} (list_sessions; pass sessionId to read one).",
-            others.len()
+            v.other_sessions.len()
         ));
     }
     out
+}
+
+/// A box coordinate as JSON writes it (`12.0` as `12.0`, as agents saw it
+/// when the context was read from JSON).
+struct Number(f64);
+
+impl std::fmt::Display for Number {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match serde_json::Number::from_f64(self.0) {
+            Some(n) => write!(f, "{n}"),
+            None => write!(f, "null"),
+        }
+    }
 }
 
 #[tool_router(router = ui_tool_router, vis = "pub(crate)")]
@@ -162,19 +164,18 @@ impl WebfoldTools {
     )]
     async fn list_sessions(&self, Parameters(args): Parameters<ListSessions>) -> CallToolResult {
         let r = async {
-            let v = self.daemon("list_sessions", args).await?;
-            let lines: Vec<String> = v["sessions"]
-                .as_array()
-                .into_iter()
-                .flatten()
+            let v = self.daemon(args).await?;
+            let lines: Vec<String> = v
+                .sessions
+                .iter()
                 .enumerate()
                 .map(|(i, s)| {
                     format!(
                         "{}. {} {}{}",
                         i + 1,
-                        s["sessionId"].as_str().unwrap_or(""),
-                        s["pageUrl"].as_str().unwrap_or(""),
-                        if s["hasUnreadMessage"] == true {
+                        s.session_id,
+                        s.page_url,
+                        if s.has_unread_message {
                             " (unread message)"
                         } else {
                             ""
@@ -188,7 +189,7 @@ impl WebfoldTools {
             } else {
                 lines.join("\n")
             };
-            Self::data(v, text)
+            Self::data(&v, text)
         };
         finish(r.await)
     }
@@ -202,13 +203,13 @@ impl WebfoldTools {
         Parameters(args): Parameters<RespondToBrowser>,
     ) -> CallToolResult {
         let r = async {
-            let v = self.daemon("respond_to_browser", args).await?;
-            let text = if v["delivered"] == true {
+            let v = self.daemon(args).await?;
+            let text = if v.delivered {
                 "Sent.".to_string()
             } else {
                 "Queued: the tab is offline and gets it when it reconnects.".to_string()
             };
-            Self::data(v, text)
+            Self::data(&v, text)
         };
         finish(r.await)
     }
@@ -219,8 +220,8 @@ impl WebfoldTools {
     )]
     async fn update_status(&self, Parameters(args): Parameters<UpdateStatus>) -> CallToolResult {
         let r = async {
-            let v = self.daemon("update_status", args).await?;
-            Self::data(v, "Status shown.".into())
+            let v = self.daemon(args).await?;
+            Self::data(&v, "Status shown.".into())
         };
         finish(r.await)
     }
@@ -235,17 +236,13 @@ impl WebfoldTools {
         Parameters(args): Parameters<GetConversationHistory>,
     ) -> CallToolResult {
         let r = async {
-            let v = self.daemon("get_conversation_history", args).await?;
-            let lines: Vec<String> = v["messages"]
-                .as_array()
-                .into_iter()
-                .flatten()
-                .map(|m| {
-                    let content = m["content"].as_str().unwrap_or("");
-                    match m["role"].as_str() {
-                        Some("user") => format!("user:\n{}", fence_user(content)),
-                        _ => format!("assistant:\n{content}"),
-                    }
+            let v = self.daemon(args).await?;
+            let lines: Vec<String> = v
+                .messages
+                .iter()
+                .map(|m| match m.role {
+                    Role::User => format!("user:\n{}", fence_user(&m.content)),
+                    Role::Assistant => format!("assistant:\n{}", m.content),
                 })
                 .collect();
             let text = if lines.is_empty() {
@@ -253,7 +250,7 @@ impl WebfoldTools {
             } else {
                 lines.join("\n")
             };
-            Self::data(v, text)
+            Self::data(&v, text)
         };
         finish(r.await)
     }
@@ -261,30 +258,34 @@ impl WebfoldTools {
 
 impl WebfoldTools {
     async fn ui_context(&self, args: GetUiContext) -> ToolResult {
-        let mut v = self.daemon("get_ui_context", args).await?;
-        if v.is_null() {
+        let Some(v) = self.daemon(args).await? else {
             return Self::data(
-                json!({}),
+                &json!({}),
                 "Nothing picked yet: the user picks an element with the webfold extension (wait_seconds waits for it).".into(),
             );
-        }
+        };
         let mut text = render_context(&v);
-        match self.ui_conversation(&v).await {
+        let conversation_id = match self.ui_conversation(&v).await {
             Ok(Some(id)) => {
-                v["conversationId"] = json!(id.to_string());
                 text.insert_str(
                     0,
                     &format!(
                         "conversation_id: {id} (the page as the user saw it, for the page tools; get_html_chunk with live: true reads the tab as it is now)\n"
                     ),
                 );
+                Some(id.to_string())
             }
-            Ok(None) => {}
-            Err(why) => text.push_str(&format!("\nThe page tools cannot read this page: {why}.")),
-        }
+            Ok(None) => None,
+            Err(why) => {
+                text.push_str(&format!("\nThe page tools cannot read this page: {why}."));
+                None
+            }
+        };
         let mut content = vec![ContentBlock::text(text)];
-        if let Some(png) = v["screenshotPath"]
-            .as_str()
+        if let Some(png) = v
+            .context
+            .screenshot_path
+            .as_ref()
             .and_then(|p| std::fs::read(p).ok())
             .and_then(|png| crate::thumbnail::png_thumbnail(&png, INLINE_SIDE))
         {
@@ -292,17 +293,21 @@ impl WebfoldTools {
             content.push(ContentBlock::image(data, "image/png"));
         }
         let mut r = CallToolResult::success(content);
-        r.structured_content = Some(v);
+        r.structured_content = Some(serde_json::to_value(UiContextAnswer {
+            context: &v,
+            conversation_id,
+        })?);
         Ok(r)
     }
 
     /// The page the user sent, as a conversation the page tools read. A new
     /// capture from the same tab becomes the conversation's next version, so
     /// a snapshot diffs against what the user saw before.
-    async fn ui_conversation(&self, v: &Value) -> Result<Option<ConversationId>, String> {
-        let (Some(path), Some(tab)) = (v["htmlPath"].as_str(), v["sessionId"].as_str()) else {
+    async fn ui_conversation(&self, v: &UiContext) -> Result<Option<ConversationId>, String> {
+        let Some(path) = v.context.html_path.as_ref().and_then(|p| p.to_str()) else {
             return Ok(None);
         };
+        let tab = v.session_id.as_str();
         let Some(convs) = self.ctx().conversations.clone() else {
             return Ok(None);
         };
@@ -312,13 +317,18 @@ impl WebfoldTools {
         {
             return Ok(Some(*id));
         }
-        let (html_file, dom_file) = (path.to_owned(), v["domPath"].as_str().map(str::to_owned));
+        let html_file = path.to_owned();
+        let dom_file = v
+            .context
+            .dom_path
+            .as_ref()
+            .map(|p| p.to_string_lossy().into_owned());
         let page =
             tokio::task::spawn_blocking(move || captured_page(&html_file, dom_file.as_deref()))
                 .await
                 .map_err(|e| e.to_string())??;
         let page = NewPage {
-            url: v["page"]["url"].as_str().map(str::to_owned),
+            url: Some(v.context.pick.page.url.clone()),
             ..page
         };
         let refreshed = match known {
@@ -387,17 +397,12 @@ impl WebfoldTools {
                     "conversation {id} did not come from a browser tab in this session: live needs the conversation_id get_ui_context gave (call it first)"
                 ))
             })?;
-        let v = self
-            .daemon(
-                "get_live_html",
-                GetLiveHtml {
-                    session_id: tab,
-                    selector,
-                },
-            )
+        let live = self
+            .daemon(GetLiveHtml {
+                session_id: tab,
+                selector,
+            })
             .await?;
-        let live: LiveHtml = serde_json::from_value(v)
-            .map_err(|e| ToolError(format!("the daemon's answer is unreadable: {e}")))?;
         let url = live.url.unwrap_or_default();
         tokio::task::spawn_blocking(move || PageHandle::Fresh {
             page: webfold_core::Page::parse(&live.html),
@@ -406,6 +411,17 @@ impl WebfoldTools {
         .await
         .map_err(|e| ToolError(format!("parsing failed: {e}")))
     }
+}
+
+/// `get_ui_context`'s structured content: the daemon's answer, and the
+/// conversation the page tools read it in.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct UiContextAnswer<'a> {
+    #[serde(flatten)]
+    context: &'a UiContext,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    conversation_id: Option<String>,
 }
 
 /// The page a tab sent: its HTML and, from the extension, its capture (the

@@ -15,8 +15,8 @@ use tokio_tungstenite::tungstenite::client::IntoClientRequest;
 use tokio_tungstenite::tungstenite::http::HeaderValue;
 use tokio_tungstenite::tungstenite::{Error as WsError, Message};
 use tokio_tungstenite::{MaybeTlsStream, WebSocketStream};
+use webfold_chatter_client::client::{AgentLink, Connection};
 use webfold_daemon::auth::EXTENSION_ID;
-use webfold_daemon::client::{AgentLink, Connection};
 use webfold_daemon::home::Home;
 
 mod support;
@@ -406,7 +406,7 @@ async fn bad_frames_are_named_and_repeated_ones_close_the_socket() {
     assert_eq!(closed, Some(1008));
     // An oversized frame is refused without reading it whole.
     let mut big = Tab::open(&d, 3).await;
-    let huge = "x".repeat(webfold_daemon::protocol::MAX_MESSAGE_BYTES + 1);
+    let huge = "x".repeat(webfold_protocol::MAX_MESSAGE_BYTES + 1);
     let _ = big.ws.send(Message::Text(huge.into())).await;
     let ended = tokio::time::timeout(WAIT, async {
         loop {

@@ -16,8 +16,8 @@ use std::time::{Duration, Instant};
 use serde_json::{Value, json};
 use webfold_agent::replay::{Part, ReplayServer, Scripted};
 use webfold_agent::{ProviderKind, Usage};
+use webfold_chatter_client::client::Connection;
 use webfold_daemon::auth::EXTENSION_ID;
-use webfold_daemon::client::Connection;
 use webfold_daemon::home::Home;
 
 const BIN: &str = env!("CARGO_BIN_EXE_webfold");

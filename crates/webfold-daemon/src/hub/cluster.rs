@@ -16,12 +16,15 @@ use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 use tokio::sync::mpsc;
-use webfold_store::{ChatterEvent, ChatterEvents, ChatterStore, HEARTBEAT, Heard, Presence};
+use webfold_store::{
+    ChatterEvent, ChatterEvents, ChatterStore, HEARTBEAT, Heard, History, Presence,
+};
 
-use super::{Hub, RemoteAgent, ServerFrame};
+use super::transport::{Later, Transport};
+use super::{Hub, RemoteAgent, rand_u16};
 use crate::DaemonError;
 use crate::project::{ProjectFiles, StoredContext};
-use crate::protocol::{HtmlReply, PageInfo, SetContext};
+use webfold_protocol::{HtmlReply, PageInfo, ServerFrame, SetContext};
 
 /// How long an answer for a tab keeps being offered to a database that is
 /// down before it is given up (the history still has it).
@@ -67,136 +70,76 @@ impl Cluster {
         (Cluster { store, jobs }, Jobs(queue))
     }
 
-    pub fn store(&self) -> &ChatterStore {
-        &self.store
-    }
-
-    /// This daemon's name among the others.
-    pub fn instance(&self) -> &str {
-        self.store.instance()
-    }
-
     fn queue(&self, job: Job) {
         let _ = self.jobs.send(job);
     }
+}
 
-    /// Sends a frame to a tab another daemon holds (or the next to).
-    pub(super) fn push(&self, session: &str, frame: ServerFrame, durable: bool) {
+impl Transport for Cluster {
+    fn history(
+        &self,
+        _files: &ProjectFiles,
+        project: Option<&Path>,
+    ) -> Result<History, DaemonError> {
+        Ok(History::Shared {
+            store: self.store.clone(),
+            project: project.map(|p| p.display().to_string()),
+        })
+    }
+
+    /// An agent's project may be a directory of another daemon's machine.
+    fn projects_are_here(&self) -> bool {
+        false
+    }
+
+    /// Written to the database for the daemon that holds the tab (or the
+    /// next to); `queue`d frames are retried while the database is down.
+    fn carry(&self, session: &str, frame: ServerFrame, queue: bool) -> Option<ServerFrame> {
         self.queue(Job::Push {
             session: session.to_string(),
             frame,
-            durable,
+            durable: queue,
         });
+        None
     }
 
-    pub(super) fn tab_here(&self, session: &str) {
+    fn tab_here(&self, session: &str) {
         self.queue(Job::TabHere(session.to_string()));
     }
 
-    pub(super) fn tab_gone(&self, session: &str) {
+    fn tab_gone(&self, session: &str) {
         self.queue(Job::TabGone(session.to_string()));
     }
 
-    pub(super) fn agent_gone(&self, agent: &str) {
+    /// Announced before it is listed anywhere.
+    fn agent_here<'a>(
+        &'a self,
+        agent: &'a str,
+        project: &'a Path,
+        client: &'a str,
+    ) -> Later<'a, Result<(), String>> {
+        Box::pin(async move {
+            let project = project.display().to_string();
+            self.store
+                .present(Presence::Agent, agent, Some(&project), Some(client))
+                .await
+                .map_err(|e| e.to_string())
+        })
+    }
+
+    fn agent_gone(&self, agent: &str) {
         self.queue(Job::AgentGone(agent.to_string()));
     }
 
-    /// Announces an agent connected here (before it is listed anywhere).
-    pub(super) async fn agent_here(
-        &self,
-        agent: &str,
-        project: &Path,
-        client: &str,
-    ) -> Result<(), String> {
-        let project = project.display().to_string();
-        self.store
-            .present(Presence::Agent, agent, Some(&project), Some(client))
-            .await
-            .map_err(|e| e.to_string())
+    fn request_id(&self, n: u64) -> String {
+        format!("html-{}-{n}-{:04x}", self.store.instance(), rand_u16())
     }
 
-    pub(super) async fn bind(&self, session: &str, project: &Path) -> Result<(), String> {
-        self.store
-            .bind(session, &project.display().to_string())
-            .await
-            .map_err(|e| e.to_string())
-    }
-
-    /// Keeps a pick where the other daemons can read it.
-    pub(super) async fn share_context(
-        &self,
-        session: &str,
-        stored: &StoredContext,
-        frame: SetContext,
-        project: Option<&Path>,
-    ) -> Result<(), String> {
-        let record = SharedContext {
-            context_id: stored.context_id.clone(),
-            timestamp: stored.timestamp,
-            frame,
-        };
-        let json = serde_json::to_string(&record).map_err(|e| e.to_string())?;
-        let project = project.map(|p| p.display().to_string());
-        self.store
-            .put_context(
-                session,
-                &stored.context_id,
-                project.as_deref(),
-                &json,
-                stored.timestamp,
-            )
-            .await
-            .map_err(|e| e.to_string())
-    }
-
-    /// A pick from the database (the latest without `context_id`), written
-    /// into `files` here the first time it is read.
-    pub(super) async fn fetch_context(
-        &self,
-        files: &ProjectFiles,
-        session: &str,
-        context_id: Option<&str>,
-    ) -> Option<StoredContext> {
-        let record = match context_id {
-            Some(id) => self.store.context(session, id).await,
-            None => self.store.latest_context(session).await,
-        }
-        .ok()??;
-        let shared: SharedContext = serde_json::from_str(&record).ok()?;
-        if let Some(kept) = files.load_context(session, &shared.context_id) {
-            return Some(kept);
-        }
-        files
-            .store_context(session, &shared.context_id, shared.frame, shared.timestamp)
-            .await
-            .ok()
-    }
-
-    /// The page of a tab's latest pick and when it was made.
-    pub(super) async fn latest_page(&self, session: &str) -> Option<(PageInfo, i64)> {
-        let record = self.store.latest_context(session).await.ok()??;
-        let shared: SharedContext = serde_json::from_str(&record).ok()?;
-        Some((shared.frame.page, shared.timestamp))
-    }
-
-    /// Which of these tabs another live daemon holds.
-    pub(super) async fn tabs_elsewhere(&self, sessions: &[String]) -> Vec<String> {
-        if sessions.is_empty() {
-            return Vec::new();
-        }
-        self.store
-            .tabs_elsewhere(sessions)
-            .await
-            .unwrap_or_default()
-    }
-
-    /// Sends a tab's answer to the daemon whose request it answers; `false`
-    /// when the request is not another daemon's.
-    pub(super) fn forward_reply(&self, session: &str, reply: &HtmlReply) -> bool {
+    fn forward_reply(&self, session: &str, reply: &HtmlReply) -> bool {
         let Some(instance) = requester(&reply.request_id) else {
             return false;
         };
-        if instance == self.instance() {
+        if instance == self.store.instance() {
             return false;
         }
         self.queue(Job::Reply {
@@ -205,6 +148,99 @@ impl Cluster {
             reply: reply.clone(),
         });
         true
+    }
+
+    fn shares_picks(&self) -> bool {
+        true
+    }
+
+    /// Kept as the frame the tab sent, so the reading daemon writes its own
+    /// copy of the page, capture and screenshot.
+    fn share_context<'a>(
+        &'a self,
+        session: &'a str,
+        stored: &'a StoredContext,
+        frame: SetContext,
+        project: Option<&'a Path>,
+    ) -> Later<'a, Result<(), String>> {
+        Box::pin(async move {
+            let record = SharedContext {
+                context_id: stored.context_id.clone(),
+                timestamp: stored.timestamp,
+                frame,
+            };
+            let json = serde_json::to_string(&record).map_err(|e| e.to_string())?;
+            let project = project.map(|p| p.display().to_string());
+            self.store
+                .put_context(
+                    session,
+                    &stored.context_id,
+                    project.as_deref(),
+                    &json,
+                    stored.timestamp,
+                )
+                .await
+                .map_err(|e| e.to_string())
+        })
+    }
+
+    fn fetch_context<'a>(
+        &'a self,
+        files: &'a ProjectFiles,
+        session: &'a str,
+        context_id: Option<&'a str>,
+    ) -> Later<'a, Option<StoredContext>> {
+        Box::pin(async move {
+            let record = match context_id {
+                Some(id) => self.store.context(session, id).await,
+                None => self.store.latest_context(session).await,
+            }
+            .ok()??;
+            let shared: SharedContext = serde_json::from_str(&record).ok()?;
+            if let Some(kept) = files.load_context(session, &shared.context_id) {
+                return Some(kept);
+            }
+            files
+                .store_context(session, &shared.context_id, shared.frame, shared.timestamp)
+                .await
+                .ok()
+        })
+    }
+
+    fn bind<'a>(&'a self, session: &'a str, project: &'a Path) -> Later<'a, Result<(), String>> {
+        Box::pin(async move {
+            self.store
+                .bind(session, &project.display().to_string())
+                .await
+                .map_err(|e| e.to_string())
+        })
+    }
+
+    fn tabs_elsewhere<'a>(&'a self, sessions: &'a [String]) -> Later<'a, Vec<String>> {
+        Box::pin(async move {
+            if sessions.is_empty() {
+                return Vec::new();
+            }
+            self.store
+                .tabs_elsewhere(sessions)
+                .await
+                .unwrap_or_default()
+        })
+    }
+
+    fn latest_page<'a>(&'a self, session: &'a str) -> Later<'a, Option<(PageInfo, i64)>> {
+        Box::pin(async move {
+            let record = self.store.latest_context(session).await.ok()??;
+            let shared: SharedContext = serde_json::from_str(&record).ok()?;
+            Some((shared.frame.page, shared.timestamp))
+        })
+    }
+
+    /// The others stop listing this daemon's tabs and agents at once.
+    fn leave(&self) -> Later<'_, ()> {
+        Box::pin(async move {
+            let _ = self.store.leave().await;
+        })
     }
 }
 
@@ -215,56 +251,49 @@ fn requester(request_id: &str) -> Option<&str> {
 }
 
 /// Starts listening, reads what the others hold, and starts the link's task.
-pub(super) async fn join(hub: &Arc<Hub>, jobs: Jobs) -> Result<(), DaemonError> {
-    let Some(c) = &hub.cluster else {
-        return Ok(());
-    };
-    let mut events = c.store.events();
+pub(super) async fn join(
+    hub: &Arc<Hub>,
+    store: ChatterStore,
+    jobs: Jobs,
+) -> Result<(), DaemonError> {
+    let mut events = store.events();
     if !events.wait_listening(Duration::from_secs(10)).await {
         return Err(DaemonError::Setup(format!(
             "cannot listen for the other daemons' events at {}; is PostgreSQL running?",
-            c.store.url()
+            store.url()
         )));
     }
-    read_bindings(hub).await.map_err(DaemonError::Store)?;
-    read_agents(hub).await;
-    tokio::spawn(run(Arc::downgrade(hub), jobs, events));
+    read_bindings(hub, &store)
+        .await
+        .map_err(DaemonError::Store)?;
+    read_agents(hub, &store).await;
+    tokio::spawn(run(Arc::downgrade(hub), store, jobs, events));
     Ok(())
 }
 
-async fn run(hub: Weak<Hub>, mut jobs: Jobs, mut events: ChatterEvents) {
+async fn run(hub: Weak<Hub>, store: ChatterStore, mut jobs: Jobs, mut events: ChatterEvents) {
     let mut beat = tokio::time::interval(HEARTBEAT);
     beat.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
     loop {
         tokio::select! {
             job = jobs.0.recv() => {
                 let (Some(job), Some(hub)) = (job, hub.upgrade()) else { return };
-                do_job(&hub, job).await;
+                do_job(&hub, &store, job).await;
             }
             heard = events.next() => {
                 let (Some(heard), Some(hub)) = (heard, hub.upgrade()) else { return };
-                on_heard(&hub, heard).await;
+                on_heard(&hub, &store, heard).await;
             }
             _ = beat.tick() => {
                 let Some(hub) = hub.upgrade() else { return };
-                if let Some(c) = &hub.cluster {
-                    let _ = c.store.heartbeat().await;
-                }
-                read_agents(&hub).await;
+                let _ = store.heartbeat().await;
+                read_agents(&hub, &store).await;
             }
         }
     }
 }
 
-fn store(hub: &Hub) -> &ChatterStore {
-    &hub.cluster
-        .as_ref()
-        .expect("the link's task runs with a cluster")
-        .store
-}
-
-async fn do_job(hub: &Hub, job: Job) {
-    let store = store(hub);
+async fn do_job(hub: &Hub, store: &ChatterStore, job: Job) {
     match job {
         Job::Push {
             session,
@@ -285,7 +314,7 @@ async fn do_job(hub: &Hub, job: Job) {
         }
         Job::TabHere(session) => {
             let _ = store.present(Presence::Tab, &session, None, None).await;
-            deliver(hub, &session, true).await;
+            deliver(hub, store, &session, true).await;
         }
         Job::TabGone(session) => {
             if !hub.is_here(&session) {
@@ -310,9 +339,9 @@ async fn do_job(hub: &Hub, job: Job) {
     }
 }
 
-async fn on_heard(hub: &Hub, heard: Heard) {
+async fn on_heard(hub: &Hub, store: &ChatterStore, heard: Heard) {
     let event = match heard {
-        Heard::Missed => return catch_up(hub).await,
+        Heard::Missed => return catch_up(hub, store).await,
         Heard::Event { own, event } => match event {
             // Own frames are read like anyone's (the tab may have connected
             // here since); an own message is in its local agent's inbox
@@ -325,7 +354,7 @@ async fn on_heard(hub: &Hub, heard: Heard) {
     match event {
         ChatterEvent::Frame { session, .. } => {
             if hub.is_here(&session) {
-                deliver(hub, &session, false).await;
+                deliver(hub, store, &session, false).await;
             }
         }
         ChatterEvent::Message { agent } => hub.refill_inbox(&agent).await,
@@ -338,12 +367,12 @@ async fn on_heard(hub: &Hub, heard: Heard) {
                 hub.changed.notify_waiters();
             }
         }
-        ChatterEvent::Presence => read_agents(hub).await,
+        ChatterEvent::Presence => read_agents(hub, store).await,
         ChatterEvent::Reply { request, instance } => {
-            if instance != store(hub).instance() {
+            if instance != store.instance() {
                 return;
             }
-            if let Ok(Some((session, text))) = store(hub).take_reply(&request).await
+            if let Ok(Some((session, text))) = store.take_reply(&request).await
                 && let Ok(reply) = serde_json::from_str::<HtmlReply>(&text)
             {
                 // No waiter left (it timed out): nothing to do.
@@ -354,9 +383,9 @@ async fn on_heard(hub: &Hub, heard: Heard) {
 }
 
 /// After lost notifications: everything that may have been missed, read again.
-async fn catch_up(hub: &Hub) {
-    let _ = read_bindings(hub).await;
-    read_agents(hub).await;
+async fn catch_up(hub: &Hub, store: &ChatterStore) {
+    let _ = read_bindings(hub, store).await;
+    read_agents(hub, store).await;
     let (agents, tabs): (Vec<String>, Vec<String>) = {
         let st = hub.state();
         (
@@ -369,22 +398,22 @@ async fn catch_up(hub: &Hub) {
     }
     for tab in tabs {
         if hub.is_here(&tab) {
-            deliver(hub, &tab, false).await;
+            deliver(hub, store, &tab, false).await;
         }
     }
     hub.changed.notify_waiters();
 }
 
-async fn read_bindings(hub: &Hub) -> Result<(), String> {
-    let all = store(hub).bindings().await.map_err(|e| e.to_string())?;
+async fn read_bindings(hub: &Hub, store: &ChatterStore) -> Result<(), String> {
+    let all = store.bindings().await.map_err(|e| e.to_string())?;
     hub.registry
         .bind_all(all.into_iter().map(|(s, p)| (s, PathBuf::from(p))))
         .map_err(|e| e.to_string())
 }
 
 /// The other daemons' agents; the tabs here are told when that changes.
-async fn read_agents(hub: &Hub) {
-    let Ok(present) = store(hub).agents_elsewhere().await else {
+async fn read_agents(hub: &Hub, store: &ChatterStore) {
+    let Ok(present) = store.agents_elsewhere().await else {
         return;
     };
     let agents = present
@@ -406,13 +435,13 @@ async fn read_agents(hub: &Hub) {
 
 /// Sends a tab here the frames the database holds for it, in `seq` order;
 /// `fresh` (the tab just connected) leaves out those that were only news.
-async fn deliver(hub: &Hub, session: &str, fresh: bool) {
+async fn deliver(hub: &Hub, store: &ChatterStore, session: &str, fresh: bool) {
     let after = hub
         .state()
         .sessions
         .get(session)
         .map_or(0, |s| s.delivered_seq);
-    let Ok(frames) = store(hub).frames_after(session, after).await else {
+    let Ok(frames) = store.frames_after(session, after).await else {
         return;
     };
     let Some(newest) = frames.last().map(|f| f.0) else {
@@ -440,7 +469,7 @@ async fn deliver(hub: &Hub, session: &str, fresh: bool) {
             .delivered_seq = last;
     }
     if last > after {
-        let _ = store(hub).drop_frames(session, last.min(newest)).await;
+        let _ = store.drop_frames(session, last.min(newest)).await;
     }
 }
 

@@ -3,10 +3,11 @@ use std::path::{Path, PathBuf};
 use anyhow::Context;
 use clap::Parser;
 use serde::Serialize;
+use webfold_chatter_client::client::Connection;
 use webfold_daemon::auth::allowed_extensions;
-use webfold_daemon::client::Connection;
 use webfold_daemon::daemon::{Endpoint, configured_port};
 use webfold_daemon::home::Home;
+use webfold_protocol::agent::GetStatus;
 
 /// Check the UI chatter setup: daemon, port, token, pairing, registry and
 /// the coding agents' MCP configuration. Each problem comes with its fix.
@@ -114,21 +115,18 @@ fn home_check(home: &Home) -> Check {
 
 async fn daemon_checks(home: &Home) -> Vec<Check> {
     match Connection::open(&home.socket()).await {
-        Ok(conn) => match conn.call("status", serde_json::json!({})).await {
+        Ok(conn) => match conn.request(GetStatus {}).await {
             Ok(s) => vec![
                 pass(
                     "daemon",
                     format!(
                         "running, pid {}, version {}: {} agent(s), {} tab(s) connected",
-                        s["pid"],
-                        s["version"].as_str().unwrap_or("?"),
-                        s["agents"],
-                        s["tabs"]
+                        s.pid, s.version, s.agents, s.tabs
                     ),
                 ),
                 pass(
                     "port",
-                    format!("extension WebSocket on 127.0.0.1:{}", s["port"]),
+                    format!("extension WebSocket on 127.0.0.1:{}", s.port),
                 ),
             ],
             Err(e) => vec![fail(

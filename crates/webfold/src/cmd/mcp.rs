@@ -107,12 +107,12 @@ pub fn run(args: Args) -> anyhow::Result<()> {
 
 /// This process as an agent of the project it runs in (its working
 /// directory), named after the program that started it.
-fn agent_link() -> anyhow::Result<webfold_daemon::client::AgentLink> {
-    let home = webfold_daemon::home::Home::from_env()?;
+fn agent_link() -> anyhow::Result<webfold_chatter_client::client::AgentLink> {
+    let home = webfold_chatter_client::home::Home::from_env()?;
     let exe =
         std::env::current_exe().context("cannot find the webfold binary to start the daemon")?;
     let project = std::env::current_dir().context("cannot read the working directory")?;
-    Ok(webfold_daemon::client::AgentLink::new(
+    Ok(webfold_chatter_client::client::AgentLink::new(
         home,
         exe,
         project,

@@ -1,9 +1,8 @@
 use anyhow::Context;
 use clap::Parser;
-use serde_json::json;
-use webfold_daemon::client::Connection;
-use webfold_daemon::home::Home;
-use webfold_daemon::hub::SessionInfo;
+use webfold_chatter_client::client::Connection;
+use webfold_chatter_client::home::Home;
+use webfold_protocol::agent::{SessionInfo, UiList, UiPick};
 
 /// List this project's browser tabs (`ui list`), or pick the one agents read
 /// by default (`ui 2`).
@@ -28,11 +27,13 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         let conn = Connection::open(&home.socket()).await.map_err(|_| {
             anyhow::anyhow!("the webfold daemon is not running: start it with `webfold daemon`")
         })?;
-        let listed = conn
-            .call("ui_list", json!({ "project": project }))
+        let sessions = conn
+            .request(UiList {
+                project: project.clone(),
+            })
             .await
-            .map_err(|e| anyhow::anyhow!("{e}"))?;
-        let sessions: Vec<SessionInfo> = serde_json::from_value(listed["sessions"].clone())?;
+            .map_err(|e| anyhow::anyhow!("{e}"))?
+            .sessions;
         if args.what == "list" {
             return print_list(&sessions, args.json);
         }
@@ -50,10 +51,10 @@ pub fn run(args: Args) -> anyhow::Result<()> {
                 )
             })?;
         let picked = &sessions[n - 1];
-        conn.call(
-            "ui_pick",
-            json!({ "project": project, "sessionId": picked.session_id }),
-        )
+        conn.request(UiPick {
+            project,
+            session_id: picked.session_id.clone(),
+        })
         .await
         .map_err(|e| anyhow::anyhow!("{e}"))?;
         if args.json {

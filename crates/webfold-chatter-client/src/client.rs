@@ -1,5 +1,5 @@
 //! Reaching the daemon from `webfold mcp` and the CLI: one unix socket,
-//! calls multiplexed by id, the daemon started when it is not running.
+//! typed calls multiplexed by id, the daemon started when it is not running.
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -13,9 +13,39 @@ use tokio::net::UnixStream;
 use tokio::net::unix::OwnedWriteHalf;
 use tokio::sync::{Mutex as AsyncMutex, oneshot};
 
-use crate::DaemonError;
+use webfold_protocol::agent::{Call, Hello, Request, Response};
+
+use crate::ClientError;
 use crate::home::Home;
-use crate::ipc::{Hello, Request, Response};
+
+/// The extension's default port (the bridge's is 3456).
+pub const DEFAULT_PORT: u16 = 3457;
+
+/// Chooses the port of a daemon started without `--port`, including the one
+/// `webfold mcp` starts on demand.
+const PORT_ENV: &str = "WEBFOLD_DAEMON_PORT";
+
+/// The port a daemon started without `--port` listens on: `$WEBFOLD_DAEMON_PORT`,
+/// else [`DEFAULT_PORT`]. A value that is not a port is refused rather than
+/// replaced by the default, which would leave the extension knocking on
+/// another port than the one the user chose.
+pub fn configured_port() -> Result<u16, ClientError> {
+    // Set but empty (`WEBFOLD_DAEMON_PORT= webfold daemon`) reads as unset.
+    let Some(raw) = std::env::var_os(PORT_ENV).filter(|v| !v.is_empty()) else {
+        return Ok(DEFAULT_PORT);
+    };
+    match raw
+        .to_str()
+        .map(str::trim)
+        .and_then(|p| p.parse::<u16>().ok())
+    {
+        Some(port) if port > 0 => Ok(port),
+        _ => Err(ClientError::Setup(format!(
+            "{PORT_ENV} is '{}', not a port: set it to a number from 1 to 65535, or unset it for {DEFAULT_PORT}",
+            raw.to_string_lossy()
+        ))),
+    }
+}
 
 /// How long a started daemon has to open its socket.
 pub const START_TIMEOUT: Duration = Duration::from_secs(10);
@@ -31,10 +61,10 @@ pub struct Connection {
 }
 
 impl Connection {
-    pub async fn open(socket: &Path) -> Result<Connection, DaemonError> {
+    pub async fn open(socket: &Path) -> Result<Connection, ClientError> {
         let stream = UnixStream::connect(socket)
             .await
-            .map_err(|e| DaemonError::Unreachable(format!("{}: {e}", socket.display())))?;
+            .map_err(|e| ClientError::Unreachable(format!("{}: {e}", socket.display())))?;
         let (read, write) = stream.into_split();
         let pending: Pending = Arc::new(Mutex::new(Some(HashMap::new())));
         let reading = pending.clone();
@@ -79,9 +109,27 @@ impl Connection {
         let _ = rx.wait_for(|c| *c).await;
     }
 
-    /// One call; the daemon's refusal comes back as `Err(message)`.
+    /// One typed call: `C`'s params, answered with `C`'s answer; the
+    /// daemon's refusal comes back as [`CallError::Refused`].
+    pub async fn request<C: Call>(&self, params: C) -> Result<C::Answer, CallError> {
+        let id = self.next.fetch_add(1, Ordering::Relaxed);
+        let line = serde_json::to_vec(&Request {
+            id,
+            call: params.into(),
+        });
+        let result = self.exchange(id, line.unwrap_or_default()).await?;
+        serde_json::from_value(result).map_err(|e| CallError::Unreadable(e.to_string()))
+    }
+
+    /// One call by method name, its params and answer as JSON: the wire as
+    /// it is, for tests and probes that speak it by hand.
     pub async fn call(&self, method: &str, params: Value) -> Result<Value, CallError> {
         let id = self.next.fetch_add(1, Ordering::Relaxed);
+        let line = serde_json::json!({ "id": id, "method": method, "params": params });
+        self.exchange(id, line.to_string().into_bytes()).await
+    }
+
+    async fn exchange(&self, id: u64, mut line: Vec<u8>) -> Result<Value, CallError> {
         let (tx, rx) = oneshot::channel();
         match self
             .pending
@@ -92,12 +140,6 @@ impl Connection {
             Some(m) => m.insert(id, tx),
             None => return Err(CallError::Disconnected),
         };
-        let mut line = serde_json::to_vec(&Request {
-            id,
-            method: method.into(),
-            params,
-        })
-        .unwrap_or_default();
         line.push(b'\n');
         if self.write.lock().await.write_all(&line).await.is_err() {
             return Err(CallError::Disconnected);
@@ -116,10 +158,12 @@ pub enum CallError {
     Refused(String),
     #[error("the connection to the webfold daemon closed")]
     Disconnected,
+    #[error("the webfold daemon's answer is unreadable: {0}")]
+    Unreadable(String),
 }
 
 /// Connects, starting `webfold daemon` (the binary `exe`) when none answers.
-pub async fn connect_or_start(home: &Home, exe: &Path) -> Result<Connection, DaemonError> {
+pub async fn connect_or_start(home: &Home, exe: &Path) -> Result<Connection, ClientError> {
     if let Ok(c) = Connection::open(&home.socket()).await {
         return Ok(c);
     }
@@ -131,7 +175,7 @@ pub async fn connect_or_start(home: &Home, exe: &Path) -> Result<Connection, Dae
         match Connection::open(&home.socket()).await {
             Ok(c) => return Ok(c),
             Err(e) if tokio::time::Instant::now() >= deadline => {
-                return Err(DaemonError::Unreachable(format!(
+                return Err(ClientError::Unreachable(format!(
                     "started it, but it did not answer within {} s ({e}); see {}",
                     START_TIMEOUT.as_secs(),
                     home.log().display()
@@ -144,18 +188,18 @@ pub async fn connect_or_start(home: &Home, exe: &Path) -> Result<Connection, Dae
 
 /// Starts the daemon detached: its own process group (an agent's Ctrl-C
 /// does not stop it), output to the home's log.
-fn start(home: &Home, exe: &Path) -> Result<(), DaemonError> {
+fn start(home: &Home, exe: &Path) -> Result<(), ClientError> {
     // Checked here too: a daemon that refuses the port would only say so in its log.
-    crate::daemon::configured_port()?;
+    configured_port()?;
     home.ensure()?;
     let log = std::fs::OpenOptions::new()
         .create(true)
         .append(true)
         .open(home.log())
-        .map_err(|e| DaemonError::io(&home.log(), e))?;
+        .map_err(|e| ClientError::io(&home.log(), e))?;
     let err = log
         .try_clone()
-        .map_err(|e| DaemonError::io(&home.log(), e))?;
+        .map_err(|e| ClientError::io(&home.log(), e))?;
     let mut cmd = std::process::Command::new(exe);
     cmd.arg("daemon")
         .env("WEBFOLD_HOME", home.dir())
@@ -166,7 +210,7 @@ fn start(home: &Home, exe: &Path) -> Result<(), DaemonError> {
     std::os::unix::process::CommandExt::process_group(&mut cmd, 0);
     cmd.spawn()
         .map(|_| ())
-        .map_err(|e| DaemonError::Setup(format!("cannot start {} daemon: {e}", exe.display())))
+        .map_err(|e| ClientError::Setup(format!("cannot start {} daemon: {e}", exe.display())))
 }
 
 /// An agent process's link to the daemon: says hello on every (re)connect,
@@ -202,23 +246,22 @@ impl AgentLink {
         &self.hello.agent_id
     }
 
-    async fn connection(&self) -> Result<Arc<Connection>, DaemonError> {
+    async fn connection(&self) -> Result<Arc<Connection>, ClientError> {
         let mut slot = self.conn.lock().await;
         if let Some(c) = slot.as_ref().filter(|c| !c.is_closed()) {
             return Ok(c.clone());
         }
         let c = Arc::new(connect_or_start(&self.home, &self.exe).await?);
-        let hello = serde_json::to_value(&self.hello).unwrap_or(Value::Null);
-        c.call("hello", hello)
+        c.request(self.hello.clone())
             .await
-            .map_err(|e| DaemonError::Unreachable(e.to_string()))?;
+            .map_err(|e| ClientError::Unreachable(e.to_string()))?;
         *slot = Some(c.clone());
         Ok(c)
     }
 
     /// Connects now (and keeps the connection): the agent shows in the tabs'
     /// agents list before its first tool call.
-    pub async fn announce(&self) -> Result<(), DaemonError> {
+    pub async fn announce(&self) -> Result<(), ClientError> {
         self.connection().await.map(|_| ())
     }
 
@@ -248,13 +291,25 @@ impl AgentLink {
         });
     }
 
-    /// A call, retried once on a fresh connection if the daemon went away.
+    /// A typed call, retried once on a fresh connection if the daemon went away.
+    pub async fn request<C: Call + Clone>(&self, params: C) -> Result<C::Answer, String> {
+        for attempt in 0..2 {
+            let c = self.connection().await.map_err(|e| e.to_string())?;
+            match c.request(params.clone()).await {
+                Ok(v) => return Ok(v),
+                Err(CallError::Disconnected) if attempt == 0 => continue,
+                Err(e) => return Err(e.to_string()),
+            }
+        }
+        Err(CallError::Disconnected.to_string())
+    }
+
+    /// A call by method name ([`Connection::call`]), retried the same way.
     pub async fn call(&self, method: &str, params: Value) -> Result<Value, String> {
         for attempt in 0..2 {
             let c = self.connection().await.map_err(|e| e.to_string())?;
             match c.call(method, params.clone()).await {
                 Ok(v) => return Ok(v),
-                Err(CallError::Refused(e)) => return Err(e),
                 Err(CallError::Disconnected) if attempt == 0 => continue,
                 Err(e) => return Err(e.to_string()),
             }

@@ -5,7 +5,7 @@
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
-use crate::DaemonError;
+use crate::ClientError;
 
 /// The per-user directory and the names of the files in it.
 #[derive(Clone, Debug)]
@@ -16,7 +16,7 @@ pub struct Home {
 impl Home {
     /// `$WEBFOLD_HOME` when set (tests, several users of one account),
     /// otherwise `~/.webfold`.
-    pub fn from_env() -> Result<Home, DaemonError> {
+    pub fn from_env() -> Result<Home, ClientError> {
         if let Some(dir) = std::env::var_os("WEBFOLD_HOME").filter(|d| !d.is_empty()) {
             return Ok(Home::at(PathBuf::from(dir)));
         }
@@ -24,7 +24,7 @@ impl Home {
             .map(PathBuf::from)
             .filter(|h| h.is_absolute())
             .ok_or_else(|| {
-                DaemonError::Setup(
+                ClientError::Setup(
                     "cannot find your home directory: set HOME, or WEBFOLD_HOME to a directory for webfold's daemon".into(),
                 )
             })?;
@@ -40,7 +40,7 @@ impl Home {
     }
 
     /// Creates the directory (0700) if needed.
-    pub fn ensure(&self) -> Result<(), DaemonError> {
+    pub fn ensure(&self) -> Result<(), ClientError> {
         private_dir(&self.dir)
     }
 
@@ -73,26 +73,26 @@ impl Home {
 }
 
 /// Creates `dir` and its parents; `dir` itself ends 0700.
-pub fn private_dir(dir: &Path) -> Result<(), DaemonError> {
-    std::fs::create_dir_all(dir).map_err(|e| DaemonError::io(dir, e))?;
+pub fn private_dir(dir: &Path) -> Result<(), ClientError> {
+    std::fs::create_dir_all(dir).map_err(|e| ClientError::io(dir, e))?;
     set_mode(dir, 0o700)
 }
 
 #[cfg(unix)]
-fn set_mode(path: &Path, mode: u32) -> Result<(), DaemonError> {
+fn set_mode(path: &Path, mode: u32) -> Result<(), ClientError> {
     use std::os::unix::fs::PermissionsExt;
     std::fs::set_permissions(path, std::fs::Permissions::from_mode(mode))
-        .map_err(|e| DaemonError::io(path, e))
+        .map_err(|e| ClientError::io(path, e))
 }
 
 #[cfg(not(unix))]
-fn set_mode(_: &Path, _: u32) -> Result<(), DaemonError> {
+fn set_mode(_: &Path, _: u32) -> Result<(), ClientError> {
     Ok(())
 }
 
 /// Writes `bytes` to `path` atomically with mode 0600: a temporary file in the
 /// same directory, synced, then renamed over `path`.
-pub fn write_private(path: &Path, bytes: &[u8]) -> Result<(), DaemonError> {
+pub fn write_private(path: &Path, bytes: &[u8]) -> Result<(), ClientError> {
     let dir = path.parent().unwrap_or(Path::new("."));
     let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("file");
     let tmp = dir.join(format!(".{name}.{}.tmp", std::process::id()));
@@ -108,7 +108,7 @@ pub fn write_private(path: &Path, bytes: &[u8]) -> Result<(), DaemonError> {
     };
     write().map_err(|e| {
         let _ = std::fs::remove_file(&tmp);
-        DaemonError::io(path, e)
+        ClientError::io(path, e)
     })?;
     set_mode(path, 0o600)
 }

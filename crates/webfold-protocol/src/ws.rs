@@ -6,11 +6,11 @@
 //! errors, answered with an `error` frame that names the problem. The JSON
 //! Schema of both directions is checked in at `schema/daemon-protocol.schema.json`.
 
-use std::collections::BTreeMap;
-
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use webfold_core::page::capture::DomCapture;
+
+use crate::pick::{Ancestor, Child, Element, PageInfo, Pick};
 
 /// The protocol's version: the daemon announces it in `agents`; a client
 /// that needs more can tell.
@@ -88,6 +88,14 @@ pub struct GetView {
     pub view: ViewKind,
 }
 
+/// A pick as the extension sends it: the [`Pick`]'s fields, then the
+/// screenshot and page inline.
+///
+/// The one real difference from [`Pick`]: the fields are spelled out here
+/// rather than flattened in, because a flattened field is read from a
+/// buffered copy (the capture is megabytes) and its errors lose their path
+/// (`payload.element.boundingBox.width`). [`SetContext::into_parts`] is the
+/// only way the daemon reads it, and a test checks the two agree.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct SetContext {
@@ -111,50 +119,63 @@ pub struct SetContext {
     pub dom: Option<Box<DomCapture>>,
 }
 
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
-pub struct Element {
-    pub tag_name: String,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub id: Option<String>,
-    pub class_list: Vec<String>,
-    pub text_content: String,
-    pub attributes: BTreeMap<String, String>,
-    pub bounding_box: BoundingBox,
+/// What a `set_context` carries besides its [`Pick`]: the daemon writes
+/// these to files.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct PickPayload {
+    pub screenshot: Option<String>,
+    pub html: Option<String>,
+    pub dom: Option<Box<DomCapture>>,
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub struct BoundingBox {
-    pub x: f64,
-    pub y: f64,
-    pub width: f64,
-    pub height: f64,
-}
+impl SetContext {
+    pub fn into_parts(self) -> (Pick, PickPayload) {
+        let SetContext {
+            element,
+            ancestors,
+            children,
+            page,
+            screenshot,
+            selector,
+            html,
+            dom,
+        } = self;
+        let pick = Pick {
+            element,
+            ancestors,
+            children,
+            page,
+            selector,
+        };
+        (
+            pick,
+            PickPayload {
+                screenshot,
+                html,
+                dom,
+            },
+        )
+    }
 
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
-pub struct Ancestor {
-    pub tag_name: String,
-    pub class_list: Vec<String>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub id: Option<String>,
-}
-
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
-pub struct Child {
-    pub tag_name: String,
-    pub class_list: Vec<String>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub text_content: Option<String>,
-}
-
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub struct PageInfo {
-    pub url: String,
-    pub title: String,
+    pub fn from_parts(pick: Pick, payload: PickPayload) -> SetContext {
+        let Pick {
+            element,
+            ancestors,
+            children,
+            page,
+            selector,
+        } = pick;
+        SetContext {
+            element,
+            ancestors,
+            children,
+            page,
+            screenshot: payload.screenshot,
+            selector,
+            html: payload.html,
+            dom: payload.dom,
+        }
+    }
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
@@ -388,7 +409,12 @@ pub fn is_session_id(s: &str) -> bool {
 /// The JSON Schema of both directions, as checked in.
 pub fn json_schema() -> serde_json::Value {
     let client = schemars::schema_for!(ClientFrame);
-    let server = schemars::schema_for!(ServerFrame);
+    // What the daemon writes: a field it always writes is required, even
+    // where a reader may go without it.
+    let server = schemars::generate::SchemaSettings::draft2020_12()
+        .for_serialize()
+        .into_generator()
+        .into_root_schema_for::<ServerFrame>();
     serde_json::json!({
         "$schema": "https://json-schema.org/draft/2020-12/schema",
         "title": "webfold daemon WebSocket protocol",
@@ -441,6 +467,21 @@ mod tests {
             let e = parse_client_frame(frame).unwrap_err();
             assert!(e.contains(says), "{frame}: {e}");
         }
+    }
+
+    #[test]
+    fn a_set_context_is_a_pick_and_its_payload() {
+        let pick = r#"{"element":{"tagName":"A","id":"x","classList":["c"],"textContent":"t","attributes":{"href":"/"},"boundingBox":{"x":0.0,"y":1.0,"width":2.0,"height":3.0}},"ancestors":[{"tagName":"P","classList":[]}],"children":[{"tagName":"B","classList":[]}],"page":{"url":"u","title":"t"},"selector":"a#x"}"#;
+        let as_pick: Pick = serde_json::from_str(pick).unwrap();
+        let frame: SetContext = serde_json::from_str(pick).unwrap();
+        let (from_frame, payload) = frame.clone().into_parts();
+        assert_eq!(from_frame, as_pick);
+        assert_eq!(payload, PickPayload::default());
+        assert_eq!(SetContext::from_parts(from_frame, payload), frame);
+        assert_eq!(
+            serde_json::to_value(&frame).unwrap(),
+            serde_json::to_value(&as_pick).unwrap()
+        );
     }
 
     #[test]

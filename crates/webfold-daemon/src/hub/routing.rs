@@ -1,0 +1,371 @@
+//! Which agent a user message goes to (the rules in the module above),
+//! and which tab an agent's answer goes to: the one it names.
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use webfold_agent::CancellationToken;
+use webfold_store::{Message, Role};
+
+use super::{Delivery, Hub, State, error, now_ms};
+use crate::builtin::{AGENT_ID, Ask, BuiltinAgent};
+use webfold_protocol::{
+    AgentResponse, AgentResponseChunk, MessageStored, ServerFrame, Status, StatusUpdate,
+    UserMessage,
+};
+
+/// Where a user message goes.
+pub(super) enum Route {
+    Coding(String, PathBuf),
+    Builtin(Arc<BuiltinAgent>),
+}
+
+impl Hub {
+    pub(super) fn route(
+        &self,
+        session_id: &str,
+        named: Option<&str>,
+    ) -> Result<Route, ServerFrame> {
+        let st = self.state();
+        let project_of = |id: &str| match self.builtin(id) {
+            Some(agent) => Some(Route::Builtin(agent)),
+            None => Self::project_of_any(&st, id).map(|p| Route::Coding(id.to_string(), p)),
+        };
+        if let Some(id) = named {
+            return project_of(id).ok_or_else(|| {
+                error(
+                    "unknown_agent",
+                    format!("no agent {id} is connected; choose one from the agents list"),
+                )
+            });
+        }
+        let selected = st
+            .sessions
+            .get(session_id)
+            .and_then(|s| s.selected_agent.as_deref());
+        if let Some(r) = selected.and_then(project_of) {
+            return Ok(r);
+        }
+        let coding = || {
+            let remote = st
+                .remote_agents
+                .iter()
+                .filter(|(id, _)| !st.agents.contains_key(*id))
+                .map(|(id, a)| (id, &a.project));
+            st.agents
+                .iter()
+                .map(|(id, a)| (id, &a.project))
+                .chain(remote)
+        };
+        if let Some(project) = self.registry.project_of(session_id) {
+            let mine: Vec<&String> = coding()
+                .filter(|(_, p)| **p == project)
+                .map(|(id, _)| id)
+                .collect();
+            if let [only] = mine.as_slice() {
+                return Ok(Route::Coding((*only).clone(), project));
+            }
+        }
+        let count = coding().count() + usize::from(self.agent.is_some());
+        let mut all = coding()
+            .map(|(id, p)| Route::Coding(id.clone(), p.clone()))
+            .chain(self.agent.clone().map(Route::Builtin));
+        match (all.next(), all.next()) {
+            (None, _) => Err(error(
+                "no_agent",
+                "no coding agent is connected: start one with webfold's MCP server (webfold mcp), then send again",
+            )),
+            (Some(only), None) => Ok(only),
+            _ => Err(error(
+                "choose_agent",
+                format!("{count} agents are connected: choose one (select_agent or agentId)"),
+            )),
+        }
+    }
+
+    /// Routes a user message to one agent, stores it, and says so.
+    pub async fn user_message(&self, session_id: &str, m: UserMessage) -> ServerFrame {
+        let route = match self.route(session_id, m.agent_id.as_deref()) {
+            Ok(r) => r,
+            Err(frame) => return frame,
+        };
+        if self.context(session_id, &m.context_id).await.is_none() {
+            return error(
+                "unknown_context",
+                format!(
+                    "context {} is not one of this tab's selections; pick the element again",
+                    m.context_id
+                ),
+            );
+        }
+        let (agent_id, project) = match route {
+            Route::Coding(id, project) => (id, project),
+            Route::Builtin(agent) => return self.ask_builtin(session_id, m, agent).await,
+        };
+        if let Err(e) = self.bind(session_id, &project).await {
+            return error("storage", e);
+        }
+        let timestamp = now_ms();
+        let stored = Message {
+            id: 0,
+            session_id: session_id.to_string(),
+            role: Role::User,
+            content: m.message.clone(),
+            context_id: Some(m.context_id.clone()),
+            agent_id: Some(agent_id.clone()),
+            timestamp,
+        };
+        let history_id = match self.history(&project) {
+            Ok(h) => match h.append(stored).await {
+                Ok(id) => id,
+                Err(e) => return error("storage", e.to_string()),
+            },
+            Err(e) => return error("storage", e.to_string()),
+        };
+        let mut st = self.state();
+        if let Some(agent) = st.agents.get_mut(&agent_id) {
+            agent.inbox.push_back(Delivery {
+                history_id,
+                session_id: session_id.to_string(),
+                context_id: m.context_id.clone(),
+                message: m.message,
+                timestamp,
+            });
+        }
+        st.sessions
+            .entry(session_id.to_string())
+            .or_default()
+            .last_active = timestamp;
+        *st.activity.entry(project).or_default() += 1;
+        drop(st);
+        self.changed.notify_waiters();
+        ServerFrame::MessageStored(MessageStored {
+            context_id: m.context_id,
+            agent_id,
+        })
+    }
+
+    /// A message for the built-in agent: stored in the tab's history, then
+    /// answered by a run of its own, cancelled if the tab goes away.
+    pub(super) async fn ask_builtin(
+        &self,
+        session_id: &str,
+        m: UserMessage,
+        agent: Arc<BuiltinAgent>,
+    ) -> ServerFrame {
+        if let Err(e) = self
+            .remember(session_id, Role::User, &m.message, &m.context_id)
+            .await
+        {
+            return error("storage", e);
+        }
+        let cancel = {
+            let mut st = self.state();
+            let session = st.sessions.entry(session_id.to_string()).or_default();
+            session.last_active = now_ms();
+            session
+                .runs
+                .get_or_insert_with(CancellationToken::new)
+                .child_token()
+        };
+        if let Some(hub) = self.me.upgrade() {
+            let ask = Ask {
+                session_id: session_id.to_string(),
+                context_id: m.context_id.clone(),
+                message: m.message,
+            };
+            tokio::spawn(crate::builtin::answer(hub, agent, ask, cancel));
+        }
+        ServerFrame::MessageStored(MessageStored {
+            context_id: m.context_id,
+            agent_id: AGENT_ID.into(),
+        })
+    }
+
+    /// Keeps one message of a conversation with the built-in agent in the
+    /// tab's history (its project's, when it has one).
+    pub(crate) async fn remember(
+        &self,
+        session_id: &str,
+        role: Role,
+        content: &str,
+        context_id: &str,
+    ) -> Result<i64, String> {
+        let stored = Message {
+            id: 0,
+            session_id: session_id.to_string(),
+            role,
+            content: content.to_string(),
+            context_id: Some(context_id.to_string()),
+            agent_id: Some(AGENT_ID.into()),
+            timestamp: now_ms(),
+        };
+        let history = self
+            .history_in(
+                &self.files_of(session_id),
+                self.registry.project_of(session_id).as_deref(),
+            )
+            .map_err(|e| e.to_string())?;
+        history.append(stored).await.map_err(|e| e.to_string())
+    }
+
+    /// A tab chose the agent it talks to.
+    pub async fn select_agent(&self, session_id: &str, agent_id: &str) -> ServerFrame {
+        let chosen = {
+            let mut st = self.state();
+            let builtin = self.builtin(agent_id).is_some();
+            let project = Self::project_of_any(&st, agent_id);
+            if builtin || project.is_some() {
+                st.sessions
+                    .entry(session_id.to_string())
+                    .or_default()
+                    .selected_agent = Some(agent_id.to_string());
+            }
+            (self.agents_frame(&st, session_id), project, builtin)
+        };
+        let (frame, project) = match chosen {
+            (frame, _, true) => return frame,
+            (frame, Some(project), false) => (frame, project),
+            (_, None, false) => {
+                return error(
+                    "unknown_agent",
+                    format!("no agent {agent_id} is connected; choose one from the agents list"),
+                );
+            }
+        };
+        if let Err(e) = self.bind(session_id, &project).await {
+            return error("storage", e);
+        }
+        frame
+    }
+
+    /// The project a tab belongs to: its registered one, else the project
+    /// of the only connected agents (so a lone agent just works).
+    pub(super) async fn bind_default(&self, session_id: &str) -> Result<Option<PathBuf>, String> {
+        if let Some(p) = self.registry.project_of(session_id) {
+            return Ok(Some(p));
+        }
+        let only = {
+            let st = self.state();
+            let mut projects: Vec<&PathBuf> = st
+                .agents
+                .values()
+                .map(|a| &a.project)
+                .chain(st.remote_agents.values().map(|a| &a.project))
+                .collect();
+            projects.sort();
+            projects.dedup();
+            match projects.as_slice() {
+                [only] => Some((*only).clone()),
+                _ => None,
+            }
+        };
+        if let Some(p) = &only {
+            self.bind(session_id, p).await?;
+        }
+        Ok(only)
+    }
+
+    /// Binds a tab to a project, here and for the other daemons.
+    pub(super) async fn bind(&self, session_id: &str, project: &Path) -> Result<(), String> {
+        self.transport.bind(session_id, project).await?;
+        self.registry
+            .bind(session_id, project)
+            .map_err(|e| e.to_string())
+    }
+
+    /// The project of a connected agent, here or at another daemon.
+    pub(super) fn project_of_any(state: &State, agent_id: &str) -> Option<PathBuf> {
+        state
+            .agents
+            .get(agent_id)
+            .map(|a| a.project.clone())
+            .or_else(|| state.remote_agents.get(agent_id).map(|a| a.project.clone()))
+    }
+
+    /// Sends an answer (or a part of one) to the tab it answers.
+    pub async fn respond(
+        &self,
+        agent_id: &str,
+        session_id: &str,
+        context_id: &str,
+        message: &str,
+        complete: bool,
+    ) -> Result<bool, String> {
+        let project = self.project_of_agent(agent_id)?;
+        let known = self.state().sessions.contains_key(session_id)
+            || self.registry.project_of(session_id).is_some();
+        if !known {
+            return Err(format!(
+                "no tab has session {session_id}; list_sessions shows this project's tabs"
+            ));
+        }
+        // A part goes out now (`Err`: whether it reached the tab here); the
+        // last part completes the answer.
+        let full = {
+            let mut st = self.state();
+            let session = st.sessions.entry(session_id.to_string()).or_default();
+            if complete {
+                let mut full = session.partial.remove(context_id).unwrap_or_default();
+                full.push_str(message);
+                Ok(full)
+            } else {
+                session
+                    .partial
+                    .entry(context_id.to_string())
+                    .or_default()
+                    .push_str(message);
+                let frame = ServerFrame::AgentResponseChunk(AgentResponseChunk {
+                    context_id: context_id.to_string(),
+                    chunk: message.to_string(),
+                });
+                Err(self.send(&mut st, session_id, frame, true))
+            }
+        };
+        let full = match full {
+            Ok(full) => full,
+            Err(here) => return Ok(here || self.is_elsewhere(session_id).await),
+        };
+        let stored = Message {
+            id: 0,
+            session_id: session_id.to_string(),
+            role: Role::Assistant,
+            content: full.clone(),
+            context_id: Some(context_id.to_string()),
+            agent_id: Some(agent_id.to_string()),
+            timestamp: now_ms(),
+        };
+        self.history(&project)
+            .map_err(|e| e.to_string())?
+            .append(stored)
+            .await
+            .map_err(|e| e.to_string())?;
+        let frame = ServerFrame::AgentResponse(AgentResponse {
+            context_id: context_id.to_string(),
+            message: full,
+            is_complete: true,
+            result: None,
+        });
+        let here = {
+            let mut st = self.state();
+            self.send(&mut st, session_id, frame, true)
+        };
+        Ok(here || self.is_elsewhere(session_id).await)
+    }
+
+    pub async fn update_status(
+        &self,
+        agent_id: &str,
+        session_id: &str,
+        status: Status,
+        detail: Option<String>,
+    ) -> Result<bool, String> {
+        self.project_of_agent(agent_id)?;
+        let frame = ServerFrame::StatusUpdate(StatusUpdate { status, detail });
+        let here = {
+            let mut st = self.state();
+            self.send(&mut st, session_id, frame, false)
+        };
+        Ok(here || self.is_elsewhere(session_id).await)
+    }
+}
