@@ -193,7 +193,8 @@ declare namespace WfProtocol {
   export interface GetView {
     /** Echoed in the `view` answer. */
     requestId: string;
-    view: ViewKind;
+    /** The view's name, as the command line has it (`cnt`, `outline`, `links`, …). */
+    view: string;
   }
 
   /**
@@ -321,11 +322,9 @@ declare namespace WfProtocol {
     tokens: number;
     /** The page the view was made from. */
     url?: string;
-    view: ViewKind;
+    /** The view's name, as asked. */
+    view: string;
   }
-
-  /** Which view of the page the side panel shows. */
-  export type ViewKind = "cnt" | "outline";
 
   /**
    * A line of a view: its text (page content: show it as text only), the

@@ -92,7 +92,7 @@ type WfFromPanel =
   | { kind: "get_view"; view: WfViewKind }
   | { kind: "highlight"; selector: string | null };
 
-type WfViewKind = WfProtocol.ViewKind;
+type WfViewKind = "cnt" | "outline";
 
 /** A view of the tab's captured page, as the daemon made it (`view` frame). */
 type WfPageView = WfProtocol.ViewFrame & { kind: "page_view" };

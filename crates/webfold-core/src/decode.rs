@@ -100,6 +100,23 @@ pub fn decode_text_owned(bytes: Vec<u8>, content_type: Option<&str>, url: Option
     decode(Cow::Owned(bytes), content_type, tld.as_deref(), false)
 }
 
+/// Decodes a response body as what its media type says it is: an HTML
+/// document with the full sniffing, any other text without the `<meta>`
+/// prescan. `mime` is the media type's essence (`text/html`), sniffed when
+/// the response had no `Content-Type`.
+pub fn decode_body(
+    bytes: Vec<u8>,
+    content_type: Option<&str>,
+    mime: &str,
+    url: Option<&str>,
+) -> Decoded {
+    if mime == "text/html" || mime == "application/xhtml+xml" {
+        decode_html_owned(bytes, content_type, url)
+    } else {
+        decode_text_owned(bytes, content_type, url)
+    }
+}
+
 /// The encoding named by the `charset` parameter of a `Content-Type` value, e.g.
 /// `text/html; charset="ISO-8859-1"` → windows-1252 (WHATWG label rules).
 /// Unknown labels, and labels for the `replacement` encoding, give `None`.

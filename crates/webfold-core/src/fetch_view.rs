@@ -153,7 +153,7 @@ fn spell_format(f: Format, surface: Surface) -> String {
 
 /// How much of a text to show.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct PageOptions {
+struct PageOptions {
     /// Lines shown at most; 0 means no line limit. Default 200.
     pub max_lines: usize,
     /// 1-based first line to show; 0 is taken as 1. Default 1.
@@ -329,7 +329,7 @@ impl Request for MarkdownRequest {
 
 impl MarkdownRequest {
     /// How the text is paged.
-    pub fn paging(&self) -> PageOptions {
+    fn paging(&self) -> PageOptions {
         PageOptions {
             max_lines: self.max_lines,
             start_line: self.start_line,
@@ -402,7 +402,8 @@ pub fn markdown(
     markdown_framed(page, req, page_url, &no_frame)
 }
 
-fn markdown_framed(
+/// [`markdown`] after what the surface prints before it (`frame`).
+pub fn markdown_framed(
     page: &Page,
     req: &MarkdownRequest,
     page_url: Option<&str>,
@@ -576,14 +577,10 @@ fn paged_text(header: &str, text: &str, req: &MarkdownRequest) -> Result<Paged, 
     Ok(paged)
 }
 
-/// Pages `content` by lines. See the module docs; page 1's indicator is the seed's:
-/// `"\n\n---\n_Content truncated to first 200 lines. N more lines available._"`.
-pub fn page_lines(content: &str, opts: &PageOptions) -> Paged {
-    page_after("", content, opts)
-}
-
-/// [`page_lines`] for output printed after `header`: every count, and so
+/// Pages `content`, printed after `header`, by lines: every count, and so
 /// the budget and the numbers the indicator advises, covers the header too.
+/// See the module docs; page 1's indicator is
+/// `"\n\n---\n_Content truncated to first 200 lines. N more lines available._"`.
 fn page_after(header: &str, content: &str, opts: &PageOptions) -> Paged {
     let lines = split_lines(content);
     let total = lines.len();
@@ -915,7 +912,7 @@ mod tests {
     #[test]
     fn seed_indicator_is_byte_identical() {
         let content = numbered(500);
-        let p = page_lines(&content, &opts());
+        let p = page_after("", &content, &opts());
         let expected_head: String = (1..=200)
             .map(|i| format!("line {i}"))
             .collect::<Vec<_>>()
@@ -928,7 +925,8 @@ mod tests {
         );
         // Each surface says how to read on in its own words; the first
         // sentence stays the same everywhere.
-        let mcp = page_lines(
+        let mcp = page_after(
+            "",
             &content,
             &PageOptions {
                 surface: Surface::Mcp,
@@ -943,7 +941,8 @@ mod tests {
         assert_eq!(p.next_start_line, Some(201));
         assert_eq!(p.tokens, None);
 
-        let p = page_lines(
+        let p = page_after(
+            "",
             &numbered(12),
             &PageOptions {
                 max_lines: 10,
@@ -958,17 +957,18 @@ mod tests {
     #[test]
     fn short_content_is_returned_unchanged() {
         for content in ["", "one line", "a\nb\n", "a\r\nb\r\n\n\n", &numbered(200)] {
-            let p = page_lines(content, &opts());
+            let p = page_after("", content, &opts());
             assert_eq!(p.text, content);
             assert!(!p.truncated);
             assert_eq!(p.next_start_line, None);
         }
         // A final line break does not count as a line: 200 lines + "\n" fits exactly.
-        assert_eq!(page_lines(&numbered(200), &opts()).total_lines, 200);
+        assert_eq!(page_after("", &numbered(200), &opts()).total_lines, 200);
         // max_lines = 0 turns the limit off.
         let big = numbered(5000);
         assert_eq!(
-            page_lines(
+            page_after(
+                "",
                 &big,
                 &PageOptions {
                     max_lines: 0,
@@ -983,7 +983,8 @@ mod tests {
     #[test]
     fn later_pages_name_the_next_start_line() {
         let content = numbered(950);
-        let p = page_lines(
+        let p = page_after(
+            "",
             &content,
             &PageOptions {
                 start_line: 201,
@@ -999,7 +1000,8 @@ mod tests {
             (201, 400, Some(401))
         );
 
-        let p = page_lines(
+        let p = page_after(
+            "",
             &content,
             &PageOptions {
                 start_line: 801,
@@ -1013,7 +1015,8 @@ mod tests {
         assert!(!p.truncated);
         assert_eq!(p.next_start_line, None);
 
-        let p = page_lines(
+        let p = page_after(
+            "",
             &numbered(202),
             &PageOptions {
                 start_line: 2,
@@ -1025,7 +1028,8 @@ mod tests {
                 .ends_with("1 more line available: use --start-line 202._")
         );
 
-        let p = page_lines(
+        let p = page_after(
+            "",
             &content,
             &PageOptions {
                 start_line: 951,
@@ -1040,7 +1044,8 @@ mod tests {
 
         // start_line 0 is taken as 1.
         assert_eq!(
-            page_lines(
+            page_after(
+                "",
                 &content,
                 &PageOptions {
                     start_line: 0,
@@ -1056,7 +1061,7 @@ mod tests {
     fn long_lines_are_cut_with_a_marker() {
         let long = "é".repeat(14_345);
         let content = format!("short\n{long}\nend");
-        let p = page_lines(&content, &opts());
+        let p = page_after("", &content, &opts());
         let expected = format!(
             "short\n{} …[line cut: 12,345 more chars]\nend",
             "é".repeat(2_000)
@@ -1065,7 +1070,8 @@ mod tests {
         assert_eq!(p.long_lines_cut, 1);
         assert!(!p.truncated);
         // Turned off with 0.
-        let p = page_lines(
+        let p = page_after(
+            "",
             &content,
             &PageOptions {
                 max_line_chars: 0,
@@ -1085,7 +1091,7 @@ mod tests {
                 max_tokens: Some(budget),
                 ..opts()
             };
-            let p = page_lines(&content, &o);
+            let p = page_after("", &content, &o);
             let n = tokens::count(&p.text, o.encoding);
             assert!(n <= budget, "budget {budget}: {n} tokens");
             assert_eq!(p.tokens, Some(n));
@@ -1097,7 +1103,7 @@ mod tests {
                     max_tokens: None,
                     ..o
                 };
-                let raise = tokens::count(&page_lines(&content, &all).text, o.encoding);
+                let raise = tokens::count(&page_after("", &content, &all).text, o.encoding);
                 let cut_at = |k: usize| {
                     let lines: Vec<String> = (1..=k).map(|i| format!("line {i}")).collect();
                     format!(
@@ -1112,7 +1118,8 @@ mod tests {
                     tokens::count(&cut_at(p.last_line + 1), o.encoding) > budget,
                     "budget {budget}"
                 );
-                let raised = page_lines(
+                let raised = page_after(
+                    "",
                     &content,
                     &PageOptions {
                         max_tokens: Some(raise),
@@ -1127,7 +1134,8 @@ mod tests {
         }
         // A budget the content fits in leaves it untouched.
         let small = numbered(3);
-        let p = page_lines(
+        let p = page_after(
+            "",
             &small,
             &PageOptions {
                 max_tokens: Some(1000),
@@ -1145,7 +1153,7 @@ mod tests {
             max_tokens: Some(120),
             ..opts()
         };
-        let p = page_lines(&content, &o);
+        let p = page_after("", &content, &o);
         assert!(tokens::count(&p.text, o.encoding) <= 120);
         assert!(p.text.starts_with("line 201\n"));
         assert!(
@@ -1164,7 +1172,7 @@ mod tests {
             max_line_chars: 0,
             ..opts()
         };
-        let p = page_lines(&wide, &o);
+        let p = page_after("", &wide, &o);
         let raise: usize = p
             .text
             .strip_prefix(
@@ -1175,7 +1183,8 @@ mod tests {
             .unwrap_or_else(|| panic!("{}", p.text));
         assert_eq!((p.last_line, p.next_start_line), (0, Some(1)));
         // The advised budget shows the line.
-        let p = page_lines(
+        let p = page_after(
+            "",
             &wide,
             &PageOptions {
                 max_tokens: Some(raise),
@@ -1186,7 +1195,8 @@ mod tests {
         assert!(p.tokens.is_some_and(|n| n <= raise), "{}", p.text);
 
         // Too small even for the notice: empty, never over budget.
-        let p = page_lines(
+        let p = page_after(
+            "",
             &wide,
             &PageOptions {
                 max_tokens: Some(3),
@@ -1194,7 +1204,8 @@ mod tests {
             },
         );
         assert_eq!((p.text.as_str(), p.tokens), ("", Some(0)));
-        let p = page_lines(
+        let p = page_after(
+            "",
             &content,
             &PageOptions {
                 start_line: 5000,
@@ -1234,7 +1245,8 @@ mod tests {
 
     #[test]
     fn paged_serializes_for_json() {
-        let p = page_lines(
+        let p = page_after(
+            "",
             &numbered(3),
             &PageOptions {
                 max_lines: 2,

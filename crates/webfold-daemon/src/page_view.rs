@@ -1,6 +1,8 @@
-//! What the side panel shows of a tab's page: the views an agent reads,
-//! made by the core from the page the tab last captured, a line per node
-//! with the selector of its element (so the panel can mark it on the page).
+//! What the side panel shows of a tab's page: any view of the core's
+//! registry an agent reads, made from the page the tab last captured, a line
+//! per node. The CNT's and the outline's lines carry the selector of their
+//! element (so the panel can mark it on the page), the outline's the tokens
+//! of its HTML.
 
 use std::path::Path;
 
@@ -11,7 +13,9 @@ use webfold_core::select::UniqueSelectors;
 use webfold_core::tokens::{self, Encoding};
 use webfold_core::{NodeId, Page};
 
-use webfold_protocol::{ViewKind, ViewLine};
+use webfold_core::contract::{Ctx, Surface};
+use webfold_core::view::{Input, VIEWS, by_name};
+use webfold_protocol::ViewLine;
 
 /// The page a tab captured: from the extension's capture (with the layout
 /// the user saw) when there is one, else from its HTML.
@@ -35,49 +39,79 @@ pub fn load(html: Option<&Path>, dom: Option<&Path>) -> Result<Page, String> {
 }
 
 /// The view's lines and the tokens of its text; `Err` says why there is none.
-pub fn render(page: &Page, kind: ViewKind) -> Result<(usize, Vec<ViewLine>), String> {
+pub fn render(page: &Page, name: &str) -> Result<(usize, Vec<ViewLine>), String> {
+    match name {
+        "cnt" => cnt_lines(page),
+        "outline" => outline_lines(page),
+        _ => plain_lines(page, name),
+    }
+}
+
+/// Any view with its default options, a line of text each.
+fn plain_lines(page: &Page, name: &str) -> Result<(usize, Vec<ViewLine>), String> {
+    let view = by_name(name, Surface::Cli).ok_or_else(|| {
+        let names: Vec<&str> = VIEWS.iter().map(|v| v.name().on(Surface::Cli)).collect();
+        format!("no view '{name}': the views are {}", names.join(", "))
+    })?;
+    let ctx = Ctx::new(Surface::Cli, Encoding::O200kBase);
+    let call = view
+        .call_from_json(Default::default(), ctx)
+        .map_err(|e| format!("the {name} view needs more than the page: {e}"))?;
+    let envelope = call
+        .run(&mut Input::page(page, ""))
+        .map_err(|e| format!("the {name} view of this page failed: {e}"))?;
+    let lines = envelope
+        .text
+        .lines()
+        .map(|line| ViewLine {
+            text: line.to_string(),
+            selector: None,
+            tokens: None,
+        })
+        .collect();
+    Ok((envelope.tokens, lines))
+}
+
+fn cnt_lines(page: &Page) -> Result<(usize, Vec<ViewLine>), String> {
     let mut selectors = UniqueSelectors::new(page);
-    match kind {
-        ViewKind::Cnt => {
-            let cnt = Cnt::build(page);
-            let view = cnt
-                .view(&ViewOptions::default())
-                .map_err(|e| format!("the CNT of this page failed: {e}"))?;
-            let lines = view
-                .text
-                .lines()
-                .map(|line| ViewLine {
-                    text: line.to_string(),
-                    selector: leading_id(line)
-                        .map(|id| innermost(page, &cnt, id))
-                        .and_then(|id| selectors.selector(id)),
-                    tokens: None,
-                })
-                .collect();
-            Ok((view.tokens, lines))
-        }
-        ViewKind::Outline => {
-            let o = outline(page, &OutlineOptions::default())
-                .map_err(|e| format!("the outline of this page failed: {e}"))?;
-            let mut lines = Vec::new();
-            // Iterative: pages nest arbitrarily deep.
-            let mut stack: Vec<(&DomNode, usize)> = vec![(&o.root, 0)];
-            while let Some((node, depth)) = stack.pop() {
-                lines.push(ViewLine {
-                    text: format!("{}{}", "  ".repeat(depth), label(node)),
-                    selector: Some(node.selector.clone()),
-                    tokens: Some(tokens::count(
-                        &page.outer_html(node.node_id),
-                        Encoding::O200kBase,
-                    )),
-                });
-                for child in node.children.iter().rev() {
-                    stack.push((child, depth + 1));
-                }
-            }
-            Ok((o.tokens, lines))
+    let cnt = Cnt::build(page);
+    let view = cnt
+        .view(&ViewOptions::default())
+        .map_err(|e| format!("the CNT of this page failed: {e}"))?;
+    let lines = view
+        .text
+        .lines()
+        .map(|line| ViewLine {
+            text: line.to_string(),
+            selector: leading_id(line)
+                .map(|id| innermost(page, &cnt, id))
+                .and_then(|id| selectors.selector(id)),
+            tokens: None,
+        })
+        .collect();
+    Ok((view.tokens, lines))
+}
+
+fn outline_lines(page: &Page) -> Result<(usize, Vec<ViewLine>), String> {
+    let o = outline(page, &OutlineOptions::default())
+        .map_err(|e| format!("the outline of this page failed: {e}"))?;
+    let mut lines = Vec::new();
+    // Iterative: pages nest arbitrarily deep.
+    let mut stack: Vec<(&DomNode, usize)> = vec![(&o.root, 0)];
+    while let Some((node, depth)) = stack.pop() {
+        lines.push(ViewLine {
+            text: format!("{}{}", "  ".repeat(depth), label(node)),
+            selector: Some(node.selector.clone()),
+            tokens: Some(tokens::count(
+                &page.outer_html(node.node_id),
+                Encoding::O200kBase,
+            )),
+        });
+        for child in node.children.iter().rev() {
+            stack.push((child, depth + 1));
         }
     }
+    Ok((o.tokens, lines))
 }
 
 /// The element a CNT line is mostly about: a node merged from a chain
@@ -134,7 +168,7 @@ mod tests {
 
     #[test]
     fn cnt_lines_carry_the_selector_of_their_element() {
-        let (tokens, lines) = render(&Page::parse(PAGE), ViewKind::Cnt).unwrap();
+        let (tokens, lines) = render(&Page::parse(PAGE), "cnt").unwrap();
         assert!(tokens > 0);
         let buy = lines
             .iter()
@@ -146,7 +180,7 @@ mod tests {
 
     #[test]
     fn outline_lines_count_the_tokens_of_their_html() {
-        let (_, lines) = render(&Page::parse(PAGE), ViewKind::Outline).unwrap();
+        let (_, lines) = render(&Page::parse(PAGE), "outline").unwrap();
         let root = &lines[0];
         let price = lines
             .iter()
@@ -160,5 +194,16 @@ mod tests {
             tokens::count(r#"<p class="price">12 €</p>"#, Encoding::O200kBase)
         );
         assert!(lines.iter().all(|l| l.selector.is_some()));
+    }
+
+    #[test]
+    fn any_view_of_the_registry_shows_as_lines() {
+        let (tokens, lines) = render(&Page::parse(PAGE), "links").unwrap();
+        assert!(tokens > 0);
+        assert!(lines[0].text.starts_with("# 0 links"), "{lines:?}");
+        let err = render(&Page::parse(PAGE), "nope").unwrap_err();
+        assert!(err.contains("links") && err.contains("outline"), "{err}");
+        let err = render(&Page::parse(PAGE), "chunk").unwrap_err();
+        assert!(err.contains("selector"), "{err}");
     }
 }

@@ -7,17 +7,14 @@
 //! Every error says what went wrong and what to do about it, because the reader is
 //! often an LLM deciding its next call.
 //!
-//! Turning the bytes into text (charset sniffing) and choosing the output format are
-//! pure functions in `webfold_core::{decode, fetch_view}`; [`Fetched`] just wires
-//! them to the response it holds.
+//! It returns bytes and what the server said they are; turning them into text
+//! (charset sniffing) and a view is the core's work, so this crate does not
+//! depend on it: a URL's page flows one way, from here to the core.
 
 use std::fmt;
 use std::time::Duration;
 
-use base64::Engine as _;
 use url::Url;
-use webfold_core::decode::{self, Decoded};
-use webfold_core::fetch_view::{self, Format};
 
 /// Default response size limit: 20 MB.
 pub const DEFAULT_MAX_BYTES: u64 = 20 * 1024 * 1024;
@@ -94,39 +91,6 @@ impl Fetched {
     /// Whether the body is an HTML document.
     pub fn is_html(&self) -> bool {
         self.mime == "text/html" || self.mime == "application/xhtml+xml"
-    }
-
-    /// The format this response is shown in, given what the caller asked
-    /// for; a format it cannot be shown in is refused in `surface`'s words
-    /// (see [`fetch_view::choose_format`]).
-    pub fn format(
-        &self,
-        requested: Option<Format>,
-        surface: webfold_core::contract::Surface,
-    ) -> Result<Format, webfold_core::Error> {
-        fetch_view::choose_format(Some(&self.mime), requested, surface)
-    }
-
-    /// The body as text: HTML through the full browser sniffing (BOM, header
-    /// charset, `<meta>`, guess), other types through BOM, header charset, guess.
-    pub fn text(&self) -> Decoded {
-        self.clone().into_text()
-    }
-
-    /// Like [`Fetched::text`], consuming the response so a UTF-8 body is not copied.
-    pub fn into_text(self) -> Decoded {
-        let ct = self.content_type.as_deref();
-        let url = Some(self.final_url.as_str());
-        if self.is_html() {
-            decode::decode_html_owned(self.body, ct, url)
-        } else {
-            decode::decode_text_owned(self.body, ct, url)
-        }
-    }
-
-    /// The body in standard base64 (with padding).
-    pub fn base64(&self) -> String {
-        base64::engine::general_purpose::STANDARD.encode(&self.body)
     }
 }
 
@@ -303,7 +267,7 @@ impl Fetcher {
             Err(e) => return Err(self.classify(final_url.as_str(), &final_url, e)),
         };
 
-        let mime = match content_type.as_deref().map(fetch_view::mime_essence) {
+        let mime = match content_type.as_deref().map(mime_essence) {
             Some(m) if !m.is_empty() => m,
             _ => sniff_mime(&body).to_owned(),
         };
@@ -407,14 +371,28 @@ fn error_preview(body: Option<&[u8]>, content_type: Option<&str>) -> String {
     let Some(body) = body else {
         return String::new();
     };
-    let text = decode::decode_html(body, content_type).text;
-    let is_markup = content_type.is_none_or(|ct| fetch_view::mime_essence(ct).contains("html"));
-    let text = if is_markup { strip_tags(&text) } else { text };
+    let text = String::from_utf8_lossy(body);
+    let is_markup = content_type.is_none_or(|ct| mime_essence(ct).contains("html"));
+    let text = if is_markup {
+        strip_tags(&text)
+    } else {
+        text.into_owned()
+    };
     let collapsed = text.split_whitespace().collect::<Vec<_>>().join(" ");
     match collapsed.char_indices().nth(ERROR_PREVIEW_CHARS) {
         Some((at, _)) => format!("{}…", &collapsed[..at]),
         None => collapsed,
     }
+}
+
+/// The media type's essence: `text/html` of `Text/HTML; charset=utf-8`.
+pub fn mime_essence(content_type: &str) -> String {
+    content_type
+        .split(';')
+        .next()
+        .unwrap_or("")
+        .trim()
+        .to_ascii_lowercase()
 }
 
 /// Drops tags, comments and `<script>`/`<style>` contents; good enough for a preview.

@@ -12,11 +12,49 @@ use std::time::Duration;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::{TcpListener, TcpStream};
 use webfold_core::contract::Surface;
-use webfold_core::decode::EncodingSource;
+use webfold_core::decode::{Decoded, EncodingSource};
 use webfold_core::fetch_view::Format;
 use webfold_fetch::{FetchError, FetchOptions, Fetched, fetch};
 
 const PNG: &[u8] = b"\x89PNG\r\n\x1a\n\0\0\0\rIHDR";
+
+/// How the core shows a response this crate fetched: what every surface
+/// does with the bytes (the fetch itself knows nothing of views).
+trait Shown {
+    fn format(
+        &self,
+        asked: Option<Format>,
+        surface: Surface,
+    ) -> Result<Format, webfold_core::Error>;
+    fn text(&self) -> Decoded;
+    fn into_text(self) -> Decoded;
+    fn base64(&self) -> String;
+}
+
+impl Shown for Fetched {
+    fn format(
+        &self,
+        asked: Option<Format>,
+        surface: Surface,
+    ) -> Result<Format, webfold_core::Error> {
+        webfold_core::fetch_view::choose_format(Some(&self.mime), asked, surface)
+    }
+    fn text(&self) -> Decoded {
+        self.clone().into_text()
+    }
+    fn into_text(self) -> Decoded {
+        let url = self.final_url.to_string();
+        webfold_core::decode::decode_body(
+            self.body,
+            self.content_type.as_deref(),
+            &self.mime,
+            Some(&url),
+        )
+    }
+    fn base64(&self) -> String {
+        webfold_core::fetch_view::base64(&self.body)
+    }
+}
 
 struct Reply {
     status: &'static str,

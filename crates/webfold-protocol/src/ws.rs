@@ -70,22 +70,13 @@ pub struct HtmlReply {
     pub error: Option<String>,
 }
 
-/// Which view of the page the side panel shows.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
-#[serde(rename_all = "snake_case")]
-pub enum ViewKind {
-    /// The compressed node tree, as the `cnt_view` tool gives it.
-    Cnt,
-    /// The element outline, each element with the tokens of its HTML.
-    Outline,
-}
-
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct GetView {
     /// Echoed in the `view` answer.
     pub request_id: String,
-    pub view: ViewKind,
+    /// The view's name, as the command line has it (`cnt`, `outline`, `links`, …).
+    pub view: String,
 }
 
 /// A pick as the extension sends it: the [`Pick`]'s fields, then the
@@ -232,7 +223,7 @@ pub enum ServerFrame {
     /// there is one; answered by an `html` frame with the same `requestId`.
     GetHtml(GetHtml),
     /// A view of the tab's latest captured page, answering `get_view`.
-    View(ViewFrame),
+    View(Box<ViewFrame>),
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
@@ -249,7 +240,8 @@ pub struct GetHtml {
 #[serde(rename_all = "camelCase")]
 pub struct ViewFrame {
     pub request_id: String,
-    pub view: ViewKind,
+    /// The view's name, as asked.
+    pub view: String,
     /// Tokens (o200k) of the view's text, as an agent reads it.
     #[serde(default)]
     pub tokens: usize,

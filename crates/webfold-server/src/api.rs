@@ -18,7 +18,6 @@ use crate::cache::LoadedPage;
 use crate::error::{ApiError, view_error};
 use crate::extract::{ApiJson, ConvId, Params};
 use crate::service::Conversations;
-use crate::views;
 
 /// Longest `url`, `cwd` and `permissionMode` accepted.
 const MAX_FIELD_BYTES: usize = 8 * 1024;
@@ -126,13 +125,13 @@ async fn create(
         },
     };
     let (conv, loaded) = svc.create(new).await?;
-    let structure = views::structure(&loaded.page);
+    let (structure, tokens) = structure(&loaded.page);
     Ok((
         StatusCode::OK,
         Json(json!({
             "conversationId": conv.id,
-            "structure": structure.text,
-            "tokens": structure.tokens,
+            "structure": structure,
+            "tokens": tokens,
             "version": conv.version,
         })),
     ))
@@ -198,13 +197,26 @@ async fn refresh(
             },
         )
         .await?;
-    let structure = views::structure(&loaded.page);
+    let (structure, tokens) = structure(&loaded.page);
     Ok(Json(json!({
         "success": true,
-        "structure": structure.text,
-        "tokens": structure.tokens,
+        "structure": structure,
+        "tokens": tokens,
         "version": conv.version,
     })))
+}
+
+/// The outline sent back when a page arrives (the bridge's `structure`):
+/// its text and tokens; a page with no elements has an empty one.
+fn structure(page: &webfold_core::Page) -> (String, usize) {
+    let opts = webfold_core::outline::OutlineOptions {
+        surface: Surface::Http,
+        ..Default::default()
+    };
+    match webfold_core::outline::outline(page, &opts) {
+        Ok(o) => (o.text, o.tokens),
+        Err(_) => (String::new(), 0),
+    }
 }
 
 /// Any view of the registry on the conversation's page: `?version=` names a
@@ -213,7 +225,7 @@ async fn view(
     State(svc): State<Arc<Conversations>>,
     Path((id, name)): Path<(String, String)>,
     p: Params,
-) -> Result<Json<Value>, ApiError> {
+) -> Result<impl axum::response::IntoResponse, ApiError> {
     let ConvId(id) = ConvId::parse(&id)?;
     let view = webfold_core::view::by_name(&name, Surface::Http).ok_or_else(|| {
         let names: Vec<&str> = webfold_core::view::VIEWS
@@ -234,14 +246,16 @@ async fn view(
             .as_ref()
             .map(|s| s.lock().unwrap_or_else(|p| p.into_inner()));
         let url = loaded.url.clone().unwrap_or_default();
+        let cnt = || loaded.cnt();
         let mut input = Input {
             page: Some(&loaded.page),
             url: &url,
             session: session.as_deref_mut(),
-            cnt: Some(loaded.cnt()),
+            cnt: Some(&cnt),
             raw: None,
             not_a_page: None,
             html: false,
+            frame: None,
         };
         call.run(&mut input).map(|mut e| {
             e.version = Some(loaded.version);
@@ -251,9 +265,11 @@ async fn view(
     .await
     .map_err(|e| ApiError::internal(e.to_string()))?
     .map_err(view_error)?;
-    serde_json::from_str(&envelope.to_json())
-        .map(Json)
-        .map_err(|e| ApiError::internal(e.to_string()))
+    // Written as text: a CNT's tree may be deeper than a JSON value nests.
+    Ok((
+        [(axum::http::header::CONTENT_TYPE, "application/json")],
+        envelope.to_json(),
+    ))
 }
 
 /// The version named by `?version=`, else the latest.
@@ -385,11 +401,13 @@ mod contract_tests {
                     ("selector".to_string(), sel.to_string()),
                     "{spelled}"
                 );
+                let chunk = webfold_core::view::by_name("chunk", Surface::Http).unwrap();
                 let opts = Params::from_pairs(pairs)
-                    .request::<webfold_core::chunk::ChunkOptions>()
-                    .unwrap_or_else(|e| panic!("{spelled}: {e:?}"));
-                assert_eq!(opts.selector.as_deref(), Some(*sel));
-                assert_eq!(opts.all, all);
+                    .call(chunk)
+                    .unwrap_or_else(|e| panic!("{spelled}: {e:?}"))
+                    .request_json();
+                assert_eq!(opts["selector"], *sel);
+                assert_eq!(opts["all"], all);
             }
         }
     }

@@ -5,7 +5,7 @@ use axum::extract::{FromRequest, FromRequestParts, Request};
 use axum::http::request::Parts;
 use axum::http::{HeaderMap, StatusCode, header};
 use serde::de::DeserializeOwned;
-use webfold_core::contract::{Ctx, Request as ViewRequest, Surface, parse, schema};
+use webfold_core::contract::{Ctx, Surface};
 use webfold_core::view::{AnyView, Call};
 use webfold_store::ConversationId;
 
@@ -277,27 +277,9 @@ impl Params {
         }
     }
 
-    /// The view's request in the query. Every parameter but the bridge's own
+    /// The call to `view` in the query. Every parameter but the bridge's own
     /// (`encoding`, `version`) is one of the view's options, read by the same
     /// parser every surface uses.
-    pub fn request<R: ViewRequest>(&self) -> Result<R, ApiError> {
-        const OWN: &[&str] = &["encoding", "version"];
-        let specs = schema::options::<R>();
-        let mut known: Vec<&str> = specs.iter().map(|s| s.name.as_str()).collect();
-        known.extend(OWN);
-        self.only(&known)?;
-        let encoding = self.parse("encoding")?.unwrap_or_default();
-        let pairs = self
-            .0
-            .iter()
-            .filter(|(k, _)| !OWN.contains(&k.as_str()))
-            .map(|(k, v)| (k.as_str(), v.as_str()));
-        parse::from_pairs::<R, _, _, _>(pairs, Surface::Http)
-            .map(|r| r.with_ctx(Ctx::new(Surface::Http, encoding)))
-            .map_err(|e| ApiError::bad_request(e.to_string()))
-    }
-
-    /// The call to `view` in the query, read as [`Self::request`] reads one.
     pub fn call(&self, view: &dyn AnyView) -> Result<Call, ApiError> {
         const OWN: &[&str] = &["encoding", "version"];
         let mut known: Vec<&str> = view.options().iter().map(|s| s.name.as_str()).collect();

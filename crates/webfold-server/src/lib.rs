@@ -25,7 +25,6 @@ pub mod service;
 pub mod thumbnail;
 pub mod ui_tools;
 pub mod view_tools;
-pub mod views;
 
 use std::sync::Arc;
 

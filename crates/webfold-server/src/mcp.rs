@@ -389,7 +389,7 @@ impl WebfoldTools {
                 )));
             }
             let final_url = fetched.final_url.to_string();
-            return parse(fetched.into_text().text, final_url).await;
+            return parse(response_text(fetched), final_url).await;
         }
         if let Some(name) = &src.page_name {
             let live = self.live()?;
@@ -487,10 +487,10 @@ impl PageHandle {
         }
     }
 
-    /// The page's CNT, when the conversation cache keeps one.
-    pub fn cnt(&self) -> Option<&webfold_core::cnt::Cnt> {
+    /// The conversation cache's copy, which keeps the page's CNT.
+    pub fn cached(&self) -> Option<&crate::cache::LoadedPage> {
         match self {
-            PageHandle::Cached(l) => Some(l.cnt()),
+            PageHandle::Cached(l) => Some(l),
             _ => None,
         }
     }
@@ -501,6 +501,12 @@ impl PageHandle {
             _ => None,
         }
     }
+}
+
+/// A response's body as text, decoded as what its media type says it is.
+pub(crate) fn response_text(f: webfold_fetch::Fetched) -> String {
+    let url = f.final_url.to_string();
+    webfold_core::decode::decode_body(f.body, f.content_type.as_deref(), &f.mime, Some(&url)).text
 }
 
 async fn parse(html: String, url: String) -> Result<PageHandle, ToolError> {
@@ -626,7 +632,7 @@ impl WebfoldTools {
             // The page as given: the html passed, the bytes fetched, the HTML stored.
             (None, _) => match (&src.html, &src.url) {
                 (Some(h), _) => h.clone(),
-                (_, Some(u)) => self.fetcher()?.fetch(u).await?.into_text().text,
+                (_, Some(u)) => response_text(self.fetcher()?.fetch(u).await?),
                 _ => self
                     .page(src)
                     .await?

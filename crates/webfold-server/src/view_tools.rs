@@ -156,20 +156,24 @@ pub(crate) async fn call(
             Some(f) => (
                 Some(Raw {
                     bytes: &f.body,
-                    content_type: Some(&f.mime),
+                    content_type: f.content_type.as_deref(),
+                    mime: Some(&f.mime),
                 }),
                 Some(f.mime.clone()),
             ),
             None => (None, None),
         };
+        let cached = page.cached();
+        let kept = cached.map(|l| move || l.cnt());
         let mut input = Input {
             page: page.parsed(),
             url: page.url(),
             session: session.as_deref_mut(),
-            cnt: page.cnt(),
+            cnt: kept.as_ref().map(|f| f as _),
             raw,
             not_a_page,
             html: false,
+            frame: None,
         };
         Ok(call.run(&mut input)?)
     })
@@ -249,7 +253,7 @@ async fn fetch(
     let final_url = fetched.final_url.to_string();
     let status = fetched.status;
     let page = if html {
-        let text = fetched.text().text;
+        let text = crate::mcp::response_text(fetched.clone());
         Some(
             tokio::task::spawn_blocking(move || webfold_core::Page::parse(&text))
                 .await

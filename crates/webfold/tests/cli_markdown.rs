@@ -225,7 +225,7 @@ fn fetch_png_gives_base64() {
     assert_eq!(code, 0);
     let v: serde_json::Value = serde_json::from_str(&out).unwrap();
     assert_eq!(v["format"], "base64");
-    assert_eq!(v["content"], "iVBORw0KGgoAAAANSUhEUg==");
+    assert_eq!(v["text"], "iVBORw0KGgoAAAANSUhEUg==");
     assert_eq!(v["content_type"], "image/png");
     let (code, out, _) = webfold(
         &["fetch", &format!("{base}/logo.png"), "--format", "base64"],
@@ -247,10 +247,7 @@ fn a_format_asked_for_is_given_or_refused() {
     assert_eq!(code, 0, "{err}");
     let v: serde_json::Value = serde_json::from_str(&out).unwrap();
     assert_eq!(v["format"], "base64");
-    assert_eq!(
-        v["content"],
-        webfold_core::fetch_view::base64(PAGE.as_bytes())
-    );
+    assert_eq!(v["text"], webfold_core::fetch_view::base64(PAGE.as_bytes()));
     // What a body cannot be shown as is refused, saying what it can.
     let (code, out, err) = webfold(
         &["fetch", &format!("{base}/logo.png"), "--format", "markdown"],
@@ -446,7 +443,7 @@ fn long_pages_are_truncated_with_the_seed_indicator() {
     assert_eq!(v["first_line"], 201);
     assert_eq!(v["next_start_line"], 401);
     assert!(
-        v["content"]
+        v["text"]
             .as_str()
             .unwrap()
             .starts_with("Paragraph number 101.")

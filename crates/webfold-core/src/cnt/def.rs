@@ -61,7 +61,7 @@ webfold cnt page.html --html > cnt.html     # look at the tree in a browser";
     fn run(request: &ViewOptions, input: &mut Input<'_>) -> Result<CntOutput, Error> {
         let built;
         let cnt = match input.cnt {
-            Some(cnt) => cnt,
+            Some(kept) => kept(),
             None => {
                 built = Cnt::build(input.parsed()?);
                 &built

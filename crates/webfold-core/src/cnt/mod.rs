@@ -200,7 +200,7 @@ pub struct ViewOptions {
     pub surface: Surface,
 }
 
-pub use crate::contract::DEFAULT_MAX_TOKENS;
+use crate::contract::DEFAULT_MAX_TOKENS;
 pub use def::{CntOutput, CntView, NAME};
 
 impl Default for ViewOptions {

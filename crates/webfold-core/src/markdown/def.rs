@@ -37,42 +37,48 @@ webfold markdown https://example.com/news/story --no-main";
 
     fn run(req: &MarkdownRequest, input: &mut Input<'_>) -> Result<MarkdownView, Error> {
         let url = input.url();
+        let frame = input.frame.unwrap_or(&fetch_view::no_frame);
         let Some(raw) = input.raw else {
             return fetch_view::page_as(input.parsed()?, None, url, req);
         };
-        let format = fetch_view::choose_format(raw.content_type, req.format, req.surface)?;
+        let format = fetch_view::choose_format(raw.mime, req.format, req.surface)?;
         if format == Format::Base64 && req.format.is_none() && req.surface == Surface::Cli {
             // On the command line, `markdown` is for pages and `fetch` for
             // anything a URL answers.
             return Err(Error::InvalidOption(format!(
                 "this input is {}, not a web page; use `webfold fetch` or --format base64 to get it as base64",
-                raw.content_type.unwrap_or("binary")
+                raw.mime.unwrap_or("binary")
             )));
         }
+        let decoded = || {
+            let mime = raw.mime.unwrap_or("text/html");
+            decode::decode_body(raw.bytes.to_vec(), raw.content_type, mime, url).text
+        };
         let content = match format {
             Format::Markdown => {
                 let parsed;
                 let page = match input.page {
                     Some(page) => page,
                     None => {
-                        parsed =
-                            Page::parse(&decode::decode_html(raw.bytes, raw.content_type).text);
+                        parsed = Page::parse(&decoded());
                         &parsed
                     }
                 };
-                return fetch_view::markdown(page, req, url);
+                return fetch_view::markdown_framed(page, req, url, frame);
             }
-            Format::Raw => decode::decode_html(raw.bytes, raw.content_type).text,
+            Format::Raw => decoded(),
             Format::Base64 => fetch_view::base64(raw.bytes),
         };
-        fetch_view::fetched(format, content, url, req, &fetch_view::no_frame)
+        fetch_view::fetched(format, content, url, req, frame)
     }
 
     fn envelope(req: &MarkdownRequest, view: MarkdownView) -> Envelope {
         let p = &view.paged;
+        // What the surface printed before the view is part of what it shows.
+        let text = format!("{}{}", view.header, p.text);
         let tokens = p
             .tokens
-            .unwrap_or_else(|| crate::tokens::count(&p.text, req.encoding));
+            .unwrap_or_else(|| crate::tokens::count(&text, req.encoding));
         let mut note = format!(
             "lines {}–{} of {}",
             p.first_line, p.last_line, p.total_lines
@@ -85,7 +91,7 @@ webfold markdown https://example.com/news/story --no-main";
             hints.push(Hint::StartLine(next));
         }
         let cut = p.truncated;
-        let mut envelope = Envelope::new(NAME, p.text.clone(), tokens, &view)
+        let mut envelope = Envelope::new(NAME, text, tokens, &view)
             .budget(req.max_tokens)
             .cut(cut, hints)
             .note(note);

@@ -106,7 +106,7 @@ impl Default for FindOptions {
             mode: crate::aria::Mode::Ai,
             max_matches: DEFAULT_MAX_MATCHES,
             lines_per_match: DEFAULT_LINES_PER_MATCH,
-            max_tokens: super::DEFAULT_MAX_TOKENS,
+            max_tokens: crate::contract::DEFAULT_MAX_TOKENS,
             encoding: Encoding::default(),
             surface: Surface::default(),
         }

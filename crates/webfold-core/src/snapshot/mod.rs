@@ -47,7 +47,7 @@ pub use session::SnapshotSession;
 /// small for that is refused with the budget that works.
 pub const DEFAULT_MAX_ELEMENTS: usize = 300;
 pub const MAX_ELEMENTS_RANGE: (usize, usize) = (1, 1000);
-pub use crate::contract::DEFAULT_MAX_TOKENS;
+use crate::contract::DEFAULT_MAX_TOKENS;
 
 /// The snapshot's request (see [`crate::contract`]): the budget options
 /// with their defaults, the mode and the part of the page.

@@ -79,6 +79,9 @@ pub struct Raw<'a> {
     pub bytes: &'a [u8],
     /// The `Content-Type` it came with, when it came over HTTP.
     pub content_type: Option<&'a str>,
+    /// Its media type's essence (`text/html`), from the header or sniffed;
+    /// none: a page (a file, a stored page).
+    pub mime: Option<&'a str>,
 }
 
 /// The page a surface hands a view, and what it knows about it.
@@ -88,8 +91,9 @@ pub struct Input<'a> {
     /// The page's address (relative links, snapshot history); "" unknown.
     pub url: &'a str,
     pub session: Option<&'a mut SnapshotSession>,
-    /// The page's CNT, when the surface keeps one with the page.
-    pub cnt: Option<&'a Cnt>,
+    /// The page's CNT, built once and kept with the page by a surface that
+    /// keeps pages (asked for only by views that read it).
+    pub cnt: Option<&'a (dyn Fn() -> &'a Cnt + Sync)>,
     /// The content as received, when the surface has it.
     pub raw: Option<Raw<'a>>,
     /// What the content is instead, when `page` is none (its content type).
@@ -97,6 +101,9 @@ pub struct Input<'a> {
     /// The surface also wants the view as a standalone HTML page, from
     /// views that have one.
     pub html: bool,
+    /// What the surface prints before the view (a header naming the page),
+    /// given the page's title: its tokens count against the budget.
+    pub frame: Option<crate::fetch_view::Frame<'a>>,
 }
 
 impl<'a> Input<'a> {
@@ -110,6 +117,7 @@ impl<'a> Input<'a> {
             raw: None,
             not_a_page: None,
             html: false,
+            frame: None,
         }
     }
 
@@ -239,6 +247,12 @@ impl Envelope {
         }
     }
 
+    /// [`Self::to_json`] as a value, for a surface that adds its own fields.
+    /// A tree too deep for a `Value` leaves the figures without it.
+    pub fn to_json_value(&self) -> Value {
+        serde_json::from_str(&self.to_json()).unwrap_or_else(|_| self.figures())
+    }
+
     /// The envelope as a JSON value without [`Self::BULK`] and the tree:
     /// the figures beside a text that is read as well.
     pub fn figures(&self) -> Value {
@@ -333,6 +347,12 @@ impl Call {
             surface,
             request: Box::new(Typed::<V>(request)),
         }
+    }
+
+    /// A call of view `V` with a request read elsewhere (a surface's own
+    /// flags), in `ctx`'s words.
+    pub fn typed<V: View>(request: V::Request, ctx: Ctx) -> Self {
+        Call::new::<V>(request.with_ctx(ctx), ctx.surface)
     }
 
     pub fn name(&self) -> ViewName {

@@ -149,14 +149,14 @@ impl Hub {
     pub async fn page_view(&self, session_id: &str, req: GetView) -> ServerFrame {
         let latest = self.latest_capture(session_id);
         let answer = |tokens, lines, url, error| {
-            ServerFrame::View(ViewFrame {
+            ServerFrame::View(Box::new(ViewFrame {
                 request_id: req.request_id.clone(),
-                view: req.view,
+                view: req.view.clone(),
                 tokens,
                 url,
                 lines,
                 error,
-            })
+            }))
         };
         let Some(latest) = latest else {
             return answer(
@@ -167,11 +167,11 @@ impl Hub {
             );
         };
         let url = latest.pick.page.url.clone();
-        let kind = req.view;
+        let name = req.view.clone();
         let made = tokio::task::spawn_blocking(move || {
             let page =
                 crate::page_view::load(latest.html_path.as_deref(), latest.dom_path.as_deref())?;
-            crate::page_view::render(&page, kind)
+            crate::page_view::render(&page, &name)
         })
         .await
         .unwrap_or_else(|e| Err(format!("the view failed: {e}")));

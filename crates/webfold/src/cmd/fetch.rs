@@ -1,7 +1,11 @@
+//! `webfold fetch`: a URL as an agent reads it, through the Markdown view.
+
 use clap::Parser;
-use webfold_core::contract::{Ctx, Request, Surface};
-use webfold_core::fetch_view::{self, Format, MarkdownRequest};
+use webfold_core::contract::{Ctx, Surface};
+use webfold_core::fetch_view::{MarkdownRequest, choose_format};
+use webfold_core::markdown::MarkdownPage;
 use webfold_core::tokens::Encoding;
+use webfold_core::view::{Call, Input, Raw};
 use webfold_fetch::{DEFAULT_MAX_BYTES, FetchOptions};
 
 use crate::flags::Flags;
@@ -24,9 +28,8 @@ pub struct Args {
     /// Refuse responses larger than this many bytes
     #[arg(long, default_value_t = DEFAULT_MAX_BYTES, value_name = "N")]
     max_bytes: u64,
-    /// Print {url, final_url, status, content_type, format, title, content,
-    /// bytes, total_lines, first_line, last_line, truncated, next_start_line,
-    /// tokens, main} as JSON instead of a header and the content,
+    /// Print the view as JSON (text with its header, tokens, the view's data)
+    /// with the response's {final_url, status, content_type, bytes},
     /// for programs: --max-tokens budgets the text view it carries, not the JSON
     #[arg(long)]
     json: bool,
@@ -38,43 +41,16 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         ..FetchOptions::default()
     };
     let fetched = block_on(webfold_fetch::fetch(&args.url, &opts))??;
-    let req = args
-        .view
-        .request
-        .with_ctx(Ctx::new(Surface::Cli, Encoding::default()));
-    let format = fetched.format(req.format, req.surface)?;
+    let mut request = args.view.request;
+    // What the response is shown as is decided here, once, for the header;
+    // the view is then asked for exactly that.
+    let format = choose_format(Some(&fetched.mime), request.format, Surface::Cli)?;
+    request.format = Some(format);
     let final_url = fetched.final_url.to_string();
-    let status = fetched.status;
-    let bytes = fetched.body.len();
     let content_type = fetched
         .content_type
         .clone()
         .unwrap_or_else(|| fetched.mime.clone());
-    let content = match format {
-        Format::Base64 => fetched.base64(),
-        _ => fetched.into_text().text,
-    };
-    if args.json {
-        let view = fetch_view::fetched(
-            format,
-            content,
-            Some(&final_url),
-            &req,
-            &fetch_view::no_frame,
-        )?;
-        let mut out = view_json(&view, "content");
-        for (key, value) in [
-            ("url", serde_json::json!(args.url)),
-            ("final_url", serde_json::json!(final_url)),
-            ("status", serde_json::json!(status)),
-            ("content_type", serde_json::json!(content_type)),
-            ("format", serde_json::json!(format)),
-            ("bytes", serde_json::json!(bytes)),
-        ] {
-            out.insert(key.into(), value);
-        }
-        return crate::out::line(&serde_json::Value::Object(out).to_string());
-    }
     // The budget covers what is printed, header included.
     let header = |title: Option<&str>| {
         let mut h = format!("URL: {final_url}\nContent-Type: {content_type} (shown as {format})\n");
@@ -84,33 +60,34 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         h.push('\n');
         h
     };
-    let view = fetch_view::fetched(format, content, Some(&final_url), &req, &header)?;
-    let mut text = view.header;
-    text.push_str(&view.paged.text);
-    crate::out::view(&text, view.paged.tokens.unwrap_or(0), req.max_tokens)
-}
-
-/// A Markdown view as `--json` prints it : its
-/// text under `text_key`, the title, where the page starts and ends, how to
-/// read on, and what main-content extraction found.
-fn view_json(
-    view: &fetch_view::MarkdownView,
-    text_key: &str,
-) -> serde_json::Map<String, serde_json::Value> {
-    use serde_json::json;
-    let p = &view.paged;
-    [
-        (text_key, json!(p.text)),
-        ("title", json!(view.title)),
-        ("total_lines", json!(p.total_lines)),
-        ("first_line", json!(p.first_line)),
-        ("last_line", json!(p.last_line)),
-        ("truncated", json!(p.truncated)),
-        ("next_start_line", json!(p.next_start_line)),
-        ("tokens", json!(p.tokens)),
-        ("main", json!(view.main)),
-    ]
-    .into_iter()
-    .map(|(k, v)| (k.to_string(), v))
-    .collect()
+    let call = Call::typed::<MarkdownPage>(request, Ctx::new(Surface::Cli, Encoding::default()));
+    let mut input = Input {
+        page: None,
+        url: &final_url,
+        session: None,
+        cnt: None,
+        raw: Some(Raw {
+            bytes: &fetched.body,
+            content_type: fetched.content_type.as_deref(),
+            mime: Some(&fetched.mime),
+        }),
+        not_a_page: None,
+        html: false,
+        frame: (!args.json).then_some(&header as _),
+    };
+    let envelope = call.run(&mut input)?;
+    if !args.json {
+        return crate::out::view(&envelope.text, envelope.tokens, envelope.max_tokens);
+    }
+    let mut json = envelope.to_json_value();
+    for (key, value) in [
+        ("final_url", serde_json::json!(final_url)),
+        ("status", serde_json::json!(fetched.status)),
+        ("content_type", serde_json::json!(content_type)),
+        ("bytes", serde_json::json!(fetched.body.len())),
+    ] {
+        json[key] = value;
+    }
+    json["url"] = serde_json::json!(args.url);
+    crate::out::line(&json.to_string())
 }

@@ -8,6 +8,7 @@ use std::path::{Path, PathBuf};
 use anyhow::Context;
 use clap::{Arg, ArgAction, ArgMatches, Args as _, Command, FromArgMatches as _};
 use webfold_core::contract::{Ctx, Surface};
+use webfold_core::fetch_view::mime_essence;
 use webfold_core::snapshot::SnapshotSession;
 use webfold_core::view::{AnyView, Call, Input as ViewPage, Raw, SessionUse, VIEWS};
 
@@ -95,6 +96,7 @@ pub fn run(view: &'static dyn AnyView, call: Call, m: &ArgMatches) -> anyhow::Re
     let mut session = session_file.as_deref().map(load_session).transpose()?;
     // Snapshot history and refs know every page by an address; other views
     // resolve links against the address the page came from, if any.
+    let mime = input.content_type.as_deref().map(mime_essence);
     let url = match view.session() {
         SessionUse::None => input.url.clone().unwrap_or_default(),
         _ => page_url(m.optional("url"), &input, &args.input),
@@ -107,9 +109,11 @@ pub fn run(view: &'static dyn AnyView, call: Call, m: &ArgMatches) -> anyhow::Re
         raw: view.any_content().then(|| Raw {
             bytes: &input.bytes,
             content_type: input.content_type.as_deref(),
+            mime: mime.as_deref(),
         }),
         not_a_page: input.content_type.clone(),
         html: m.switch("html"),
+        frame: None,
     };
     let envelope = call.run(&mut page)?;
     if let (SessionUse::Moves, Some(path), Some(s)) = (view.session(), &session_file, &session) {
@@ -127,7 +131,7 @@ pub fn run(view: &'static dyn AnyView, call: Call, m: &ArgMatches) -> anyhow::Re
 /// The parsed page; none for content a view that takes any shows as it is.
 fn page_of(view: &dyn AnyView, input: &Input) -> anyhow::Result<Option<webfold_core::Page>> {
     let html = input.content_type.as_deref().is_none_or(|ct| {
-        let ct = webfold_core::fetch_view::mime_essence(ct);
+        let ct = mime_essence(ct);
         ct == "text/html" || ct == "application/xhtml+xml"
     });
     if view.any_content() && !html {

@@ -26,7 +26,11 @@ pub fn page_file(group: &str, name: &str, html: &str) -> PathBuf {
     let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(group);
     std::fs::create_dir_all(&dir).expect("tmp dir");
     let path = dir.join(name);
-    std::fs::write(&path, html).expect("write page");
+    // Tests running at once write the same page: each writes a file of its
+    // own and renames it in place, so none reads a page half written.
+    let tmp = dir.join(format!("{name}.{:?}.tmp", std::thread::current().id()));
+    std::fs::write(&tmp, html).expect("write page");
+    std::fs::rename(&tmp, &path).expect("place page");
     path
 }
 
