@@ -262,7 +262,8 @@ fn collect(page: &Page, base: Option<&url::Url>) -> Vec<Link> {
         let Some(href) = el.attr("href").map(str::trim) else {
             continue;
         };
-        if href.is_empty() || href.to_ascii_lowercase().starts_with("javascript:") {
+        // `#` and `javascript:` links run scripts: there is nowhere to go.
+        if href.is_empty() || href == "#" || href.to_ascii_lowercase().starts_with("javascript:") {
             continue;
         }
         let url = match base {
