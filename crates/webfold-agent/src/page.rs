@@ -6,7 +6,7 @@
 use serde_json::{Map, Value};
 use webfold_core::chunk::{self, ChunkOptions};
 use webfold_core::cnt::{self, Cnt};
-use webfold_core::contract::{Ctx, Request, Surface, fence, parse, schema};
+use webfold_core::contract::{Ctx, Surface, fence, parse, schema};
 use webfold_core::outline::{self, OutlineOptions};
 use webfold_core::select::UniqueSelectors;
 use webfold_core::snapshot::{self, SnapshotOptions};
@@ -113,27 +113,30 @@ impl PageContext {
     pub fn view(&self, kind: ViewKind, max_tokens: Option<usize>) -> Result<String, Error> {
         match kind {
             ViewKind::Outline => {
-                let mut opts = OutlineOptions::default().with_ctx(self.ctx());
+                let mut opts = OutlineOptions::default();
                 if max_tokens.is_some() {
                     opts.max_tokens = max_tokens;
                 }
-                Ok(outline::outline(&self.page, &opts)?.text)
+                Ok(outline::outline(&self.page, &opts, self.ctx())?.text)
             }
             ViewKind::Snapshot => {
-                let mut opts = SnapshotOptions::default().with_ctx(self.ctx());
+                let mut opts = SnapshotOptions::default();
                 if let Some(n) = max_tokens {
                     opts.max_tokens = n;
                 }
-                let scope = opts.scope()?;
-                Ok(snapshot::snapshot(&self.page, &self.url, &scope, &opts, None)?.text)
+                let scope = opts.scope(SURFACE)?;
+                Ok(
+                    snapshot::snapshot(&self.page, &self.url, &scope, &opts, None, self.ctx())?
+                        .text,
+                )
             }
             ViewKind::Cnt => {
-                let mut opts = cnt::ViewOptions::default().with_ctx(self.ctx());
+                let mut opts = cnt::ViewOptions::default();
                 if let Some(n) = max_tokens {
                     opts.max_tokens = n;
                 }
                 let tree = Cnt::build(&self.page);
-                Ok(tree.view(&opts)?.text)
+                Ok(tree.view(&opts, self.ctx())?.text)
             }
         }
     }
@@ -158,8 +161,8 @@ impl PageContext {
     /// selectors that exist).
     pub fn chunk(&self, args: Map<String, Value>) -> Result<String, String> {
         let opts: ChunkOptions = parse::from_json(args, SURFACE).map_err(|e| e.to_string())?;
-        let opts = opts.with_ctx(self.ctx());
-        let out = chunk::view(&self.page, &opts, &self.url, None).map_err(|e| format!("{e:#}"))?;
+        let out = chunk::view(&self.page, &opts, &self.url, None, self.ctx())
+            .map_err(|e| format!("{e:#}"))?;
         Ok(fence::delimit(&out.text))
     }
 

@@ -304,9 +304,16 @@ fn run_static(html_bytes: &[u8], url: &str, k: usize) -> StaticRun {
     let (ai, ai_ms) = timed_median(k, || aria::snapshot(&parse(), Mode::Ai));
     let (aria, aria_ms) = timed_median(k, || aria::snapshot(&parse(), Mode::Aria));
     let (default, default_ms) = timed_median(k, || {
-        snapshot::snapshot(&parse(), url, &Scope::Page, &default_options(), None)
-            .map(|s| s.text)
-            .unwrap_or_default()
+        snapshot::snapshot(
+            &parse(),
+            url,
+            &Scope::Page,
+            &default_options(),
+            None,
+            webfold_core::contract::Ctx::default(),
+        )
+        .map(|s| s.text)
+        .unwrap_or_default()
     });
     StaticRun {
         ai_ms,
@@ -412,10 +419,16 @@ async fn live_page(
             warm.push(ms(t.elapsed()));
         }
         let aria = aria::snapshot(&cap.page, Mode::Aria);
-        let default =
-            snapshot::snapshot(&cap.page, &cap.url, &Scope::Page, &default_options(), None)
-                .map(|s| s.text)
-                .unwrap_or_default();
+        let default = snapshot::snapshot(
+            &cap.page,
+            &cap.url,
+            &Scope::Page,
+            &default_options(),
+            None,
+            webfold_core::contract::Ctx::default(),
+        )
+        .map(|s| s.text)
+        .unwrap_or_default();
         anyhow::Ok(LiveRun {
             navigate_ms,
             capture_ms,

@@ -28,9 +28,13 @@ pub fn views() -> Vec<View> {
         View {
             name: "outline",
             render: |page, _| {
-                outline::outline(page, &OutlineOptions::default())
-                    .map(|o| o.text)
-                    .unwrap_or_default()
+                outline::outline(
+                    page,
+                    &OutlineOptions::default(),
+                    webfold_core::contract::Ctx::default(),
+                )
+                .map(|o| o.text)
+                .unwrap_or_default()
             },
         },
         View {
@@ -44,7 +48,7 @@ pub fn views() -> Vec<View> {
             render: |page, _| {
                 let opts = cnt::ViewOptions::default();
                 cnt::Cnt::build(page)
-                    .view(&opts)
+                    .view(&opts, webfold_core::contract::Ctx::default())
                     .map(|v| v.text)
                     .unwrap_or_default()
             },

@@ -60,9 +60,16 @@ fn view(cap: &CapturedPage) -> String {
         full_snapshot: true,
         ..SnapshotOptions::default()
     };
-    snapshot(&cap.page, &cap.url, &Scope::Page, &opts, None)
-        .expect("snapshot")
-        .text
+    snapshot(
+        &cap.page,
+        &cap.url,
+        &Scope::Page,
+        &opts,
+        None,
+        webfold_core::contract::Ctx::default(),
+    )
+    .expect("snapshot")
+    .text
 }
 
 /// The ref printed on the first snapshot line containing `needle`.

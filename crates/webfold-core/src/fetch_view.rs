@@ -297,12 +297,6 @@ pub struct MarkdownRequest {
     /// Token budget
     #[schemars(range(min = 1))]
     pub max_tokens: Option<usize>,
-    #[serde(skip)]
-    #[schemars(skip)]
-    pub encoding: tokens::Encoding,
-    #[serde(skip)]
-    #[schemars(skip)]
-    pub surface: Surface,
 }
 
 impl Default for MarkdownRequest {
@@ -315,38 +309,36 @@ impl Default for MarkdownRequest {
             max_lines: DEFAULT_MAX_LINES,
             start_line: 1,
             max_tokens: Some(DEFAULT_MAX_TOKENS),
-            encoding: tokens::Encoding::default(),
-            surface: Surface::default(),
         }
     }
 }
 
-impl Request for MarkdownRequest {
-    fn set_ctx(&mut self, ctx: Ctx) {
-        (self.encoding, self.surface) = (ctx.encoding, ctx.surface);
-    }
-}
+impl Request for MarkdownRequest {}
 
 impl MarkdownRequest {
     /// How the text is paged.
-    fn paging(&self) -> PageOptions {
+    fn paging(&self, ctx: Ctx) -> PageOptions {
         PageOptions {
             max_lines: self.max_lines,
             start_line: self.start_line,
             max_tokens: self.max_tokens,
-            encoding: self.encoding,
-            surface: self.surface,
+            encoding: ctx.encoding,
+            surface: ctx.surface,
             ..PageOptions::default()
         }
     }
 
     /// `base_url`, else the page's own address.
-    pub fn base(&self, page_url: Option<&str>) -> Result<Option<url::Url>, Error> {
+    pub fn base(
+        &self,
+        page_url: Option<&str>,
+        surface: Surface,
+    ) -> Result<Option<url::Url>, Error> {
         match &self.base_url {
             Some(u) => url::Url::parse(u).map(Some).map_err(|_| {
                 Error::InvalidOption(format!(
                     "invalid {} '{u}': give an absolute URL such as https://example.com/page",
-                    crate::contract::parse::option_name("base_url", self.surface)
+                    crate::contract::parse::option_name("base_url", surface)
                 ))
             }),
             None => Ok(page_url.and_then(|u| url::Url::parse(u).ok())),
@@ -398,8 +390,9 @@ pub fn markdown(
     page: &Page,
     req: &MarkdownRequest,
     page_url: Option<&str>,
+    ctx: Ctx,
 ) -> Result<MarkdownView, Error> {
-    markdown_framed(page, req, page_url, &no_frame)
+    markdown_framed(page, req, page_url, &no_frame, ctx)
 }
 
 /// [`markdown`] after what the surface prints before it (`frame`).
@@ -408,9 +401,10 @@ pub fn markdown_framed(
     req: &MarkdownRequest,
     page_url: Option<&str>,
     frame: Frame<'_>,
+    ctx: Ctx,
 ) -> Result<MarkdownView, Error> {
     let opts = crate::markdown::MarkdownOptions {
-        base_url: req.base(page_url)?,
+        base_url: req.base(page_url, ctx.surface)?,
         ..Default::default()
     };
     let (text, main, title) = match &req.selector {
@@ -440,7 +434,7 @@ pub fn markdown_framed(
         ),
     };
     let header = frame(title.as_deref());
-    let paged = paged_text(&header, &text, req)?;
+    let paged = paged_text(&header, &text, req, ctx)?;
     Ok(MarkdownView {
         format: Format::Markdown,
         paged,
@@ -461,17 +455,18 @@ pub fn fetched(
     page_url: Option<&str>,
     req: &MarkdownRequest,
     frame: Frame<'_>,
+    ctx: Ctx,
 ) -> Result<MarkdownView, Error> {
     match format {
         Format::Markdown => {
             let page = Page::parse(&content);
-            markdown_framed(&page, req, page_url, frame)
+            markdown_framed(&page, req, page_url, frame, ctx)
         }
         Format::Raw | Format::Base64 => whole(
             format,
             format!("the response as {format} (never cut)"),
             content,
-            req,
+            (req, ctx),
             frame(None),
         ),
     }
@@ -485,10 +480,11 @@ pub fn page_as(
     source: Option<&str>,
     page_url: Option<&str>,
     req: &MarkdownRequest,
+    ctx: Ctx,
 ) -> Result<MarkdownView, Error> {
-    let format = choose_format(None, req.format, req.surface)?;
+    let format = choose_format(None, req.format, ctx.surface)?;
     if format == Format::Markdown {
-        return markdown(page, req, page_url);
+        return markdown(page, req, page_url, ctx);
     }
     let html = match source {
         Some(s) => Cow::Borrowed(s),
@@ -502,7 +498,7 @@ pub fn page_as(
         format,
         format!("the page as {format} (never cut)"),
         content,
-        req,
+        (req, ctx),
         String::new(),
     )
 }
@@ -518,10 +514,10 @@ fn whole(
     format: Format,
     what: String,
     content: String,
-    req: &MarkdownRequest,
+    (req, ctx): (&MarkdownRequest, Ctx),
     header: String,
 ) -> Result<MarkdownView, Error> {
-    let n = tokens_after(&header, &content, req.encoding);
+    let n = tokens_after(&header, &content, ctx.encoding);
     if let Some(budget) = req.max_tokens
         && n > budget
     {
@@ -531,7 +527,7 @@ fn whole(
             max_tokens: budget,
             advice: format!(
                 "raise {}",
-                Hint::Raise(Limit::MaxTokens, Some(n)).spell(req.surface)
+                Hint::Raise(Limit::MaxTokens, Some(n)).spell(ctx.surface)
             ),
         });
     }
@@ -559,8 +555,8 @@ fn tokens_after(header: &str, text: &str, enc: tokens::Encoding) -> usize {
 
 /// `text` paged as the request says, after `header`; a budget too small for
 /// any line is an error that says the smallest one that shows one.
-fn paged_text(header: &str, text: &str, req: &MarkdownRequest) -> Result<Paged, Error> {
-    let paging = req.paging();
+fn paged_text(header: &str, text: &str, req: &MarkdownRequest, ctx: Ctx) -> Result<Paged, Error> {
+    let paging = req.paging(ctx);
     let paged = page_after(header, text, &paging);
     if paged.text.is_empty() && !text.is_empty() {
         let needed = paged.min_tokens.unwrap_or(0);
@@ -570,7 +566,7 @@ fn paged_text(header: &str, text: &str, req: &MarkdownRequest) -> Result<Paged, 
             max_tokens: paging.max_tokens.unwrap_or(0),
             advice: format!(
                 "raise {}",
-                Hint::Raise(Limit::MaxTokens, Some(needed)).spell(req.surface)
+                Hint::Raise(Limit::MaxTokens, Some(needed)).spell(ctx.surface)
             ),
         });
     }
@@ -1225,17 +1221,40 @@ mod tests {
         };
         let header = |_: Option<&str>| "URL: x\n\n".to_string();
         for format in [Format::Raw, Format::Base64] {
-            let v = fetched(format, content.clone(), None, &req(None), &header).unwrap();
+            let v = fetched(
+                format,
+                content.clone(),
+                None,
+                &req(None),
+                &header,
+                crate::contract::Ctx::default(),
+            )
+            .unwrap();
             assert_eq!(v.paged.text, content);
             assert!(!v.paged.truncated);
             assert_eq!(v.paged.total_lines, 1000);
             // Over the budget: refused with the budget that takes it, header included.
             let needed = tokens::count(&format!("URL: x\n\n{content}"), Default::default());
-            match fetched(format, content.clone(), None, &req(Some(10)), &header) {
+            match fetched(
+                format,
+                content.clone(),
+                None,
+                &req(Some(10)),
+                &header,
+                crate::contract::Ctx::default(),
+            ) {
                 Err(Error::BudgetTooSmall { needed: n, .. }) => assert_eq!(n, needed),
                 other => panic!("{other:?}"),
             }
-            let v = fetched(format, content.clone(), None, &req(Some(needed)), &header).unwrap();
+            let v = fetched(
+                format,
+                content.clone(),
+                None,
+                &req(Some(needed)),
+                &header,
+                crate::contract::Ctx::default(),
+            )
+            .unwrap();
             assert_eq!(
                 (v.paged.tokens, v.header.as_str()),
                 (Some(needed), "URL: x\n\n")

@@ -23,12 +23,16 @@ fn views_never_exceed_the_budget() {
             (8000, Encoding::O200kBase),
         ] {
             let view = cnt
-                .view(&ViewOptions {
-                    max_tokens: budget,
-                    encoding,
-                    expand: None,
-                    ..Default::default()
-                })
+                .view(
+                    &ViewOptions {
+                        max_tokens: budget,
+                        expand: None,
+                    },
+                    webfold_core::contract::Ctx::new(
+                        webfold_core::contract::Surface::Cli,
+                        encoding,
+                    ),
+                )
                 .unwrap_or_else(|e| panic!("{} at {budget}: {e}", cp.id));
             assert_eq!(
                 view.tokens,
@@ -53,12 +57,16 @@ fn views_never_exceed_the_budget() {
                 if let Some(marker) = first_marker(&view.text) {
                     let id: CntId = marker.parse().unwrap();
                     let more = cnt
-                        .view(&ViewOptions {
-                            max_tokens: budget,
-                            encoding,
-                            expand: Some(id),
-                            ..Default::default()
-                        })
+                        .view(
+                            &ViewOptions {
+                                max_tokens: budget,
+                                expand: Some(id),
+                            },
+                            webfold_core::contract::Ctx::new(
+                                webfold_core::contract::Surface::Cli,
+                                encoding,
+                            ),
+                        )
                         .unwrap_or_else(|e| panic!("{} expand {marker}: {e}", cp.id));
                     assert!(more.tokens <= budget);
                 }
@@ -151,16 +159,17 @@ fn focused_views_reach_every_node_by_expanding_and_none_twice() {
         let opts = |expand: Option<&CntId>| ViewOptions {
             max_tokens: 1500,
             expand: expand.copied(),
-            ..Default::default()
         };
-        let page_view = cnt.view(&opts(None)).unwrap();
+        let page_view = cnt
+            .view(&opts(None), webfold_core::contract::Ctx::default())
+            .unwrap();
         if !page_view.stats.is_cut() {
             continue;
         }
         checked += 1;
         pinned += page_view.to_json().contains("\"compressed_after\"") as usize;
         assert_reach_every_node_once(&cp.id, &cnt, |scope| {
-            cnt.view(&opts(scope))
+            cnt.view(&opts(scope), webfold_core::contract::Ctx::default())
                 .unwrap_or_else(|e| panic!("{} {scope:?}: {e}", cp.id))
         });
     }
@@ -184,7 +193,12 @@ fn measure_cnt_against_raw_html() {
         let page = Page::parse(&html);
         let start = Instant::now();
         let cnt = Cnt::build(&page);
-        let view = cnt.view(&ViewOptions::default()).unwrap();
+        let view = cnt
+            .view(
+                &ViewOptions::default(),
+                webfold_core::contract::Ctx::default(),
+            )
+            .unwrap();
         secs += start.elapsed().as_secs_f64();
         let whole = cnt
             .view_with_cut(None, Cut::NONE, Encoding::default())

@@ -32,10 +32,13 @@ fn cnt_views_match_the_golden_files() {
             .unwrap_or_else(|| panic!("{id} is in the corpus"));
         let cnt = Cnt::build(&Page::parse(&cp.html()));
         let view = cnt
-            .view(&ViewOptions {
-                max_tokens: 1500,
-                ..Default::default()
-            })
+            .view(
+                &ViewOptions {
+                    max_tokens: 1500,
+                    ..Default::default()
+                },
+                webfold_core::contract::Ctx::default(),
+            )
             .unwrap();
         assert!(view.tokens <= 1500);
         let path = golden_path(id);

@@ -149,7 +149,10 @@ fn default_cnt_shows_the_article() {
         let page = Page::parse(&cp.html());
         let cnt = Cnt::build(&page);
         let view = cnt
-            .view(&ViewOptions::default())
+            .view(
+                &ViewOptions::default(),
+                webfold_core::contract::Ctx::default(),
+            )
             .unwrap_or_else(|e| panic!("{}: {e}", cp.id));
         assert!(view.tokens <= BUDGET, "{}: {}", cp.id, view.tokens);
         let Some(focused) = recall(cp, &visible_text(&view)) else {

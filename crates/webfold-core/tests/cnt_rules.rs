@@ -331,10 +331,13 @@ fn budget_picks_the_widest_view_that_fits() {
     assert!(smallest < 60, "{smallest}");
     for budget in [smallest, 100, 400, 1000] {
         let view = cnt
-            .view(&ViewOptions {
-                max_tokens: budget,
-                ..Default::default()
-            })
+            .view(
+                &ViewOptions {
+                    max_tokens: budget,
+                    ..Default::default()
+                },
+                webfold_core::contract::Ctx::default(),
+            )
             .unwrap();
         assert!(view.tokens <= budget, "{} > {budget}", view.tokens);
         assert_eq!(view.tokens, webfold_core::tokens::count_default(&view.text));
@@ -351,10 +354,13 @@ fn budget_picks_the_widest_view_that_fits() {
         );
     }
     let err = cnt
-        .view(&ViewOptions {
-            max_tokens: smallest - 1,
-            ..Default::default()
-        })
+        .view(
+            &ViewOptions {
+                max_tokens: smallest - 1,
+                ..Default::default()
+            },
+            webfold_core::contract::Ctx::default(),
+        )
         .unwrap_err();
     assert!(err.to_string().contains("raise --max-tokens"), "{err}");
 }
@@ -365,10 +371,13 @@ fn long_text_is_cut_and_expanding_its_node_shows_more() {
     let html = format!("<body><nav><a href=1>x</a><a href=2>y</a></nav><p>{words}</p></body>");
     let cnt = Cnt::build(&Page::parse(&html));
     let view = cnt
-        .view(&ViewOptions {
-            max_tokens: 300,
-            ..Default::default()
-        })
+        .view(
+            &ViewOptions {
+                max_tokens: 300,
+                ..Default::default()
+            },
+            webfold_core::contract::Ctx::default(),
+        )
         .unwrap();
     let line = view
         .text
@@ -378,11 +387,13 @@ fn long_text_is_cut_and_expanding_its_node_shows_more() {
     assert!(line.ends_with(" [9]") && line.contains("…+"), "{line}");
     let shown_before = line.len();
     let expanded = cnt
-        .view(&ViewOptions {
-            max_tokens: 2000,
-            expand: Some(CntId::Node(NodeId(9))),
-            ..Default::default()
-        })
+        .view(
+            &ViewOptions {
+                max_tokens: 2000,
+                expand: Some(CntId::Node(NodeId(9))),
+            },
+            webfold_core::contract::Ctx::default(),
+        )
         .unwrap();
     assert!(
         expanded.text.starts_with("# expand 9\n9 p word0 word1"),
@@ -412,10 +423,13 @@ fn ids_parse_and_print() {
 fn expand_rejects_ids_that_name_nothing() {
     let cnt = Cnt::build(&Page::parse(&list_page(10)));
     let expand = |s: &str| {
-        cnt.view(&ViewOptions {
-            expand: Some(s.parse().unwrap()),
-            ..Default::default()
-        })
+        cnt.view(
+            &ViewOptions {
+                expand: Some(s.parse().unwrap()),
+                ..Default::default()
+            },
+            webfold_core::contract::Ctx::default(),
+        )
     };
     assert!(expand("3.2-7").is_ok());
     assert!(
@@ -505,10 +519,13 @@ fn a_page_100000_elements_deep_builds_and_fits() {
     let cnt = Cnt::build(&page);
     for budget in [500, 8000] {
         let view = cnt
-            .view(&ViewOptions {
-                max_tokens: budget,
-                ..Default::default()
-            })
+            .view(
+                &ViewOptions {
+                    max_tokens: budget,
+                    ..Default::default()
+                },
+                webfold_core::contract::Ctx::default(),
+            )
             .unwrap();
         assert!(view.tokens <= budget);
         assert!(view.stats.is_cut());

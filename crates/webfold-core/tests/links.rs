@@ -32,7 +32,13 @@ fn opts(max_tokens: usize) -> LinksOptions {
 #[test]
 fn every_link_once_with_absolute_url_landmark_and_count() {
     let page = Page::parse(PAGE);
-    let out = links(&page, Some("https://blog.example/post/1"), &opts(8000)).unwrap();
+    let out = links(
+        &page,
+        Some("https://blog.example/post/1"),
+        &opts(8000),
+        webfold_core::contract::Ctx::default(),
+    )
+    .unwrap();
     let urls: Vec<&str> = out.links.iter().map(|l| l.url.as_str()).collect();
     // The article's links first, in document order, repeats folded.
     assert_eq!(urls[0], "https://blog.example/trails/ridge");
@@ -77,14 +83,26 @@ fn a_base_url_resolves_relative_links() {
         base_url: Some("https://mirror.example/blog/".into()),
         ..opts(8000)
     };
-    let out = links(&page, Some("https://blog.example/post/1"), &o).unwrap();
+    let out = links(
+        &page,
+        Some("https://blog.example/post/1"),
+        &o,
+        webfold_core::contract::Ctx::default(),
+    )
+    .unwrap();
     assert!(
         out.text.contains("(https://mirror.example/trails/ridge)"),
         "{}",
         out.text
     );
     // Without any address, links stay as written.
-    let out = links(&page, None, &opts(8000)).unwrap();
+    let out = links(
+        &page,
+        None,
+        &opts(8000),
+        webfold_core::contract::Ctx::default(),
+    )
+    .unwrap();
     assert!(
         out.text.contains("[ridge trail](/trails/ridge) main ×2"),
         "{}",
@@ -96,7 +114,13 @@ fn a_base_url_resolves_relative_links() {
 fn the_budget_holds_and_the_hint_reads_on_to_the_end() {
     let page = Page::parse(PAGE);
     let url = Some("https://blog.example/post/1");
-    let all = links(&page, url, &opts(8000)).unwrap();
+    let all = links(
+        &page,
+        url,
+        &opts(8000),
+        webfold_core::contract::Ctx::default(),
+    )
+    .unwrap();
     let mut seen = Vec::new();
     let mut start = 1;
     loop {
@@ -104,7 +128,7 @@ fn the_budget_holds_and_the_hint_reads_on_to_the_end() {
             start_line: start,
             ..opts(60)
         };
-        let out = links(&page, url, &o).unwrap();
+        let out = links(&page, url, &o, webfold_core::contract::Ctx::default()).unwrap();
         assert!(out.tokens <= 60, "{} tokens:\n{}", out.tokens, out.text);
         assert!(!out.links.is_empty(), "{}", out.text);
         seen.extend(out.links.iter().map(|l| l.url.clone()));
@@ -127,13 +151,26 @@ fn the_budget_holds_and_the_hint_reads_on_to_the_end() {
 #[test]
 fn too_small_a_budget_names_the_one_that_works() {
     let page = Page::parse(PAGE);
-    let err = links(&page, None, &opts(3)).unwrap_err().to_string();
+    let err = links(
+        &page,
+        None,
+        &opts(3),
+        webfold_core::contract::Ctx::default(),
+    )
+    .unwrap_err()
+    .to_string();
     let needed: usize = err
         .rsplit("--max-tokens ")
         .next()
         .and_then(|n| n.trim().parse().ok())
         .unwrap_or_else(|| panic!("{err}"));
-    let out = links(&page, None, &opts(needed)).unwrap();
+    let out = links(
+        &page,
+        None,
+        &opts(needed),
+        webfold_core::contract::Ctx::default(),
+    )
+    .unwrap();
     assert!(out.tokens <= needed);
 }
 
@@ -170,7 +207,13 @@ fn links_views_of_corpus_pages_match_the_golden_files() {
     ] {
         let cp = corpus.iter().find(|p| p.id == id).expect("in the corpus");
         let page = Page::parse(&cp.html());
-        let out = links(&page, cp.url.as_deref(), &opts(1000)).unwrap();
+        let out = links(
+            &page,
+            cp.url.as_deref(),
+            &opts(1000),
+            webfold_core::contract::Ctx::default(),
+        )
+        .unwrap();
         assert!(out.tokens <= 1000);
         let path = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR"))
             .join("tests/golden")

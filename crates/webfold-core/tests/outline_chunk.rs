@@ -33,7 +33,12 @@ const SEED_PAGE: &str = r#"<!DOCTYPE html><html><head><title>Acme</title>
 </body></html>"#;
 
 fn outline_of(html: &str, opts: &OutlineOptions) -> Outline {
-    outline(&Page::parse(html), opts).expect("outline")
+    outline(
+        &Page::parse(html),
+        opts,
+        webfold_core::contract::Ctx::default(),
+    )
+    .expect("outline")
 }
 
 fn budget(n: usize) -> OutlineOptions {
@@ -59,9 +64,9 @@ fn chunk_of(
         &ChunkOptions {
             all,
             max_tokens,
-            encoding: Encoding::default(),
             ..Default::default()
         },
+        webfold_core::contract::Ctx::default(),
     )
 }
 
@@ -154,6 +159,7 @@ fn outline_exclude_drops_subtrees_and_rejects_bad_selectors() {
             exclude: vec!["div[".into()],
             ..Default::default()
         },
+        webfold_core::contract::Ctx::default(),
     )
     .unwrap_err();
     assert!(matches!(err, Error::InvalidSelector { .. }), "{err}");
@@ -272,7 +278,12 @@ fn outline_previews_are_collapsed_own_text_cut_at_fifty_characters() {
 #[test]
 fn outline_marks_ambiguous_labels_with_node_ids_that_chunk_resolves() {
     let page = Page::parse(SEED_PAGE);
-    let o = outline(&page, &OutlineOptions::default()).expect("outline");
+    let o = outline(
+        &page,
+        &OutlineOptions::default(),
+        webfold_core::contract::Ctx::default(),
+    )
+    .expect("outline");
     let mut checked = 0;
     for line in o.text.lines() {
         let Some(at) = line.split(" @").nth(1) else {
@@ -303,7 +314,12 @@ fn outline_marks_ambiguous_labels_with_node_ids_that_chunk_resolves() {
 #[test]
 fn outline_json_has_the_seed_fields_and_unique_selectors() {
     let page = Page::parse(SEED_PAGE);
-    let o = outline(&page, &OutlineOptions::default()).expect("outline");
+    let o = outline(
+        &page,
+        &OutlineOptions::default(),
+        webfold_core::contract::Ctx::default(),
+    )
+    .expect("outline");
     let v = serde_json::to_value(&o).expect("serializes");
     for key in [
         "root",
@@ -353,9 +369,14 @@ fn outline_budget_keeps_shallow_lines_and_says_how_to_unfold() {
             .collect::<String>()
     );
     let page = Page::parse(&html);
-    let full = outline(&page, &OutlineOptions::default()).expect("outline");
+    let full = outline(
+        &page,
+        &OutlineOptions::default(),
+        webfold_core::contract::Ctx::default(),
+    )
+    .expect("outline");
     assert!(full.tokens > 400, "{}", full.tokens);
-    let o = outline(&page, &budget(250)).expect("outline");
+    let o = outline(&page, &budget(250), webfold_core::contract::Ctx::default()).expect("outline");
     assert!(o.tokens <= 250 && o.tokens == tokens::count(&o.text, Encoding::O200kBase));
     assert!(
         o.text.contains("header#top") && o.text.contains("footer"),
@@ -394,14 +415,23 @@ fn outline_budget_keeps_shallow_lines_and_says_how_to_unfold() {
 
 #[test]
 fn outline_budget_smaller_than_the_root_line_is_an_error() {
-    let err = outline(&Page::parse(SEED_PAGE), &budget(5)).unwrap_err();
+    let err = outline(
+        &Page::parse(SEED_PAGE),
+        &budget(5),
+        webfold_core::contract::Ctx::default(),
+    )
+    .unwrap_err();
     match err {
         Error::BudgetTooSmall {
             needed, max_tokens, ..
         } => {
             assert_eq!(max_tokens, 5);
-            let o = outline(&Page::parse(SEED_PAGE), &budget(needed))
-                .expect("the stated minimum works");
+            let o = outline(
+                &Page::parse(SEED_PAGE),
+                &budget(needed),
+                webfold_core::contract::Ctx::default(),
+            )
+            .expect("the stated minimum works");
             assert!(o.tokens <= needed);
         }
         other => panic!("{other}"),
@@ -457,7 +487,12 @@ fn outline_goldens_for_corpus_pages() {
             .iter()
             .find(|p| p.id == id)
             .unwrap_or_else(|| panic!("corpus page {id} missing"));
-        let o = outline(&Page::parse(&cp.html()), &OutlineOptions::default()).expect("outline");
+        let o = outline(
+            &Page::parse(&cp.html()),
+            &OutlineOptions::default(),
+            webfold_core::contract::Ctx::default(),
+        )
+        .expect("outline");
         let path = golden_path(file);
         if update {
             std::fs::create_dir_all(path.parent().expect("dir")).expect("mkdir");
@@ -552,6 +587,7 @@ fn chunk_by_ref_reaches_into_a_declarative_shadow_root() {
         &webfold_core::snapshot::Scope::Page,
         &opts,
         None,
+        webfold_core::contract::Ctx::default(),
     )
     .unwrap();
     assert!(snap.text.contains("In shadow"), "{}", snap.text);
@@ -568,8 +604,14 @@ fn chunk_by_ref_reaches_into_a_declarative_shadow_root() {
             r#ref: Some(r.to_string()),
             ..Default::default()
         };
-        let c = webfold_core::chunk::view(&page, &opts, url, None)
-            .unwrap_or_else(|e| panic!("ref {r}: {e}"));
+        let c = webfold_core::chunk::view(
+            &page,
+            &opts,
+            url,
+            None,
+            webfold_core::contract::Ctx::default(),
+        )
+        .unwrap_or_else(|e| panic!("ref {r}: {e}"));
         shadow_html.push(c.text);
     }
     assert!(
@@ -777,7 +819,7 @@ fn budgets_hold_on_corpus_pages() {
     for cp in &pages {
         let page = Page::parse(&cp.html());
         for max in [200, 500, 1000, 4000] {
-            let o = outline(&page, &budget(max))
+            let o = outline(&page, &budget(max), webfold_core::contract::Ctx::default())
                 .unwrap_or_else(|e| panic!("{} outline {max}: {e}", cp.id));
             assert!(o.tokens <= max, "{} outline {max}: {}", cp.id, o.tokens);
             assert_eq!(o.tokens, tokens::count(&o.text, enc), "{}", cp.id);

@@ -169,7 +169,9 @@ fn fifty_megabyte_page_parses_and_renders_views_within_budget() {
         max_tokens: Some(2000),
         ..Default::default()
     };
-    let outline = webfold_core::outline::outline(&page, &opts).expect("outline");
+    let outline =
+        webfold_core::outline::outline(&page, &opts, webfold_core::contract::Ctx::default())
+            .expect("outline");
     assert!(outline.tokens <= 2000, "{}", outline.tokens);
     assert!(outline.text.contains("div.card"));
     let md = webfold_core::markdown::to_markdown(&page, NodeId::DOCUMENT, &Default::default());

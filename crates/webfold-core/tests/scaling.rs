@@ -96,12 +96,23 @@ fn deep_nesting(n: usize) -> String {
 type View = fn(&Page);
 
 fn outline_view(page: &Page) {
-    outline(page, &OutlineOptions::default()).expect("outline");
+    outline(
+        page,
+        &OutlineOptions::default(),
+        webfold_core::contract::Ctx::default(),
+    )
+    .expect("outline");
 }
 
 fn chunk_view(page: &Page) {
     let target = ChunkTarget::Selector("main".into());
-    chunk(page, &target, &ChunkOptions::default()).expect("chunk");
+    chunk(
+        page,
+        &target,
+        &ChunkOptions::default(),
+        webfold_core::contract::Ctx::default(),
+    )
+    .expect("chunk");
 }
 
 const VIEWS: &[(&str, View)] = &[("outline", outline_view), ("chunk", chunk_view)];

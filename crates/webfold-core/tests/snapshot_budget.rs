@@ -19,6 +19,7 @@ fn snap(html: &str, opts: &SnapshotOptions) -> snapshot::Snapshot {
         &Scope::Page,
         opts,
         None,
+        webfold_core::contract::Ctx::default(),
     )
     .unwrap()
 }
@@ -150,6 +151,7 @@ fn viewport_only_needs_a_live_page() {
         &Scope::Page,
         &opts,
         None,
+        webfold_core::contract::Ctx::default(),
     )
     .unwrap_err();
     let msg = err.to_string();
@@ -205,7 +207,15 @@ fn viewport_bonus_and_viewport_only_on_a_live_page() {
         max_elements: 5,
         ..SnapshotOptions::default()
     };
-    let s = snapshot::snapshot(&page, "", &Scope::Page, &opts, None).unwrap();
+    let s = snapshot::snapshot(
+        &page,
+        "",
+        &Scope::Page,
+        &opts,
+        None,
+        webfold_core::contract::Ctx::default(),
+    )
+    .unwrap();
     let tree = snapshot::parse(&s.text).unwrap();
     let kept: Vec<_> = tree
         .lines
@@ -219,7 +229,15 @@ fn viewport_bonus_and_viewport_only_on_a_live_page() {
         viewport_only: true,
         ..SnapshotOptions::default()
     };
-    let s = snapshot::snapshot(&page, "", &Scope::Page, &only, None).unwrap();
+    let s = snapshot::snapshot(
+        &page,
+        "",
+        &Scope::Page,
+        &only,
+        None,
+        webfold_core::contract::Ctx::default(),
+    )
+    .unwrap();
     assert_eq!((s.kept_elements, s.total_elements), (5, 5));
     assert!(!s.text.contains("button"), "{}", s.text);
     assert!(
@@ -234,7 +252,15 @@ fn viewport_bonus_and_viewport_only_on_a_live_page() {
         "</main>",
         "<div role=status id=out-status>Saved</div></main>",
     ));
-    let s = snapshot::snapshot(&page, "", &Scope::Page, &only, None).unwrap();
+    let s = snapshot::snapshot(
+        &page,
+        "",
+        &Scope::Page,
+        &only,
+        None,
+        webfold_core::contract::Ctx::default(),
+    )
+    .unwrap();
     assert!(s.text.contains("status [ref="), "{}", s.text);
     assert!(s.text.contains("Saved"), "{}", s.text);
     assert_eq!((s.kept_elements, s.total_elements), (6, 6));
@@ -376,7 +402,15 @@ fn full_is_playwrights_text_without_header() {
             mode,
             ..SnapshotOptions::default()
         };
-        let s = snapshot::snapshot(&page, "", &Scope::Page, &opts, None).unwrap();
+        let s = snapshot::snapshot(
+            &page,
+            "",
+            &Scope::Page,
+            &opts,
+            None,
+            webfold_core::contract::Ctx::default(),
+        )
+        .unwrap();
         assert_eq!(s.text, aria::snapshot(&page, mode));
         assert_eq!(s.kind, ViewKind::Full);
     }
@@ -406,6 +440,7 @@ fn kept_elements_keep_their_ancestors() {
                 ..SnapshotOptions::default()
             },
             None,
+            webfold_core::contract::Ctx::default(),
         )
         .unwrap();
         let out = snapshot::parse(&s.text).unwrap();
@@ -452,7 +487,15 @@ fn budget_holds_over_the_corpus() {
                     interactive_only,
                     ..SnapshotOptions::default()
                 };
-                let s = snapshot::snapshot(&page, &url, &Scope::Page, &opts, None).unwrap();
+                let s = snapshot::snapshot(
+                    &page,
+                    &url,
+                    &Scope::Page,
+                    &opts,
+                    None,
+                    webfold_core::contract::Ctx::default(),
+                )
+                .unwrap();
                 let exact = tokens::count_default(&s.text);
                 assert_eq!(s.tokens, exact, "{}", p.id);
                 assert!(exact <= max_tokens, "{} at {max_tokens}: {exact}", p.id);
@@ -512,8 +555,15 @@ fn token_and_speed_figures() {
         let page = Page::parse(&html);
         let url = p.url.clone().unwrap_or_default();
         let t0 = Instant::now();
-        let s = snapshot::snapshot(&page, &url, &Scope::Page, &SnapshotOptions::default(), None)
-            .unwrap();
+        let s = snapshot::snapshot(
+            &page,
+            &url,
+            &Scope::Page,
+            &SnapshotOptions::default(),
+            None,
+            webfold_core::contract::Ctx::default(),
+        )
+        .unwrap();
         times.push(t0.elapsed().as_secs_f64() * 1000.0);
         let full = aria::snapshot(&page, Mode::Ai);
         rows.push((
@@ -646,7 +696,15 @@ fn after_an_action_the_view_shows_what_the_page_answered() {
             ..SnapshotOptions::default()
         };
         let take = |html: &str, s: &mut snapshot::SnapshotSession| {
-            snapshot::snapshot(&Page::parse(html), url, &Scope::Page, &opts, Some(s)).unwrap()
+            snapshot::snapshot(
+                &Page::parse(html),
+                url,
+                &Scope::Page,
+                &opts,
+                Some(s),
+                webfold_core::contract::Ctx::default(),
+            )
+            .unwrap()
         };
         let first = take(&before, &mut session);
         assert!(!first.text.contains("Order placed"), "{}", first.text);
@@ -800,8 +858,15 @@ fn alerts_on_real_pages_show_their_text() {
         let cp = pages.iter().find(|p| p.id == id).expect(id);
         let page = Page::parse(&cp.html());
         let url = cp.url.clone().unwrap_or_default();
-        let s = snapshot::snapshot(&page, &url, &Scope::Page, &SnapshotOptions::default(), None)
-            .unwrap();
+        let s = snapshot::snapshot(
+            &page,
+            &url,
+            &Scope::Page,
+            &SnapshotOptions::default(),
+            None,
+            webfold_core::contract::Ctx::default(),
+        )
+        .unwrap();
         let tree = snapshot::parse(&s.text).unwrap();
         let alert = tree
             .lines
@@ -830,7 +895,15 @@ fn headings_on_real_pages() {
                 max_tokens,
                 ..SnapshotOptions::default()
             };
-            let s = snapshot::snapshot(&page, &url, &Scope::Page, &opts, None).unwrap();
+            let s = snapshot::snapshot(
+                &page,
+                &url,
+                &Scope::Page,
+                &opts,
+                None,
+                webfold_core::contract::Ctx::default(),
+            )
+            .unwrap();
             let out = snapshot::parse(&s.text).unwrap();
             let printed = |l: &snapshot::Line| {
                 l.aria_ref

@@ -31,7 +31,15 @@ const SHOP: &str = r##"<title>T</title><body>
 </body>"##;
 
 fn view(page: &Page, url: &str, opts: &SnapshotOptions) -> snapshot::Snapshot {
-    snapshot::snapshot(page, url, &Scope::Page, opts, None).unwrap()
+    snapshot::snapshot(
+        page,
+        url,
+        &Scope::Page,
+        opts,
+        None,
+        webfold_core::contract::Ctx::default(),
+    )
+    .unwrap()
 }
 
 #[test]

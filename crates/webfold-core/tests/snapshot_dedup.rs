@@ -19,7 +19,15 @@ fn take(
     opts: &SnapshotOptions,
     s: Option<&mut SnapshotSession>,
 ) -> snapshot::Snapshot {
-    snapshot::snapshot(&Page::parse(html), url, &Scope::Page, opts, s).unwrap()
+    snapshot::snapshot(
+        &Page::parse(html),
+        url,
+        &Scope::Page,
+        opts,
+        s,
+        webfold_core::contract::Ctx::default(),
+    )
+    .unwrap()
 }
 
 #[test]

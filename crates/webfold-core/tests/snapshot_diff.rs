@@ -20,6 +20,7 @@ fn take(html: &str, opts: &SnapshotOptions, s: &mut SnapshotSession) -> snapshot
         &Scope::Page,
         opts,
         Some(s),
+        webfold_core::contract::Ctx::default(),
     )
     .unwrap()
 }

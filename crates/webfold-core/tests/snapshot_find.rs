@@ -122,6 +122,7 @@ fn output_is_snapshot_lines_with_refs_that_snapshot_accepts() {
                 ..SnapshotOptions::default()
             },
             None,
+            webfold_core::contract::Ctx::default(),
         )
         .unwrap();
         assert_eq!(sub.text.lines().next(), m.lines.first().map(String::as_str));
@@ -224,5 +225,11 @@ fn find_with(
         mode,
         ..opts.clone()
     };
-    snapshot::find(page, url, &opts, session)
+    snapshot::find(
+        page,
+        url,
+        &opts,
+        session,
+        webfold_core::contract::Ctx::default(),
+    )
 }

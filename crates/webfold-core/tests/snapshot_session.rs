@@ -18,7 +18,15 @@ fn take(
     opts: &SnapshotOptions,
     s: &mut SnapshotSession,
 ) -> snapshot::Snapshot {
-    snapshot::snapshot(&Page::parse(html), url, &Scope::Page, opts, Some(s)).unwrap()
+    snapshot::snapshot(
+        &Page::parse(html),
+        url,
+        &Scope::Page,
+        opts,
+        Some(s),
+        webfold_core::contract::Ctx::default(),
+    )
+    .unwrap()
 }
 
 /// `role "name"` → ref, for every ref'd line of a snapshot.
@@ -111,6 +119,7 @@ fn breadcrumbs_head_the_view_in_a_session() {
         &Scope::Page,
         &full(),
         None,
+        webfold_core::contract::Ctx::default(),
     )
     .unwrap();
     assert_eq!(d.text, "- button \"Go\" [ref=e2]");
@@ -129,7 +138,15 @@ fn refs_are_stable_while_role_and_name_are_unchanged() {
     };
     let first = take(v1, url, &opts, &mut s);
     // The first snapshot numbers refs as Playwright does on a fresh page.
-    let fresh = snapshot::snapshot(&Page::parse(v1), url, &Scope::Page, &full(), None).unwrap();
+    let fresh = snapshot::snapshot(
+        &Page::parse(v1),
+        url,
+        &Scope::Page,
+        &full(),
+        None,
+        webfold_core::contract::Ctx::default(),
+    )
+    .unwrap();
     assert_eq!(refs(&first.text), refs(&fresh.text));
     let again = take(v1, url, &opts, &mut s);
     assert_eq!(refs(&again.text), refs(&first.text), "same page, same refs");
@@ -201,6 +218,7 @@ fn scoped_views_use_session_refs_without_moving_it() {
             ..full()
         },
         Some(&mut s),
+        webfold_core::contract::Ctx::default(),
     )
     .unwrap();
     assert_eq!(s, before);
@@ -219,6 +237,7 @@ fn scoped_views_use_session_refs_without_moving_it() {
             ..full()
         },
         Some(&mut s),
+        webfold_core::contract::Ctx::default(),
     )
     .unwrap();
     assert!(
@@ -232,6 +251,7 @@ fn scoped_views_use_session_refs_without_moving_it() {
         &Scope::Ref("e999".into()),
         &full(),
         Some(&mut s),
+        webfold_core::contract::Ctx::default(),
     )
     .unwrap_err();
     assert_eq!(
@@ -244,7 +264,15 @@ fn scoped_views_use_session_refs_without_moving_it() {
 fn resolve_ref_finds_the_dom_element() {
     let html = "<main><p>x</p><button id=b>Buy</button></main>";
     let page = Page::parse(html);
-    let view = snapshot::snapshot(&page, "", &Scope::Page, &full(), None).unwrap();
+    let view = snapshot::snapshot(
+        &page,
+        "",
+        &Scope::Page,
+        &full(),
+        None,
+        webfold_core::contract::Ctx::default(),
+    )
+    .unwrap();
     let r = ref_of(&view.text, "button \"Buy\"");
     let node = snapshot::resolve_ref(&page, &r, "", None).unwrap();
     assert_eq!(page.element(node).unwrap().id(), Some("b"));

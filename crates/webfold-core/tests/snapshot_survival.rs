@@ -80,7 +80,15 @@ fn targets_survive_the_budget() {
                 max_tokens: b,
                 ..SnapshotOptions::default()
             };
-            let view = snapshot::snapshot(&page, &url, &Scope::Page, &opts, None).unwrap();
+            let view = snapshot::snapshot(
+                &page,
+                &url,
+                &Scope::Page,
+                &opts,
+                None,
+                webfold_core::contract::Ctx::default(),
+            )
+            .unwrap();
             assert!(view.tokens <= b);
             let ours = view.text.contains(&needle);
             let naive = naive_cut(&full, b).contains(&needle);

@@ -46,8 +46,15 @@ fn default_view_tokens_against_the_full_ai_snapshot() {
         let url = p.url.clone().unwrap_or_default();
         let full = aria::snapshot(&page, Mode::Ai);
         let full_tokens = tokens::count_default(&full);
-        let view = snapshot::snapshot(&page, &url, &Scope::Page, &SnapshotOptions::default(), None)
-            .unwrap();
+        let view = snapshot::snapshot(
+            &page,
+            &url,
+            &Scope::Page,
+            &SnapshotOptions::default(),
+            None,
+            webfold_core::contract::Ctx::default(),
+        )
+        .unwrap();
         assert!(view.tokens <= 8000, "{}: {}", p.id, view.tokens);
         assert_eq!(view.tokens, tokens::count_default(&view.text), "{}", p.id);
         truncated += view.truncation.is_some() as usize;

@@ -76,7 +76,10 @@ fn cnt_lines(page: &Page) -> Result<(usize, Vec<ViewLine>), String> {
     let mut selectors = UniqueSelectors::new(page);
     let cnt = Cnt::build(page);
     let view = cnt
-        .view(&ViewOptions::default())
+        .view(
+            &ViewOptions::default(),
+            webfold_core::contract::Ctx::default(),
+        )
         .map_err(|e| format!("the CNT of this page failed: {e}"))?;
     let lines = view
         .text
@@ -93,8 +96,12 @@ fn cnt_lines(page: &Page) -> Result<(usize, Vec<ViewLine>), String> {
 }
 
 fn outline_lines(page: &Page) -> Result<(usize, Vec<ViewLine>), String> {
-    let o = outline(page, &OutlineOptions::default())
-        .map_err(|e| format!("the outline of this page failed: {e}"))?;
+    let o = outline(
+        page,
+        &OutlineOptions::default(),
+        webfold_core::contract::Ctx::default(),
+    )
+    .map_err(|e| format!("the outline of this page failed: {e}"))?;
     let mut lines = Vec::new();
     // Iterative: pages nest arbitrarily deep.
     let mut stack: Vec<(&DomNode, usize)> = vec![(&o.root, 0)];

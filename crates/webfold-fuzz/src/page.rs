@@ -130,8 +130,13 @@ impl<'p> Resolver<'p> {
                     max_tokens: None,
                     ..Default::default()
                 };
-                chunk::chunk(self.page, &target, &opts)
-                    .map(|c| c.chunks.iter().map(|c| c.node_id).collect())
+                chunk::chunk(
+                    self.page,
+                    &target,
+                    &opts,
+                    webfold_core::contract::Ctx::default(),
+                )
+                .map(|c| c.chunks.iter().map(|c| c.node_id).collect())
             };
             match found {
                 Ok(found) => assert_eq!(found.first(), Some(&NodeId(id))),
@@ -227,11 +232,11 @@ fn outline_view(resolver: &mut Resolver, plan: &Plan) {
     );
     let opts = OutlineOptions {
         max_tokens: Some(budget),
-        encoding: enc,
         max_depth: if budget == 8000 { 64 } else { 4 },
         ..Default::default()
     };
-    let Ok(o) = outline::outline(page, &opts) else {
+    let ctx = webfold_core::contract::Ctx::new(webfold_core::contract::Surface::Cli, enc);
+    let Ok(o) = outline::outline(page, &opts, ctx) else {
         return;
     };
     let what = format!("outline at {budget}");
@@ -265,10 +270,16 @@ fn chunk_view(page: &Page, plan: &Plan) {
         max_tokens: Some(budget),
         ..Default::default()
     };
-    match chunk::chunk(page, &target, &opts) {
+    match chunk::chunk(page, &target, &opts, webfold_core::contract::Ctx::default()) {
         Ok(c) => {
             let what = format!("chunk {target:?} at {budget}");
-            within(&what, &c.text, c.tokens, Some(budget), opts.encoding);
+            within(
+                &what,
+                &c.text,
+                c.tokens,
+                Some(budget),
+                webfold_core::tokens::Encoding::default(),
+            );
             for part in c.chunks.iter().flat_map(|c| &c.folded) {
                 folded_resolves(page, &part.selector, part.node_id, &what);
             }
@@ -308,13 +319,24 @@ fn markdown(page: &Page, plan: &Plan) {
         max_lines,
         ..Default::default()
     };
-    let Ok(view) = fetch_view::markdown(page, &req, Some(URL)) else {
+    let Ok(view) = fetch_view::markdown(
+        page,
+        &req,
+        Some(URL),
+        webfold_core::contract::Ctx::default(),
+    ) else {
         return;
     };
     let p = &view.paged;
     if let Some(b) = budget {
         let reported = p.tokens.unwrap_or(usize::MAX);
-        within("markdown", &p.text, reported, Some(b), req.encoding);
+        within(
+            "markdown",
+            &p.text,
+            reported,
+            Some(b),
+            webfold_core::tokens::Encoding::default(),
+        );
     }
     assert!(p.first_line >= 1 && p.last_line + 1 >= p.first_line);
     assert!(p.last_line <= p.total_lines.max(p.first_line - 1));
@@ -355,11 +377,24 @@ fn snapshot_view(resolver: &mut Resolver, plan: &Plan) {
         opts.full_snapshot, opts.mode, opts.max_tokens
     );
     let mut session = with_session.then(SnapshotSession::new);
-    let Ok(snap) = snapshot::snapshot(page, URL, &Scope::Page, &opts, session.as_mut()) else {
+    let Ok(snap) = snapshot::snapshot(
+        page,
+        URL,
+        &Scope::Page,
+        &opts,
+        session.as_mut(),
+        webfold_core::contract::Ctx::default(),
+    ) else {
         return;
     };
     let budget = (!opts.full_snapshot).then_some(opts.max_tokens);
-    within(&what, &snap.text, snap.tokens, budget, opts.encoding);
+    within(
+        &what,
+        &snap.text,
+        snap.tokens,
+        budget,
+        webfold_core::tokens::Encoding::default(),
+    );
     resolver.refs(&snap.text, session.as_ref(), &what);
     // A second snapshot of the same page in the session: deduped, diffed.
     if let Some(s) = session.as_mut() {
@@ -367,8 +402,21 @@ fn snapshot_view(resolver: &mut Resolver, plan: &Plan) {
             diff: true,
             ..opts.clone()
         };
-        if let Ok(snap) = snapshot::snapshot(page, URL, &Scope::Page, &diff, Some(s)) {
-            within(&what, &snap.text, snap.tokens, budget, opts.encoding);
+        if let Ok(snap) = snapshot::snapshot(
+            page,
+            URL,
+            &Scope::Page,
+            &diff,
+            Some(s),
+            webfold_core::contract::Ctx::default(),
+        ) {
+            within(
+                &what,
+                &snap.text,
+                snap.tokens,
+                budget,
+                webfold_core::tokens::Encoding::default(),
+            );
             resolver.refs(&snap.text, Some(s), &what);
         }
     }
@@ -381,7 +429,13 @@ fn find_view(resolver: &mut Resolver, plan: &Plan) {
         max_tokens: budget,
         ..Default::default()
     };
-    let Ok(found) = snapshot::find(resolver.page, URL, &opts, None) else {
+    let Ok(found) = snapshot::find(
+        resolver.page,
+        URL,
+        &opts,
+        None,
+        webfold_core::contract::Ctx::default(),
+    ) else {
         return;
     };
     let what = format!("find {query} at {budget}");
@@ -390,7 +444,7 @@ fn find_view(resolver: &mut Resolver, plan: &Plan) {
         &found.text,
         found.tokens,
         Some(budget),
-        opts.encoding,
+        webfold_core::tokens::Encoding::default(),
     );
     resolver.refs(&found.text, None, &what);
 }
@@ -402,7 +456,13 @@ fn chunk_ref(page: &Page, r: &str, session: Option<&SnapshotSession>, what: &str
         max_tokens: None,
         ..Default::default()
     };
-    match chunk::view(page, &opts, URL, session) {
+    match chunk::view(
+        page,
+        &opts,
+        URL,
+        session,
+        webfold_core::contract::Ctx::default(),
+    ) {
         Ok(c) => assert!(
             c.chunks.iter().all(|c| page.is_element(c.node_id)),
             "{what}: ref {r} is not an element"
@@ -418,9 +478,17 @@ fn cnt(resolver: &mut Resolver, plan: &Plan) {
         max_tokens: budget,
         ..Default::default()
     };
-    let Ok(view) = cnt.view(&opts) else { return };
+    let Ok(view) = cnt.view(&opts, webfold_core::contract::Ctx::default()) else {
+        return;
+    };
     let what = format!("cnt at {budget}");
-    within(&what, &view.text, view.tokens, Some(budget), opts.encoding);
+    within(
+        &what,
+        &view.text,
+        view.tokens,
+        Some(budget),
+        webfold_core::tokens::Encoding::default(),
+    );
     let h = handles::cnt_handles(&view.to_json());
     resolver.ids(h.nodes, &what);
     for marker in h.markers {
@@ -429,15 +497,14 @@ fn cnt(resolver: &mut Resolver, plan: &Plan) {
         let expand = ViewOptions {
             max_tokens: budget.max(300),
             expand: Some(id),
-            ..Default::default()
         };
-        match cnt.view(&expand) {
+        match cnt.view(&expand, webfold_core::contract::Ctx::default()) {
             Ok(v) => within(
                 &what,
                 &v.text,
                 v.tokens,
                 Some(expand.max_tokens),
-                opts.encoding,
+                webfold_core::tokens::Encoding::default(),
             ),
             Err(Error::BudgetTooSmall { .. }) => {}
             Err(e) => panic!("{what} printed marker {marker}; expanding it: {e}"),

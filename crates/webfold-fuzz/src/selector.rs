@@ -63,9 +63,17 @@ pub fn check_selector(page: &Page, source: &str) {
             max_tokens: Some(120),
             ..Default::default()
         };
-        match chunk::chunk(page, &ChunkTarget::Selector(source.to_string()), &opts) {
+        match chunk::chunk(
+            page,
+            &ChunkTarget::Selector(source.to_string()),
+            &opts,
+            webfold_core::contract::Ctx::default(),
+        ) {
             Ok(c) => {
-                assert_eq!(tokens::count(&c.text, opts.encoding), c.tokens);
+                assert_eq!(
+                    tokens::count(&c.text, webfold_core::tokens::Encoding::default()),
+                    c.tokens
+                );
                 assert!(c.tokens <= 120, "chunk {source:?}: {} tokens", c.tokens);
             }
             // Suggestions are made where the product makes them: on a miss.
@@ -85,8 +93,11 @@ pub fn check_selector(page: &Page, source: &str) {
         max_tokens: Some(150),
         ..Default::default()
     };
-    if let Ok(o) = outline::outline(page, &opts) {
-        assert_eq!(tokens::count(&o.text, opts.encoding), o.tokens);
+    if let Ok(o) = outline::outline(page, &opts, webfold_core::contract::Ctx::default()) {
+        assert_eq!(
+            tokens::count(&o.text, webfold_core::tokens::Encoding::default()),
+            o.tokens
+        );
         assert!(
             o.tokens <= 150,
             "outline excluding {source:?}: {}",

@@ -58,7 +58,13 @@ pub fn check(bytes: &[u8]) {
             max_tokens: budget,
             ..Default::default()
         };
-        let found = match find_in_tree(&tree, q, query, &opts) {
+        let found = match find_in_tree(
+            &tree,
+            q,
+            query,
+            &opts,
+            webfold_core::contract::Ctx::default(),
+        ) {
             Ok(f) => f,
             Err(Error::BudgetTooSmall { needed, .. }) => {
                 assert!(needed > budget, "find {q:?}: needs {needed}, fits {budget}");
@@ -66,7 +72,10 @@ pub fn check(bytes: &[u8]) {
             }
             Err(e) => panic!("find {q:?}: {e}"),
         };
-        assert_eq!(tokens::count(&found.text, opts.encoding), found.tokens);
+        assert_eq!(
+            tokens::count(&found.text, webfold_core::tokens::Encoding::default()),
+            found.tokens
+        );
         assert!(
             found.tokens <= budget,
             "find {q:?}: {} tokens",

@@ -209,11 +209,9 @@ async fn refresh(
 /// The outline sent back when a page arrives (the bridge's `structure`):
 /// its text and tokens; a page with no elements has an empty one.
 fn structure(page: &webfold_core::Page) -> (String, usize) {
-    let opts = webfold_core::outline::OutlineOptions {
-        surface: Surface::Http,
-        ..Default::default()
-    };
-    match webfold_core::outline::outline(page, &opts) {
+    let opts = webfold_core::outline::OutlineOptions::default();
+    let ctx = webfold_core::contract::Ctx::new(Surface::Http, Default::default());
+    match webfold_core::outline::outline(page, &opts, ctx) {
         Ok(o) => (o.text, o.tokens),
         Err(_) => (String::new(), 0),
     }

@@ -12,9 +12,8 @@ use rmcp::model::{CallToolResult, ContentBlock};
 use rmcp::{tool, tool_router};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
-use webfold_core::contract::{Ctx, Request, Surface};
+use webfold_core::contract::Surface;
 use webfold_core::snapshot::{Scope, SnapshotOptions, ViewKind};
-use webfold_core::tokens::Encoding;
 
 use webfold_core::action::Action;
 
@@ -191,9 +190,7 @@ enum Run {
 /// diffed against the page's previous snapshot only after actions, and not
 /// when `full` asks for the whole view.
 fn options_for(request: &SnapshotOptions, run: Option<Run>) -> SnapshotOptions {
-    let mut opts = request
-        .clone()
-        .with_ctx(Ctx::new(Surface::McpBrowser, Encoding::default()));
+    let mut opts = request.clone();
     if let Some(run) = run {
         opts.diff = matches!(
             run,
@@ -408,7 +405,7 @@ impl WebfoldTools {
         let args = args.checked()?;
         let live = self.live()?;
         let opts = options_for(&args.request, None);
-        let scope = opts.scope()?;
+        let scope = opts.scope(Surface::McpBrowser)?;
         let page = live.page(args.args.page_name.as_deref()).await?;
         let mut page = page.lock().await;
         let view = live.bounded(page.view(&opts, &scope)).await?;

@@ -21,7 +21,6 @@ use webfold_browser::{
 };
 use webfold_core::action::{Action, ActionError, BadTarget, Effect, Target};
 use webfold_core::cnt::{Cnt, CntId, ViewOptions as CntViewOptions};
-use webfold_core::contract::Request as _;
 use webfold_core::snapshot::{Scope, Snapshot, SnapshotOptions, SnapshotSession};
 
 /// The page a tool acts on when it names none.
@@ -147,6 +146,10 @@ impl LivePage {
                 &scope,
                 &opts,
                 Some(&mut session),
+                webfold_core::contract::Ctx::new(
+                    webfold_core::contract::Surface::McpBrowser,
+                    webfold_core::tokens::Encoding::default(),
+                ),
             );
             (captured, session, r)
         })
@@ -482,14 +485,18 @@ impl webfold_agent::team::ActingPage for LivePage {
         expand: Option<&CntId>,
     ) -> Result<webfold_agent::team::PageView, String> {
         let captured = self.tab.capture().await.map_err(|e| e.to_string())?;
-        let mut opts = CntViewOptions::default().with_ctx(webfold_core::contract::Ctx::new(
-            webfold_core::contract::Surface::Mcp,
-            webfold_core::tokens::Encoding::O200kBase,
-        ));
-        opts.max_tokens = max_tokens;
-        opts.expand = expand.copied();
+        let opts = CntViewOptions {
+            max_tokens,
+            expand: expand.copied(),
+        };
         let text = Cnt::build(&captured.page)
-            .view(&opts)
+            .view(
+                &opts,
+                webfold_core::contract::Ctx::new(
+                    webfold_core::contract::Surface::Mcp,
+                    webfold_core::tokens::Encoding::O200kBase,
+                ),
+            )
             .map(|v| v.text)
             .map_err(|e| e.to_string());
         let view = webfold_agent::team::PageView {

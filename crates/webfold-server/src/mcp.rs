@@ -20,9 +20,9 @@ use schemars::JsonSchema;
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 use webfold_core::Page;
-use webfold_core::contract::{Ctx, Request, Surface, parse, schema};
+use webfold_core::contract::{Request, Surface, parse, schema};
 use webfold_core::snapshot::SnapshotSession;
-use webfold_core::tokens::{self, CountRequest, Encoding};
+use webfold_core::tokens::{self, CountRequest};
 use webfold_fetch::Fetcher;
 use webfold_store::ConversationId;
 
@@ -274,8 +274,7 @@ impl<T: DeserializeOwned + JsonSchema + 'static, R: Request> WithRequest<T, R> {
                 ))
             })?;
         let request = parse::from_json::<R>(theirs, Surface::Mcp)
-            .map_err(|e| Problem::Invalid(e.to_string()))?
-            .with_ctx(Ctx::new(Surface::Mcp, Encoding::default()));
+            .map_err(|e| Problem::Invalid(e.to_string()))?;
         Ok((args, request))
     }
 }
@@ -930,7 +929,7 @@ mod contract_tests {
         let a: WithRequest<CountArgs, CountRequest> =
             serde_json::from_value(serde_json::json!({"html": html})).unwrap();
         let r = finish(tools.count(a).await);
-        let want = tokens::count(html, Encoding::O200kBase);
+        let want = tokens::count(html, webfold_core::tokens::Encoding::O200kBase);
         assert!(
             text_of(r).starts_with(&format!("{want} tokens (o200k_base, {} bytes)", html.len()))
         );

@@ -942,11 +942,12 @@ async fn corpus_pages_round_trip() {
         let r = t.get(&format!("/conversations/{id}/outline")).await;
         assert_eq!(r.status, StatusCode::OK, "{} {}", p.id, r.body);
         // The bridge's outline is the core's, its hints in the bridge's words.
-        let opts = webfold_core::outline::OutlineOptions {
-            surface: webfold_core::contract::Surface::Http,
-            ..Default::default()
-        };
-        let expected = webfold_core::outline::outline(&page, &opts).unwrap();
+        let opts = webfold_core::outline::OutlineOptions::default();
+        let ctx = webfold_core::contract::Ctx::new(
+            webfold_core::contract::Surface::Http,
+            Default::default(),
+        );
+        let expected = webfold_core::outline::outline(&page, &opts, ctx).unwrap();
         assert_eq!(r.body["text"], expected.text, "{}", p.id);
         assert_eq!(r.body["tokens"], expected.tokens, "{}", p.id);
     }

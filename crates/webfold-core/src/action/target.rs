@@ -148,6 +148,7 @@ mod tests {
             &crate::snapshot::Scope::Page,
             &Default::default(),
             None,
+            crate::contract::Ctx::default(),
         )
         .unwrap();
         let line = r.text.lines().find(|l| l.contains("button")).unwrap();

@@ -4,7 +4,7 @@ use serde_json::json;
 
 use super::{ChunkOptions, Chunks};
 use crate::Error;
-use crate::contract::{Handle, Hint, Limit, ViewName};
+use crate::contract::{Ctx, Handle, Hint, Limit, ViewName};
 use crate::view::{Envelope, Input, SessionUse, View};
 
 pub const NAME: ViewName = ViewName::new("chunk", "get_html_chunk");
@@ -44,12 +44,12 @@ webfold outline page.html   # find selectors and @ids first";
         ]
     }
 
-    fn run(request: &ChunkOptions, input: &mut Input<'_>) -> Result<Chunks, Error> {
+    fn run(request: &ChunkOptions, ctx: Ctx, input: &mut Input<'_>) -> Result<Chunks, Error> {
         let session = input.session.as_deref();
-        super::view(input.parsed()?, request, input.url, session)
+        super::view(input.parsed()?, request, input.url, session, ctx)
     }
 
-    fn envelope(request: &ChunkOptions, out: Chunks) -> Envelope {
+    fn envelope(request: &ChunkOptions, _: Ctx, out: Chunks) -> Envelope {
         let first = out.chunks.first();
         // The bridge's first answer, kept: the element's selector, its HTML
         // and whether it was found, beside the parts.

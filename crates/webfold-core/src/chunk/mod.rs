@@ -59,12 +59,6 @@ pub struct ChunkOptions {
     /// Token budget; larger subtrees fold into placeholders
     #[schemars(range(min = 1))]
     pub max_tokens: Option<usize>,
-    #[serde(skip)]
-    #[schemars(skip)]
-    pub encoding: Encoding,
-    #[serde(skip)]
-    #[schemars(skip)]
-    pub surface: Surface,
 }
 
 impl Default for ChunkOptions {
@@ -75,18 +69,13 @@ impl Default for ChunkOptions {
             r#ref: None,
             all: false,
             max_tokens: Some(DEFAULT_MAX_TOKENS),
-            encoding: Encoding::default(),
-            surface: Surface::default(),
         }
     }
 }
 
 impl Request for ChunkOptions {
-    fn set_ctx(&mut self, ctx: Ctx) {
-        (self.encoding, self.surface) = (ctx.encoding, ctx.surface);
-    }
-    fn validate(&self) -> Result<(), Error> {
-        self.named().map(|_| ())
+    fn validate(&self, surface: Surface) -> Result<(), Error> {
+        self.named(surface).map(|_| ())
     }
 }
 
@@ -104,8 +93,7 @@ pub enum Named {
 
 impl ChunkOptions {
     /// The element the request names: exactly one of selector, id and ref.
-    pub fn named(&self) -> Result<Named, Error> {
-        let s = self.surface;
+    pub fn named(&self, s: Surface) -> Result<Named, Error> {
         let name = |o: &str| crate::contract::parse::option_name(o, s);
         match (&self.selector, self.id, &self.r#ref) {
             (Some(sel), None, None) => {
@@ -201,17 +189,23 @@ pub fn view(
     opts: &ChunkOptions,
     url: &str,
     session: Option<&crate::snapshot::SnapshotSession>,
+    ctx: Ctx,
 ) -> Result<Chunks, Error> {
-    let target = match opts.named()? {
+    let target = match opts.named(ctx.surface)? {
         Named::Selector(s) => ChunkTarget::Selector(s),
         Named::Id(id) => ChunkTarget::Id(id),
         Named::Ref(r) => ChunkTarget::Id(crate::snapshot::resolve_ref(page, &r, url, session)?),
     };
-    chunk(page, &target, opts)
+    chunk(page, &target, opts, ctx)
 }
 
-pub fn chunk(page: &Page, target: &ChunkTarget, opts: &ChunkOptions) -> Result<Chunks, Error> {
-    let (what, needed, max_tokens, advice) = match chunk_within(page, target, opts) {
+pub fn chunk(
+    page: &Page,
+    target: &ChunkTarget,
+    opts: &ChunkOptions,
+    ctx: Ctx,
+) -> Result<Chunks, Error> {
+    let (what, needed, max_tokens, advice) = match chunk_within(page, target, opts, ctx) {
         Err(Error::BudgetTooSmall {
             what,
             needed,
@@ -229,13 +223,13 @@ pub fn chunk(page: &Page, target: &ChunkTarget, opts: &ChunkOptions) -> Result<C
             max_tokens: Some(works),
             ..opts.clone()
         };
-        match chunk_within(page, target, &at) {
+        match chunk_within(page, target, &at, ctx) {
             Err(Error::BudgetTooSmall { needed: more, .. }) if more > works => works = more,
             Err(Error::BudgetTooSmall { .. }) => works += 1,
             _ => break,
         }
     }
-    let spell = |n| Hint::Raise(Limit::MaxTokens, Some(n)).spell(opts.surface);
+    let spell = |n| Hint::Raise(Limit::MaxTokens, Some(n)).spell(ctx.surface);
     Err(Error::BudgetTooSmall {
         what,
         needed: works,
@@ -244,13 +238,18 @@ pub fn chunk(page: &Page, target: &ChunkTarget, opts: &ChunkOptions) -> Result<C
     })
 }
 
-fn chunk_within(page: &Page, target: &ChunkTarget, opts: &ChunkOptions) -> Result<Chunks, Error> {
+fn chunk_within(
+    page: &Page,
+    target: &ChunkTarget,
+    opts: &ChunkOptions,
+    ctx: Ctx,
+) -> Result<Chunks, Error> {
     let matches = resolve(page, target, opts.all)?;
     // Page-wide indexes (every element's selector names, subtree sizes) are
     // built only once something has to be folded.
     let mut uniq = UniqueSelectors::covering(page, &matches);
     let sizes = OnceCell::new();
-    let mut folder = Folder::new(page, &sizes, &mut uniq, opts.encoding, opts.surface);
+    let mut folder = Folder::new(page, &sizes, &mut uniq, ctx.encoding, ctx.surface);
     let headed = opts.all;
     let total = matches.len();
     let header = |i: usize, sel: &str| {
@@ -281,11 +280,11 @@ fn chunk_within(page: &Page, target: &ChunkTarget, opts: &ChunkOptions) -> Resul
             omitted = plan.omitted;
         }
     }
-    let mut text = render_text(&chunks, &omitted, total, &header, opts.surface);
+    let mut text = render_text(&chunks, &omitted, total, &header, ctx.surface);
     // One chunk shown alone is the whole text, and its count is exact already.
     let mut count = match &chunks[..] {
         [only] if text == only.html => only.tokens,
-        _ => tokens::count(&text, opts.encoding),
+        _ => tokens::count(&text, ctx.encoding),
     };
     // Joining chunks can merge a token or two at the seams; drop trailing
     // matches until the whole is within budget.
@@ -294,8 +293,8 @@ fn chunk_within(page: &Page, target: &ChunkTarget, opts: &ChunkOptions) -> Resul
             if let Some(c) = chunks.pop() {
                 omitted.insert(0, c.node_id);
             }
-            text = render_text(&chunks, &omitted, total, &header, opts.surface);
-            count = tokens::count(&text, opts.encoding);
+            text = render_text(&chunks, &omitted, total, &header, ctx.surface);
+            count = tokens::count(&text, ctx.encoding);
         }
         if count > budget {
             return Err(Error::BudgetTooSmall {
@@ -304,7 +303,7 @@ fn chunk_within(page: &Page, target: &ChunkTarget, opts: &ChunkOptions) -> Resul
                 max_tokens: budget,
                 advice: format!(
                     "raise {}",
-                    Hint::Raise(Limit::MaxTokens, Some(count)).spell(opts.surface)
+                    Hint::Raise(Limit::MaxTokens, Some(count)).spell(ctx.surface)
                 ),
             });
         }
@@ -312,7 +311,7 @@ fn chunk_within(page: &Page, target: &ChunkTarget, opts: &ChunkOptions) -> Resul
     Ok(Chunks {
         text,
         tokens: count,
-        encoding: opts.encoding,
+        encoding: ctx.encoding,
         matches: total,
         chunks,
         omitted,

@@ -4,7 +4,7 @@ use serde_json::json;
 
 use super::{Cnt, ViewOptions};
 use crate::Error;
-use crate::contract::{Handle, Hint, Limit, ViewName};
+use crate::contract::{Ctx, Handle, Hint, Limit, ViewName};
 use crate::view::{Envelope, Input, View};
 
 pub const NAME: ViewName = ViewName::new("cnt", "cnt_view");
@@ -58,7 +58,7 @@ webfold cnt page.html --html > cnt.html     # look at the tree in a browser";
         ]
     }
 
-    fn run(request: &ViewOptions, input: &mut Input<'_>) -> Result<CntOutput, Error> {
+    fn run(request: &ViewOptions, ctx: Ctx, input: &mut Input<'_>) -> Result<CntOutput, Error> {
         let built;
         let cnt = match input.cnt {
             Some(kept) => kept(),
@@ -67,7 +67,7 @@ webfold cnt page.html --html > cnt.html     # look at the tree in a browser";
                 &built
             }
         };
-        let view = cnt.view(request)?;
+        let view = cnt.view(request, ctx)?;
         let (width, text_limit) = view.cut_figures();
         Ok(CntOutput {
             figures: json!({
@@ -89,7 +89,7 @@ webfold cnt page.html --html > cnt.html     # look at the tree in a browser";
         })
     }
 
-    fn envelope(_: &ViewOptions, out: CntOutput) -> Envelope {
+    fn envelope(_: &ViewOptions, _: Ctx, out: CntOutput) -> Envelope {
         let hints = if out.cut {
             vec![Hint::Raise(Limit::MaxTokens, None)]
         } else {

@@ -192,12 +192,6 @@ pub struct ViewOptions {
     pub max_tokens: usize,
     /// A node or marker id to open, e.g. "61" or "12.3-97"
     pub expand: Option<CntId>,
-    #[serde(skip)]
-    #[schemars(skip)]
-    pub encoding: Encoding,
-    #[serde(skip)]
-    #[schemars(skip)]
-    pub surface: Surface,
 }
 
 use crate::contract::DEFAULT_MAX_TOKENS;
@@ -208,17 +202,11 @@ impl Default for ViewOptions {
         ViewOptions {
             max_tokens: DEFAULT_MAX_TOKENS,
             expand: None,
-            encoding: Encoding::default(),
-            surface: Surface::default(),
         }
     }
 }
 
-impl crate::contract::Request for ViewOptions {
-    fn set_ctx(&mut self, ctx: Ctx) {
-        (self.encoding, self.surface) = (ctx.encoding, ctx.surface);
-    }
-}
+impl crate::contract::Request for ViewOptions {}
 
 impl Cnt {
     /// Filter and merge `page` into its CNT (seed 003's rules).
@@ -299,12 +287,12 @@ impl Cnt {
 
     /// The largest view of the CNT (or of the part `opts.expand` names) whose
     /// LLM rendering fits `opts.max_tokens`.
-    pub fn view(&self, opts: &ViewOptions) -> Result<View<'_>, Error> {
+    pub fn view(&self, opts: &ViewOptions, ctx: Ctx) -> Result<View<'_>, Error> {
         let scope = match &opts.expand {
-            Some(id) => self.scope(id, opts.surface)?,
+            Some(id) => self.scope(id, ctx.surface)?,
             None => Scope::Whole,
         };
-        let fitted = compress::fit(self, scope, opts.max_tokens, opts.encoding, opts.surface)
+        let fitted = compress::fit(self, scope, opts.max_tokens, ctx.encoding, ctx.surface)
             .map_err(|e| match e {
                 Error::BudgetTooSmall {
                     what,
@@ -317,7 +305,7 @@ impl Cnt {
                     max_tokens,
                     advice: format!(
                         "raise {}, or expand a smaller part",
-                        Hint::Raise(Limit::MaxTokens, Some(needed)).spell(opts.surface)
+                        Hint::Raise(Limit::MaxTokens, Some(needed)).spell(ctx.surface)
                     ),
                 },
                 other => other,
@@ -331,7 +319,7 @@ impl Cnt {
             tokens: fitted.tokens,
             stats: fitted.stats,
             max_tokens: opts.max_tokens,
-            encoding: opts.encoding,
+            encoding: ctx.encoding,
         })
     }
 

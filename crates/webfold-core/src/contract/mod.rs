@@ -131,16 +131,9 @@ pub trait Request:
     + Sync
     + 'static
 {
-    /// Takes the surface's vocabulary and tokenizer.
-    fn set_ctx(&mut self, ctx: Ctx);
     /// Rules across options (exactly one of several, say), checked when the
-    /// request is read so every surface refuses the same calls.
-    fn validate(&self) -> Result<(), crate::Error> {
+    /// request is read so every surface refuses the same calls, in its words.
+    fn validate(&self, _surface: Surface) -> Result<(), crate::Error> {
         Ok(())
-    }
-    /// The request with the surface's vocabulary and tokenizer.
-    fn with_ctx(mut self, ctx: Ctx) -> Self {
-        self.set_ctx(ctx);
-        self
     }
 }

@@ -30,10 +30,9 @@ pub fn from_json<R: Request>(obj: Map<String, Value>, surface: Surface) -> Resul
             )));
         }
     }
-    let mut request: R = serde_json::from_value(Value::Object(checked))
+    let request: R = serde_json::from_value(Value::Object(checked))
         .map_err(|e| Error::InvalidOption(format!("invalid options: {e}")))?;
-    request.set_ctx(super::Ctx::new(surface, Default::default()));
-    request.validate()?;
+    request.validate(surface)?;
     Ok(request)
 }
 

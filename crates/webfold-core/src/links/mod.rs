@@ -13,7 +13,7 @@ use crate::Error;
 use crate::contract::{Ctx, DEFAULT_MAX_TOKENS, Hint, Limit, Request, Surface, ViewName};
 use crate::extract::{ExtractOptions, extract};
 use crate::page::{NodeId, Page};
-use crate::tokens::{self, Encoding};
+use crate::tokens;
 use crate::view::{Envelope, Input, View};
 
 pub const NAME: ViewName = ViewName::new("links", "page_links");
@@ -35,12 +35,6 @@ pub struct LinksOptions {
     /// Token budget
     #[schemars(range(min = 1))]
     pub max_tokens: usize,
-    #[serde(skip)]
-    #[schemars(skip)]
-    pub encoding: Encoding,
-    #[serde(skip)]
-    #[schemars(skip)]
-    pub surface: Surface,
 }
 
 impl Default for LinksOptions {
@@ -49,17 +43,11 @@ impl Default for LinksOptions {
             base_url: None,
             start_line: 1,
             max_tokens: DEFAULT_MAX_TOKENS,
-            encoding: Encoding::default(),
-            surface: Surface::default(),
         }
     }
 }
 
-impl Request for LinksOptions {
-    fn set_ctx(&mut self, ctx: Ctx) {
-        (self.encoding, self.surface) = (ctx.encoding, ctx.surface);
-    }
-}
+impl Request for LinksOptions {}
 
 /// One distinct link.
 #[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
@@ -117,11 +105,11 @@ webfold links page.html --base-url https://example.com/ --start-line 41";
         vec![Hint::StartLine(41), Hint::Raise(Limit::MaxTokens, None)]
     }
 
-    fn run(request: &LinksOptions, input: &mut Input<'_>) -> Result<Links, Error> {
-        links(input.parsed()?, input.url(), request)
+    fn run(request: &LinksOptions, ctx: Ctx, input: &mut Input<'_>) -> Result<Links, Error> {
+        links(input.parsed()?, input.url(), request, ctx)
     }
 
-    fn envelope(request: &LinksOptions, out: Links) -> Envelope {
+    fn envelope(request: &LinksOptions, _: Ctx, out: Links) -> Envelope {
         let hints: Vec<Hint> = out
             .next_start_line
             .map(Hint::StartLine)
@@ -146,8 +134,13 @@ webfold links page.html --base-url https://example.com/ --start-line 41";
 }
 
 /// The links of `page` at `page_url`, within the request's budget.
-pub fn links(page: &Page, page_url: Option<&str>, opts: &LinksOptions) -> Result<Links, Error> {
-    let base = base_url(page, page_url, opts)?;
+pub fn links(
+    page: &Page,
+    page_url: Option<&str>,
+    opts: &LinksOptions,
+    ctx: Ctx,
+) -> Result<Links, Error> {
+    let base = base_url(page, page_url, opts, ctx.surface)?;
     let all = collect(page, base.as_ref());
     let total = all.iter().map(|l| l.count).sum();
     let distinct = all.len();
@@ -155,7 +148,7 @@ pub fn links(page: &Page, page_url: Option<&str>, opts: &LinksOptions) -> Result
     if first > distinct.max(1) {
         return Err(Error::InvalidOption(format!(
             "{} is past the last link ({distinct}): give a number from 1 to {}",
-            crate::contract::parse::option_name("start_line", opts.surface),
+            crate::contract::parse::option_name("start_line", ctx.surface),
             distinct.max(1)
         )));
     }
@@ -168,25 +161,25 @@ pub fn links(page: &Page, page_url: Option<&str>, opts: &LinksOptions) -> Result
             text.push('\n');
         }
         if k < rest.len() {
-            let spelled = Hint::StartLine(first + k).spell(opts.surface);
+            let spelled = Hint::StartLine(first + k).spell(ctx.surface);
             text.push_str(&format!("# {} more links: {spelled}\n", rest.len() - k));
         }
         text
     };
     let fits = |k: usize| {
         let text = render(k);
-        let n = tokens::count(&text, opts.encoding);
+        let n = tokens::count(&text, ctx.encoding);
         (n <= opts.max_tokens).then_some((text, n))
     };
     let Some(none) = fits(0) else {
-        let needed = tokens::count(&render(0), opts.encoding);
+        let needed = tokens::count(&render(0), ctx.encoding);
         return Err(Error::BudgetTooSmall {
             what: "the links view".into(),
             needed,
             max_tokens: opts.max_tokens,
             advice: format!(
                 "raise {}",
-                Hint::Raise(Limit::MaxTokens, Some(needed)).spell(opts.surface)
+                Hint::Raise(Limit::MaxTokens, Some(needed)).spell(ctx.surface)
             ),
         });
     };
@@ -227,12 +220,13 @@ fn base_url(
     page: &Page,
     page_url: Option<&str>,
     opts: &LinksOptions,
+    surface: Surface,
 ) -> Result<Option<url::Url>, Error> {
     if let Some(u) = &opts.base_url {
         return url::Url::parse(u).map(Some).map_err(|_| {
             Error::InvalidOption(format!(
                 "invalid {} '{u}': give an absolute URL such as https://example.com/page",
-                crate::contract::parse::option_name("base_url", opts.surface)
+                crate::contract::parse::option_name("base_url", surface)
             ))
         });
     }

@@ -3,7 +3,7 @@
 
 use serde_json::json;
 
-use crate::contract::{Hint, Limit, Surface, ViewName};
+use crate::contract::{Ctx, Hint, Limit, Surface, ViewName};
 use crate::decode;
 use crate::fetch_view::{self, Format, MarkdownRequest, MarkdownView};
 use crate::view::{Envelope, Input, View};
@@ -35,14 +35,14 @@ webfold markdown https://example.com/news/story --no-main";
         vec![Hint::StartLine(201), Hint::Raise(Limit::MaxTokens, None)]
     }
 
-    fn run(req: &MarkdownRequest, input: &mut Input<'_>) -> Result<MarkdownView, Error> {
+    fn run(req: &MarkdownRequest, ctx: Ctx, input: &mut Input<'_>) -> Result<MarkdownView, Error> {
         let url = input.url();
         let frame = input.frame.unwrap_or(&fetch_view::no_frame);
         let Some(raw) = input.raw else {
-            return fetch_view::page_as(input.parsed()?, None, url, req);
+            return fetch_view::page_as(input.parsed()?, None, url, req, ctx);
         };
-        let format = fetch_view::choose_format(raw.mime, req.format, req.surface)?;
-        if format == Format::Base64 && req.format.is_none() && req.surface == Surface::Cli {
+        let format = fetch_view::choose_format(raw.mime, req.format, ctx.surface)?;
+        if format == Format::Base64 && req.format.is_none() && ctx.surface == Surface::Cli {
             // On the command line, `markdown` is for pages and `fetch` for
             // anything a URL answers.
             return Err(Error::InvalidOption(format!(
@@ -64,21 +64,21 @@ webfold markdown https://example.com/news/story --no-main";
                         &parsed
                     }
                 };
-                return fetch_view::markdown_framed(page, req, url, frame);
+                return fetch_view::markdown_framed(page, req, url, frame, ctx);
             }
             Format::Raw => decoded(),
             Format::Base64 => fetch_view::base64(raw.bytes),
         };
-        fetch_view::fetched(format, content, url, req, frame)
+        fetch_view::fetched(format, content, url, req, frame, ctx)
     }
 
-    fn envelope(req: &MarkdownRequest, view: MarkdownView) -> Envelope {
+    fn envelope(req: &MarkdownRequest, ctx: Ctx, view: MarkdownView) -> Envelope {
         let p = &view.paged;
         // What the surface printed before the view is part of what it shows.
         let text = format!("{}{}", view.header, p.text);
         let tokens = p
             .tokens
-            .unwrap_or_else(|| crate::tokens::count(&text, req.encoding));
+            .unwrap_or_else(|| crate::tokens::count(&text, ctx.encoding));
         let mut note = format!(
             "lines {}–{} of {}",
             p.first_line, p.last_line, p.total_lines

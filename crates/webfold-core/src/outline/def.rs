@@ -2,7 +2,7 @@
 
 use super::{Outline, OutlineOptions};
 use crate::Error;
-use crate::contract::{Handle, Hint, Limit, ViewName};
+use crate::contract::{Ctx, Handle, Hint, Limit, ViewName};
 use crate::view::{Envelope, Input, View};
 
 pub const NAME: ViewName = ViewName::new("outline", "get_dom_outline");
@@ -37,11 +37,11 @@ webfold chunk page.html --selector 'section.hero'   # then unfold a part";
         ]
     }
 
-    fn run(request: &OutlineOptions, input: &mut Input<'_>) -> Result<Outline, Error> {
-        super::outline(input.parsed()?, request)
+    fn run(request: &OutlineOptions, ctx: Ctx, input: &mut Input<'_>) -> Result<Outline, Error> {
+        super::outline(input.parsed()?, request, ctx)
     }
 
-    fn envelope(request: &OutlineOptions, out: Outline) -> Envelope {
+    fn envelope(request: &OutlineOptions, _: Ctx, out: Outline) -> Envelope {
         let hints: Vec<Hint> = out
             .truncated
             .iter()

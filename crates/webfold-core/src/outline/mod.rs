@@ -41,7 +41,7 @@ mod scope;
 
 pub(crate) use scope::label;
 
-use crate::contract::{Ctx, DEFAULT_MAX_TOKENS, Hint, Limit, Surface};
+use crate::contract::{Ctx, DEFAULT_MAX_TOKENS, Hint, Limit};
 use crate::error::Error;
 use crate::page::{NodeId, Page};
 use crate::tokens::{self, Encoding};
@@ -68,19 +68,9 @@ pub struct OutlineOptions {
     /// Token budget
     #[schemars(range(min = 1))]
     pub max_tokens: Option<usize>,
-    #[serde(skip)]
-    #[schemars(skip)]
-    pub encoding: Encoding,
-    #[serde(skip)]
-    #[schemars(skip)]
-    pub surface: Surface,
 }
 
-impl crate::contract::Request for OutlineOptions {
-    fn set_ctx(&mut self, ctx: Ctx) {
-        (self.encoding, self.surface) = (ctx.encoding, ctx.surface);
-    }
-}
+impl crate::contract::Request for OutlineOptions {}
 
 impl Default for OutlineOptions {
     fn default() -> Self {
@@ -88,8 +78,6 @@ impl Default for OutlineOptions {
             max_depth: DEFAULT_MAX_DEPTH,
             exclude: Vec::new(),
             max_tokens: Some(DEFAULT_MAX_TOKENS),
-            encoding: Encoding::default(),
-            surface: Surface::default(),
         }
     }
 }
@@ -160,7 +148,7 @@ pub struct CutPart {
 }
 
 /// The outline of `page`.
-pub fn outline(page: &Page, opts: &OutlineOptions) -> Result<Outline, Error> {
+pub fn outline(page: &Page, opts: &OutlineOptions, ctx: Ctx) -> Result<Outline, Error> {
     let max_depth = opts.max_depth.min(MAX_DEPTH_LIMIT);
     let scope = scope::Scope::new(page, &opts.exclude)?;
     let root = page
@@ -169,9 +157,9 @@ pub fn outline(page: &Page, opts: &OutlineOptions) -> Result<Outline, Error> {
         .ok_or_else(|| Error::InvalidOption("the page has no elements to outline".into()))?;
     let plan = plan::build(&scope, root, max_depth);
     let total = scope.count_outlined(root);
-    let mut r = render::Renderer::new(&scope, &plan, total, opts.surface);
+    let mut r = render::Renderer::new(&scope, &plan, total, ctx.surface);
     let all = plan.entries.len();
-    let enc = opts.encoding;
+    let enc = ctx.encoding;
 
     // Without a budget, every plan fits.
     let budget = opts.max_tokens.unwrap_or(usize::MAX);
@@ -185,7 +173,7 @@ pub fn outline(page: &Page, opts: &OutlineOptions) -> Result<Outline, Error> {
     });
     let (k, rendered, count) = match whole {
         Some((out, t)) if t <= budget => (all, out, t),
-        whole => fit_lines(&mut r, all, budget, whole.map(|(_, t)| t), opts)?,
+        whole => fit_lines(&mut r, all, budget, whole.map(|(_, t)| t), ctx)?,
     };
     // Previews depend on which lines are shown: re-mark for the kept set.
     let _ = r.render(k, opts.max_tokens);
@@ -217,9 +205,9 @@ fn fit_lines(
     all: usize,
     budget: usize,
     whole_tokens: Option<usize>,
-    opts: &OutlineOptions,
+    ctx: Ctx,
 ) -> Result<(usize, render::Rendered, usize), Error> {
-    let enc = opts.encoding;
+    let enc = ctx.encoding;
     let smallest = r.render(1, Some(budget));
     let smallest_tokens = tokens::count(&smallest.text, enc);
     if smallest_tokens > budget {
@@ -240,7 +228,7 @@ fn fit_lines(
             max_tokens: budget,
             advice: format!(
                 "raise {}",
-                Hint::Raise(Limit::MaxTokens, Some(needed)).spell(opts.surface)
+                Hint::Raise(Limit::MaxTokens, Some(needed)).spell(ctx.surface)
             ),
         });
     }

@@ -3,7 +3,7 @@
 use super::find::{FindOptions, FindResult};
 use super::{Snapshot, SnapshotOptions};
 use crate::Error;
-use crate::contract::{Handle, Hint, Limit, Switch, ViewName};
+use crate::contract::{Ctx, Handle, Hint, Limit, Switch, ViewName};
 use crate::view::{Envelope, Input, SessionUse, View};
 
 pub const NAME: ViewName =
@@ -55,8 +55,8 @@ webfold snapshot b.html --url https://shop.example/b --session s.json --diff   #
         ]
     }
 
-    fn run(request: &SnapshotOptions, input: &mut Input<'_>) -> Result<Snapshot, Error> {
-        let scope = request.scope()?;
+    fn run(request: &SnapshotOptions, ctx: Ctx, input: &mut Input<'_>) -> Result<Snapshot, Error> {
+        let scope = request.scope(ctx.surface)?;
         let page = input.parsed()?;
         super::snapshot(
             page,
@@ -64,10 +64,11 @@ webfold snapshot b.html --url https://shop.example/b --session s.json --diff   #
             &scope,
             request,
             input.session.as_deref_mut(),
+            ctx,
         )
     }
 
-    fn envelope(request: &SnapshotOptions, out: Snapshot) -> Envelope {
+    fn envelope(request: &SnapshotOptions, _: Ctx, out: Snapshot) -> Envelope {
         let cut = out.truncation.is_some() || !out.cut_groups.is_empty();
         let hints = if cut {
             vec![Hint::Raise(Limit::MaxTokens, None), Hint::Find]
@@ -109,12 +110,12 @@ webfold find page.html checkout --session s.json --json";
         ]
     }
 
-    fn run(request: &FindOptions, input: &mut Input<'_>) -> Result<FindResult, Error> {
+    fn run(request: &FindOptions, ctx: Ctx, input: &mut Input<'_>) -> Result<FindResult, Error> {
         let page = input.parsed()?;
-        super::find(page, input.url, request, input.session.as_deref())
+        super::find(page, input.url, request, input.session.as_deref(), ctx)
     }
 
-    fn envelope(request: &FindOptions, out: FindResult) -> Envelope {
+    fn envelope(request: &FindOptions, _: Ctx, out: FindResult) -> Envelope {
         let cut = out.matches.len() < out.total;
         let hints = if cut {
             vec![Hint::Raise(Limit::MaxMatches, None)]

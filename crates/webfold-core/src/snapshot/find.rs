@@ -16,7 +16,7 @@ use crate::contract::{Ctx, Handle, Hint, Limit, Request, Surface};
 pub use super::def::FIND as NAME;
 use crate::error::Error;
 use crate::page::collapse_whitespace;
-use crate::tokens::{self, Encoding};
+use crate::tokens;
 
 /// Defaults for [`FindOptions`].
 pub const DEFAULT_MAX_MATCHES: usize = 20;
@@ -91,12 +91,6 @@ pub struct FindOptions {
     /// Token budget
     #[schemars(range(min = 1))]
     pub max_tokens: usize,
-    #[serde(skip)]
-    #[schemars(skip)]
-    pub encoding: Encoding,
-    #[serde(skip)]
-    #[schemars(skip)]
-    pub surface: Surface,
 }
 
 impl Default for FindOptions {
@@ -107,21 +101,16 @@ impl Default for FindOptions {
             max_matches: DEFAULT_MAX_MATCHES,
             lines_per_match: DEFAULT_LINES_PER_MATCH,
             max_tokens: crate::contract::DEFAULT_MAX_TOKENS,
-            encoding: Encoding::default(),
-            surface: Surface::default(),
         }
     }
 }
 
 impl Request for FindOptions {
-    fn set_ctx(&mut self, ctx: Ctx) {
-        (self.encoding, self.surface) = (ctx.encoding, ctx.surface);
-    }
-    fn validate(&self) -> Result<(), Error> {
+    fn validate(&self, surface: Surface) -> Result<(), Error> {
         if self.query.trim().is_empty() {
             return Err(Error::InvalidOption(format!(
                 "say what to find: {} is empty; give text (matched ignoring case) or a /regex/",
-                crate::contract::parse::option_name("query", self.surface)
+                crate::contract::parse::option_name("query", surface)
             )));
         }
         Ok(())
@@ -163,6 +152,7 @@ pub fn find_in_tree(
     query_text: &str,
     query: &Query,
     options: &FindOptions,
+    ctx: Ctx,
 ) -> Result<FindResult, Error> {
     let hits = matching_elements(tree, query);
     let total = hits.len();
@@ -173,8 +163,8 @@ pub fn find_in_tree(
     let mut list = match_blocks(
         tree,
         &hits,
-        tokens::count(&header, options.encoding),
-        options,
+        tokens::count(&header, ctx.encoding),
+        (options, ctx),
     );
     // Assemble, and give back matches should the whole count exceed the budget.
     let (text, tokens) = loop {
@@ -192,10 +182,10 @@ pub fn find_in_tree(
             };
             text.push_str(&format!(
                 "\n# {left} more not shown: narrow the query, or raise {}",
-                Hint::Raise(limit, None).spell(options.surface)
+                Hint::Raise(limit, None).spell(ctx.surface)
             ));
         }
-        let n = tokens::count(&text, options.encoding);
+        let n = tokens::count(&text, ctx.encoding);
         if n <= options.max_tokens {
             break (text, n);
         }
@@ -206,7 +196,7 @@ pub fn find_in_tree(
                 max_tokens: options.max_tokens,
                 advice: format!(
                     "raise {}",
-                    Hint::Raise(Limit::MaxTokens, Some(n)).spell(options.surface)
+                    Hint::Raise(Limit::MaxTokens, Some(n)).spell(ctx.surface)
                 ),
             });
         }
@@ -270,7 +260,7 @@ fn match_blocks(
     tree: &SnapTree,
     hits: &[usize],
     mut used: usize,
-    options: &FindOptions,
+    (options, ctx): (&FindOptions, Ctx),
 ) -> MatchList {
     let mut list = MatchList {
         blocks: Vec::new(),
@@ -288,7 +278,7 @@ fn match_blocks(
             list.skipped += 1;
             continue;
         }
-        let m = describe(tree, h, options.lines_per_match, options.surface);
+        let m = describe(tree, h, options.lines_per_match, ctx.surface);
         let mut block = String::from("\n# in: ");
         block.push_str(if m.path.is_empty() { "(top level)" } else { "" });
         block.push_str(&m.path.join(" > "));
@@ -296,7 +286,7 @@ fn match_blocks(
             block.push('\n');
             block.push_str(l);
         }
-        let cost = tokens::count(&block, options.encoding);
+        let cost = tokens::count(&block, ctx.encoding);
         // Leave room for the closing note.
         if used + cost + CLOSING_RESERVE > options.max_tokens {
             break;

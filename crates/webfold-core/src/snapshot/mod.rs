@@ -34,7 +34,7 @@ use crate::aria::{self, Mode};
 use crate::contract::{Ctx, Handle, Hint, Limit, Request, Surface, Switch};
 use crate::error::Error;
 use crate::page::{NodeData, NodeId, Page};
-use crate::tokens::{self, Encoding};
+use crate::tokens;
 
 pub use budget::{CutGroup, Truncation};
 pub use def::{FindView, NAME, SnapshotView};
@@ -79,12 +79,6 @@ pub struct SnapshotOptions {
     /// Only this ref's subtree
     #[serde(rename = "ref")]
     pub r#ref: Option<String>,
-    #[serde(skip)]
-    #[schemars(skip)]
-    pub encoding: Encoding,
-    #[serde(skip)]
-    #[schemars(skip)]
-    pub surface: Surface,
 }
 
 impl Default for SnapshotOptions {
@@ -100,18 +94,13 @@ impl Default for SnapshotOptions {
             diff: false,
             selector: None,
             r#ref: None,
-            encoding: Encoding::default(),
-            surface: Surface::default(),
         }
     }
 }
 
 impl Request for SnapshotOptions {
-    fn set_ctx(&mut self, ctx: Ctx) {
-        (self.encoding, self.surface) = (ctx.encoding, ctx.surface);
-    }
-    fn validate(&self) -> Result<(), Error> {
-        self.scope().map(|_| ())
+    fn validate(&self, surface: Surface) -> Result<(), Error> {
+        self.scope(surface).map(|_| ())
     }
 }
 
@@ -126,15 +115,15 @@ impl SnapshotOptions {
     }
 
     /// The part of the page `selector` or `ref` names (the whole page when neither).
-    pub fn scope(&self) -> Result<Scope, Error> {
+    pub fn scope(&self, surface: Surface) -> Result<Scope, Error> {
         match (&self.selector, &self.r#ref) {
             (None, None) => Ok(Scope::Page),
             (Some(s), None) => Ok(Scope::Selector(s.clone())),
             (None, Some(r)) => Ok(Scope::Ref(r.clone())),
             _ => Err(Error::InvalidOption(format!(
                 "give {} or {}, not both",
-                crate::contract::parse::option_name("selector", self.surface),
-                crate::contract::parse::option_name("ref", self.surface)
+                crate::contract::parse::option_name("selector", surface),
+                crate::contract::parse::option_name("ref", surface)
             ))),
         }
     }
@@ -341,12 +330,13 @@ pub fn snapshot(
     scope: &Scope,
     options: &SnapshotOptions,
     session: Option<&mut SnapshotSession>,
+    ctx: Ctx,
 ) -> Result<Snapshot, Error> {
     match session {
-        None => view(page, url, scope, options, None),
+        None => view(page, url, scope, (options, ctx), None),
         Some(s) => {
             let before = s.clone();
-            let r = view(page, url, scope, options, Some(&mut *s));
+            let r = view(page, url, scope, (options, ctx), Some(&mut *s));
             if r.is_err() {
                 *s = before;
             }
@@ -359,12 +349,12 @@ fn view(
     page: &Page,
     url: &str,
     scope: &Scope,
-    options: &SnapshotOptions,
+    (options, ctx): (&SnapshotOptions, Ctx),
     mut session: Option<&mut SnapshotSession>,
 ) -> Result<Snapshot, Error> {
     let opts = options.clamped();
     if opts.viewport_only && !page.has_layout() {
-        return Err(viewport_needs_live_page(opts.surface));
+        return Err(viewport_needs_live_page(ctx.surface));
     }
     let title = page.title();
     let scoped = *scope != Scope::Page;
@@ -382,7 +372,7 @@ fn view(
     let mut history = session
         .map(|s| History::record(s, page, url, &opts, scoped, &prepared, identities))
         .unwrap_or_default();
-    let (tree, nodes_vp) = scoped_tree(page, scope, prepared, opts.surface)?;
+    let (tree, nodes_vp) = scoped_tree(page, scope, prepared, ctx.surface)?;
 
     let base = Snapshot {
         url: Some(url.to_string()),
@@ -390,7 +380,7 @@ fn view(
         ..Snapshot::empty()
     };
     if opts.full_snapshot {
-        return Ok(full_view(&tree, &history.preamble, &opts, base));
+        return Ok(full_view(&tree, &history.preamble, (&opts, ctx), base));
     }
 
     // Fewer tokens for the same facts (see `compact`); refs and lines stay parseable.
@@ -407,7 +397,7 @@ fn view(
             &tree,
             &mut history.preamble,
             &urls,
-            &opts,
+            ctx,
             &base,
         ));
     }
@@ -420,8 +410,14 @@ fn view(
             unchanged: Vec::new(),
         },
     };
-    let b = budgeted_view(page, chrome.tree_view(), &urls, &opts, history.preamble);
-    shorter_view(b, diff_view, chrome.unchanged, &opts, base)
+    let b = budgeted_view(
+        page,
+        chrome.tree_view(),
+        &urls,
+        (&opts, ctx),
+        history.preamble,
+    );
+    shorter_view(b, diff_view, chrome.unchanged, (&opts, ctx), base)
 }
 
 /// The budgeted view `b`, or the diff view when that is shorter and fits;
@@ -430,7 +426,7 @@ fn shorter_view(
     b: budget::Budgeted,
     diff_view: Option<Snapshot>,
     unchanged: Vec<String>,
-    opts: &SnapshotOptions,
+    (opts, ctx): (&SnapshotOptions, Ctx),
     base: Snapshot,
 ) -> Result<Snapshot, Error> {
     if let Some(d) = diff_view
@@ -448,7 +444,7 @@ fn shorter_view(
             max_tokens: opts.max_tokens,
             advice: format!(
                 "raise {}",
-                Hint::Raise(Limit::MaxTokens, Some(b.tokens)).spell(opts.surface)
+                Hint::Raise(Limit::MaxTokens, Some(b.tokens)).spell(ctx.surface)
             ),
         });
     }
@@ -566,7 +562,7 @@ fn count_elements(t: &SnapTree, opts: &SnapshotOptions) -> usize {
 fn full_view(
     tree: &SnapTree,
     preamble: &[String],
-    opts: &SnapshotOptions,
+    (opts, ctx): (&SnapshotOptions, Ctx),
     base: Snapshot,
 ) -> Snapshot {
     let mut text = preamble.join("\n");
@@ -576,7 +572,7 @@ fn full_view(
     text.push_str(&tree.render());
     let n = count_elements(tree, opts);
     Snapshot {
-        tokens: tokens::count(&text, opts.encoding),
+        tokens: tokens::count(&text, ctx.encoding),
         text,
         total_elements: n,
         kept_elements: n,
@@ -592,7 +588,7 @@ fn changes_view(
     tree: &SnapTree,
     preamble: &mut Vec<String>,
     urls: &compact::PageUrls,
-    opts: &SnapshotOptions,
+    ctx: Ctx,
     base: &Snapshot,
 ) -> Snapshot {
     let (changes, stats) = diff::diff(old, tree);
@@ -600,7 +596,7 @@ fn changes_view(
     if !text.is_empty() {
         text.push('\n');
     }
-    let whole = Hint::Switch(Switch::Diff, false).spell(opts.surface);
+    let whole = Hint::Switch(Switch::Diff, false).spell(ctx.surface);
     if stats.is_empty() {
         text.push_str(&format!(
             "# No changes since the last snapshot of this page ({whole} prints it whole)"
@@ -615,10 +611,10 @@ fn changes_view(
         text.push_str(&c.tree.render());
         if c.shortened.contains(&true) {
             text.push('\n');
-            text.push_str(&budget::shortened_note(opts.surface));
+            text.push_str(&budget::shortened_note(ctx.surface));
         }
     }
-    let t = tokens::count(&text, opts.encoding);
+    let t = tokens::count(&text, ctx.encoding);
     preamble.push(format!(
         "# {} added, {} removed, {} changed since the last snapshot of this page; the whole view is shorter than the list",
         stats.added, stats.removed, stats.changed
@@ -679,7 +675,7 @@ fn budgeted_view(
     page: &Page,
     (tree, in_viewport, forced): (&SnapTree, &[bool], &[usize]),
     urls: &compact::PageUrls,
-    opts: &SnapshotOptions,
+    (opts, ctx): (&SnapshotOptions, Ctx),
     preamble: Vec<String>,
 ) -> budget::Budgeted {
     let params = budget::BudgetParams {
@@ -687,14 +683,14 @@ fn budgeted_view(
         viewport_only: opts.viewport_only,
         max_elements: opts.max_elements,
         max_tokens: opts.max_tokens,
-        encoding: opts.encoding,
-        surface: opts.surface,
+        encoding: ctx.encoding,
+        surface: ctx.surface,
     };
     let mut notes = Vec::new();
     if opts.interactive_only {
         notes.push(format!(
             "# Interactive elements only; all roles ({}) add text and structure",
-            Hint::Switch(Switch::InteractiveOnly, false).spell(opts.surface)
+            Hint::Switch(Switch::InteractiveOnly, false).spell(ctx.surface)
         ));
     }
     let c = compact::compact(tree, urls, opts.interactive_only);
@@ -822,6 +818,7 @@ pub fn find(
     url: &str,
     options: &find::FindOptions,
     session: Option<&SnapshotSession>,
+    ctx: Ctx,
 ) -> Result<find::FindResult, Error> {
     let query = options.query.as_str();
     if query.trim().is_empty() {
@@ -832,7 +829,7 @@ pub fn find(
     let q = find::Query::parse(query)?;
     let mut scratch = session.cloned();
     let (p, _) = prepare(page, options.mode, url, scratch.as_mut())?;
-    find::find_in_tree(&p.tree, query, &q, options)
+    find::find_in_tree(&p.tree, query, &q, options, ctx)
 }
 
 #[cfg(test)]
@@ -851,7 +848,15 @@ mod ref_table_tests {
             full_snapshot: true,
             ..SnapshotOptions::default()
         };
-        let view = snapshot(&page, url, &Scope::Page, &opts, Some(&mut session)).unwrap();
+        let view = snapshot(
+            &page,
+            url,
+            &Scope::Page,
+            &opts,
+            Some(&mut session),
+            crate::contract::Ctx::default(),
+        )
+        .unwrap();
         let refs: Vec<&str> = view
             .text
             .split("[ref=")

@@ -92,10 +92,8 @@ pub struct CountRequest {
     pub encoding: Encoding,
 }
 
-impl crate::contract::Request for CountRequest {
-    /// The vocabulary is this view's option, not the surface's.
-    fn set_ctx(&mut self, _: crate::contract::Ctx) {}
-}
+/// The vocabulary is this request's option, not the surface's.
+impl crate::contract::Request for CountRequest {}
 
 /// Exact number of tokens in `text`. Special-token markers in page text count
 /// as the ordinary text they are.

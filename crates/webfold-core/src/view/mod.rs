@@ -66,11 +66,13 @@ pub trait View: Sync + 'static {
     /// tests spell on every surface and check against its options.
     fn hints() -> Vec<Hint>;
 
-    /// The view of `input`'s page. The request carries the surface's `Ctx`.
-    fn run(request: &Self::Request, input: &mut Input<'_>) -> Result<Self::Output, Error>;
+    /// The view of `input`'s page, with hints in `ctx`'s words and tokens
+    /// counted by its tokenizer.
+    fn run(request: &Self::Request, ctx: Ctx, input: &mut Input<'_>)
+    -> Result<Self::Output, Error>;
 
     /// The output as every surface returns it.
-    fn envelope(request: &Self::Request, output: Self::Output) -> Envelope;
+    fn envelope(request: &Self::Request, ctx: Ctx, output: Self::Output) -> Envelope;
 }
 
 /// A page's bytes as they were received, for views that take any content.
@@ -324,11 +326,11 @@ impl<V: View> AnyView for V {
     }
     fn call_from_json(&self, args: Map<String, Value>, ctx: Ctx) -> Result<Call, Error> {
         let request = parse::from_json::<V::Request>(args, ctx.surface)?;
-        Ok(Call::new::<V>(request.with_ctx(ctx), ctx.surface))
+        Ok(Call::new::<V>(request, ctx))
     }
     fn call_from_pairs(&self, pairs: Vec<(String, String)>, ctx: Ctx) -> Result<Call, Error> {
         let request = parse::from_pairs::<V::Request, _, _, _>(pairs, ctx.surface)?;
-        Ok(Call::new::<V>(request.with_ctx(ctx), ctx.surface))
+        Ok(Call::new::<V>(request, ctx))
     }
 }
 
@@ -336,23 +338,23 @@ impl<V: View> AnyView for V {
 /// surface holds between reading a call and loading the page it names.
 pub struct Call {
     name: ViewName,
-    surface: Surface,
+    ctx: Ctx,
     request: Box<dyn Runs>,
 }
 
 impl Call {
-    fn new<V: View>(request: V::Request, surface: Surface) -> Self {
+    fn new<V: View>(request: V::Request, ctx: Ctx) -> Self {
         Call {
             name: V::NAME,
-            surface,
-            request: Box::new(Typed::<V>(request)),
+            ctx,
+            request: Box::new(Typed::<V>(request, ctx)),
         }
     }
 
     /// A call of view `V` with a request read elsewhere (a surface's own
     /// flags), in `ctx`'s words.
     pub fn typed<V: View>(request: V::Request, ctx: Ctx) -> Self {
-        Call::new::<V>(request.with_ctx(ctx), ctx.surface)
+        Call::new::<V>(request, ctx)
     }
 
     pub fn name(&self) -> ViewName {
@@ -361,7 +363,7 @@ impl Call {
 
     /// The surface whose words the view's hints are spelled in.
     pub fn surface(&self) -> Surface {
-        self.surface
+        self.ctx.surface
     }
 
     /// The view of `input`, as an envelope.
@@ -380,12 +382,12 @@ trait Runs: Send + Sync {
     fn json(&self) -> Value;
 }
 
-struct Typed<V: View>(V::Request);
+struct Typed<V: View>(V::Request, Ctx);
 
 impl<V: View> Runs for Typed<V> {
     fn run(&self, input: &mut Input<'_>) -> Result<Envelope, Error> {
-        let output = V::run(&self.0, input)?;
-        let mut envelope = V::envelope(&self.0, output);
+        let output = V::run(&self.0, self.1, input)?;
+        let mut envelope = V::envelope(&self.0, self.1, output);
         envelope.url = input.url().map(String::from);
         Ok(envelope)
     }

@@ -36,7 +36,9 @@ pub fn run(args: Args) -> anyhow::Result<()> {
 
 fn fetch(args: &Args) -> Result<String, String> {
     let request = &args.view.request;
-    request.named().map_err(|e| e.to_string())?;
+    request
+        .named(webfold_core::contract::Surface::Cli)
+        .map_err(|e| e.to_string())?;
     // The same options, as the bridge's query parameters.
     let mut params: Vec<(String, String)> = Vec::new();
     if let Ok(serde_json::Value::Object(options)) = serde_json::to_value(request) {
