@@ -27,10 +27,7 @@ const BIN: &str = env!("CARGO_BIN_EXE_webfold");
 const WAIT: Duration = Duration::from_secs(10);
 
 fn scratch(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("webfold-daemon-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
+    webfold_testkit::temp_dir(&format!("daemon-{name}"))
 }
 
 struct Daemon {
