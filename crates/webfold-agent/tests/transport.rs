@@ -210,10 +210,7 @@ async fn a_refused_key_says_which_variable() {
 #[tokio::test]
 async fn nobody_listening_is_a_connect_error() {
     // Bind and drop to find a port nobody listens on.
-    let port = {
-        let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
-        l.local_addr().unwrap().port()
-    };
+    let port = webfold_testkit::free_port();
     let p = provider(
         ProviderKind::OpenAi,
         &format!("http://127.0.0.1:{port}"),

@@ -17,8 +17,9 @@
 //! With `--db` every PostgreSQL row uses that database (it keeps the
 //! conversations the bench creates).
 
-/// The store tests' throwaway cluster (initdb + pg_ctl), shared, not copied.
-#[path = "../../webfold-store/tests/support/pg.rs"]
+/// The test kit's throwaway cluster (initdb + pg_ctl), shared, not copied
+/// (included by path: a normal build cannot depend on the dev-only kit).
+#[path = "../../webfold-testkit/src/pg.rs"]
 #[allow(dead_code)]
 mod pg;
 

@@ -3,41 +3,12 @@
 //! test starts on 127.0.0.1.
 
 use std::collections::HashMap;
-use std::sync::Arc;
 
 use serde_json::json;
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
-use tokio::net::TcpListener;
 use webfold_browser::{Browser, BrowserError, BrowserOptions, CapturedPage, Tab};
 use webfold_core::action::Target;
 use webfold_core::snapshot::{Scope, SnapshotOptions, snapshot};
-
-async fn serve(pages: HashMap<&'static str, &'static str>) -> String {
-    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let addr = listener.local_addr().unwrap();
-    let pages = Arc::new(pages);
-    tokio::spawn(async move {
-        while let Ok((mut sock, _)) = listener.accept().await {
-            let pages = pages.clone();
-            tokio::spawn(async move {
-                let mut buf = vec![0u8; 8192];
-                let n = sock.read(&mut buf).await.unwrap_or(0);
-                let req = String::from_utf8_lossy(&buf[..n]);
-                let path = req.split_whitespace().nth(1).unwrap_or("/").to_string();
-                let (status, body) = match pages.get(path.as_str()) {
-                    Some(b) => ("200 OK", *b),
-                    None => ("404 Not Found", "not found"),
-                };
-                let resp = format!(
-                    "HTTP/1.1 {status}\r\ncontent-type: text/html; charset=utf-8\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{body}",
-                    body.len()
-                );
-                let _ = sock.write_all(resp.as_bytes()).await;
-            });
-        }
-    });
-    format!("http://{addr}")
-}
+use webfold_testkit::http::serve_pages;
 
 const FORM: &str = r#"<!doctype html><html><head><title>Form</title></head><body>
 <label>Name <input id="name"></label>
@@ -94,7 +65,7 @@ async fn open(base: &str) -> (Browser, Tab) {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn navigate_snapshot_type_click_snapshot_again() {
-    let base = serve(HashMap::from([("/", FORM), ("/second", SECOND)])).await;
+    let base = serve_pages(HashMap::from([("/", FORM), ("/second", SECOND)]));
     let (_browser, tab) = open(&base).await;
 
     let cap = tab.capture().await.unwrap();
@@ -125,7 +96,7 @@ async fn navigate_snapshot_type_click_snapshot_again() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn select_check_press_hover_by_ref_and_node_id() {
-    let base = serve(HashMap::from([("/", FORM)])).await;
+    let base = serve_pages(HashMap::from([("/", FORM)]));
     let (_browser, tab) = open(&base).await;
     let cap = tab.capture().await.unwrap();
     let snap = view(&cap);
@@ -185,7 +156,7 @@ async fn select_check_press_hover_by_ref_and_node_id() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn stale_refs_say_to_snapshot_again() {
-    let base = serve(HashMap::from([("/", FORM)])).await;
+    let base = serve_pages(HashMap::from([("/", FORM)]));
     let (_browser, tab) = open(&base).await;
     let cap = tab.capture().await.unwrap();
     let snap = view(&cap);
@@ -210,7 +181,7 @@ async fn stale_refs_say_to_snapshot_again() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn go_back_and_screenshot() {
-    let base = serve(HashMap::from([("/", FORM), ("/second", SECOND)])).await;
+    let base = serve_pages(HashMap::from([("/", FORM), ("/second", SECOND)]));
     let (_browser, tab) = open(&base).await;
     tab.navigate(&format!("{base}/second")).await.unwrap();
     assert_eq!(tab.capture().await.unwrap().title, "Second");

@@ -4,50 +4,17 @@
 //! rate per mode and per tag (`--nocapture`).
 
 use std::collections::BTreeMap;
-use std::sync::Arc;
 use std::time::Duration;
 
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
-use tokio::net::TcpListener;
 use webfold_browser::{Browser, BrowserOptions};
 use webfold_core::aria::{Mode, snapshot};
+use webfold_testkit::http::serve_pages;
 
 /// Floors from the last measurement (Debian chromium 156: 619/624 aria,
 /// 610/624 ai); a drop fails. The misses left are in the `shadow-dom`, `js`
 /// and `css` cases.
 const FLOOR_ARIA: f64 = 0.99;
 const FLOOR_AI: f64 = 0.975;
-
-async fn serve(pages: Vec<String>) -> String {
-    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let addr = listener.local_addr().unwrap();
-    let pages = Arc::new(pages);
-    tokio::spawn(async move {
-        while let Ok((mut sock, _)) = listener.accept().await {
-            let pages = pages.clone();
-            tokio::spawn(async move {
-                let mut buf = vec![0u8; 8192];
-                let n = sock.read(&mut buf).await.unwrap_or(0);
-                let req = String::from_utf8_lossy(&buf[..n]);
-                let path = req.split_whitespace().nth(1).unwrap_or("/");
-                let body = path
-                    .strip_prefix("/case/")
-                    .and_then(|i| i.parse::<usize>().ok())
-                    .and_then(|i| pages.get(i).cloned());
-                let (status, body) = match body {
-                    Some(b) => ("200 OK", b),
-                    None => ("404 Not Found", String::new()),
-                };
-                let resp = format!(
-                    "HTTP/1.1 {status}\r\ncontent-type: text/html; charset=utf-8\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{body}",
-                    body.len()
-                );
-                let _ = sock.write_all(resp.as_bytes()).await;
-            });
-        }
-    });
-    format!("http://{addr}")
-}
 
 #[derive(Default)]
 struct Tally {
@@ -80,7 +47,12 @@ impl Tally {
 async fn aria_cases_in_chromium_match_playwright() {
     let cases = webfold_corpus::aria_cases();
     assert!(cases.len() >= 600, "{} cases", cases.len());
-    let base = serve(cases.iter().map(|c| c.html.clone()).collect()).await;
+    let base = serve_pages(
+        cases
+            .iter()
+            .enumerate()
+            .map(|(i, c)| (format!("/case/{i}"), c.html.clone())),
+    );
     let browser = Browser::launch(BrowserOptions {
         navigation_timeout: Duration::from_secs(10),
         ..BrowserOptions::default()
@@ -149,7 +121,7 @@ async fn aria_cases_in_chromium_match_playwright() {
 
 /// Renders one page in Chromium and returns our (aria, ai) snapshots of it.
 async fn live_snapshots(html: &str) -> (String, String) {
-    let base = serve(vec![html.to_string()]).await;
+    let base = serve_pages([("/case/0", html)]);
     let browser = Browser::launch(BrowserOptions::default())
         .await
         .expect("chromium launches");

@@ -1,43 +1,10 @@
 //! Real Chromium against pages served from 127.0.0.1: capture facts and act.
 
 use std::collections::HashMap;
-use std::sync::Arc;
 
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
-use tokio::net::TcpListener;
 use webfold_browser::{Browser, BrowserOptions};
 use webfold_core::action::Target;
-
-/// A tiny static server: path → HTML. Returns the base URL.
-async fn serve(pages: HashMap<&'static str, String>) -> String {
-    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let addr = listener.local_addr().unwrap();
-    let pages = Arc::new(pages);
-    tokio::spawn(async move {
-        loop {
-            let Ok((mut sock, _)) = listener.accept().await else {
-                return;
-            };
-            let pages = pages.clone();
-            tokio::spawn(async move {
-                let mut buf = vec![0u8; 8192];
-                let n = sock.read(&mut buf).await.unwrap_or(0);
-                let req = String::from_utf8_lossy(&buf[..n]);
-                let path = req.split_whitespace().nth(1).unwrap_or("/").to_string();
-                let (status, body) = match pages.get(path.as_str()) {
-                    Some(b) => ("200 OK", b.clone()),
-                    None => ("404 Not Found", "not found".to_string()),
-                };
-                let resp = format!(
-                    "HTTP/1.1 {status}\r\ncontent-type: text/html; charset=utf-8\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{body}",
-                    body.len()
-                );
-                let _ = sock.write_all(resp.as_bytes()).await;
-            });
-        }
-    });
-    format!("http://{addr}")
-}
+use webfold_testkit::http::serve_pages;
 
 fn fixtures() -> HashMap<&'static str, String> {
     let list: String = (0..200)
@@ -71,7 +38,7 @@ fn fixtures() -> HashMap<&'static str, String> {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn capture_has_real_layout_and_acts_on_nodes() {
-    let base = serve(fixtures()).await;
+    let base = serve_pages(fixtures());
     let browser = Browser::launch(BrowserOptions::default())
         .await
         .expect("chromium launches");
@@ -148,9 +115,7 @@ async fn unreachable_url_is_a_navigation_error() {
     let browser = Browser::launch(BrowserOptions::default()).await.unwrap();
     let tab = browser.new_tab().await.unwrap();
     // A port nothing listens on.
-    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
-    let port = listener.local_addr().unwrap().port();
-    drop(listener);
+    let port = webfold_testkit::free_port();
     let err = tab
         .navigate(&format!("http://127.0.0.1:{port}/"))
         .await

@@ -9,10 +9,8 @@ use std::path::Path;
 use serde_json::{Value, json};
 use webfold_chatter_client::client::Connection;
 use webfold_store::ChatterStore;
+use webfold_testkit::pg::PgCluster;
 
-#[path = "../../webfold-store/tests/support/pg.rs"]
-#[allow(dead_code)]
-mod pg;
 mod support;
 
 use support::{Daemon, Scratch, Tab, WAIT};
@@ -124,7 +122,7 @@ async fn answer_in_parts(agent: &Connection, tab: &mut Tab, session: &str, conte
 
 #[tokio::test(flavor = "multi_thread")]
 async fn a_tab_on_one_daemon_talks_to_an_agent_on_another() {
-    let cluster = pg::PgCluster::start();
+    let cluster = PgCluster::start();
     let url = cluster.new_database();
     let a = Daemon::start("pg-a", None, Some(ChatterStore::open(&url).await.unwrap())).await;
     let b = Daemon::start("pg-b", None, Some(ChatterStore::open(&url).await.unwrap())).await;

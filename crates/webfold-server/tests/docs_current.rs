@@ -11,13 +11,10 @@ mod common;
 use std::fmt::Write as _;
 use std::path::PathBuf;
 
-use rmcp::ServiceExt;
 use serde_json::Value;
-use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
 use webfold_core::contract::Surface;
 use webfold_core::contract::schema::{Kind, OptionSpec};
 use webfold_core::view::VIEWS;
-use webfold_server::mcp::{ToolContext, WebfoldTools};
 
 /// The line that ends a file's hand-written part.
 fn marker(test: &str) -> String {
@@ -158,43 +155,8 @@ async fn mcp_reference_is_current() {
 
 /// `tools/list` as the stdio server answers it for `groups`.
 async fn tools_list(groups: &str) -> Vec<Value> {
-    let ctx = ToolContext {
-        groups: groups.parse().unwrap(),
-        ..ToolContext::default()
-    };
-    let (client, server) = tokio::io::duplex(1 << 20);
-    let (server_read, server_write) = tokio::io::split(server);
-    let serving = tokio::spawn(async move {
-        let running = WebfoldTools::new(ctx)
-            .serve((server_read, server_write))
-            .await
-            .expect("the handshake is accepted");
-        let _ = running.waiting().await;
-    });
-    let (client_read, mut client_write) = tokio::io::split(client);
-    for line in [
-        r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"docs","version":"1"}}}"#,
-        r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#,
-        r#"{"jsonrpc":"2.0","id":2,"method":"tools/list"}"#,
-    ] {
-        client_write.write_all(line.as_bytes()).await.unwrap();
-        client_write.write_all(b"\n").await.unwrap();
-    }
-    let mut lines = BufReader::new(client_read).lines();
-    let answer: Value = loop {
-        let line = lines
-            .next_line()
-            .await
-            .unwrap()
-            .expect("tools/list answered");
-        let msg: Value = serde_json::from_str(&line).unwrap();
-        if msg["id"] == 2 {
-            break msg;
-        }
-    };
-    client_write.shutdown().await.unwrap();
-    drop(client_write);
-    serving.await.unwrap();
+    let line = common::mcp::stdio_tools_list(groups).await;
+    let answer: Value = serde_json::from_str(&line).unwrap();
     let mut tools = answer["result"]["tools"].as_array().unwrap().clone();
     tools.sort_by(|a, b| a["name"].as_str().cmp(&b["name"].as_str()));
     tools

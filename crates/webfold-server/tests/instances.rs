@@ -3,15 +3,13 @@
 //! serves from then on, even while its notification is still on the way,
 //! and the notification retires the other's cached copies.
 
-#[path = "../../webfold-store/tests/support/pg.rs"]
-mod pg;
-
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
 use std::time::{Duration, Instant};
 
 use webfold_server::service::{Conversations, Freshness, ServiceError};
 use webfold_store::{NewConversation, NewPage, PostgresOptions, PostgresStore};
+use webfold_testkit::pg::PgCluster;
 
 async fn instance(url: &str) -> Arc<Conversations> {
     let opts = PostgresOptions {
@@ -64,7 +62,7 @@ async fn eventually(what: &str, mut done: impl FnMut() -> bool) {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_refresh_on_one_instance_is_never_followed_by_the_old_page_on_another() {
-    let cluster = pg::PgCluster::start();
+    let cluster = PgCluster::start();
     let url = cluster.new_database();
     let a = instance(&url).await;
     let b = instance(&url).await;

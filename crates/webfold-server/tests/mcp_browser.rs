@@ -12,40 +12,10 @@ use base64::Engine as _;
 use common::mcp::{Session, page_text, text_of};
 use common::{TestApp, app_with_tools};
 use serde_json::{Value, json};
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
-use tokio::net::TcpListener;
 use webfold_browser::{BrowserOptions, Viewport};
 use webfold_server::live::LiveBrowser;
 use webfold_server::security::Policy;
-
-/// A static server: path → HTML. Returns the base URL.
-async fn serve(pages: HashMap<&'static str, String>) -> String {
-    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let addr = listener.local_addr().unwrap();
-    let pages = Arc::new(pages);
-    tokio::spawn(async move {
-        while let Ok((mut sock, _)) = listener.accept().await {
-            let pages = pages.clone();
-            tokio::spawn(async move {
-                let mut buf = vec![0u8; 8192];
-                let n = sock.read(&mut buf).await.unwrap_or(0);
-                let req = String::from_utf8_lossy(&buf[..n]);
-                let path = req.split_whitespace().nth(1).unwrap_or("/");
-                let path = path.split('?').next().unwrap_or("/").to_string();
-                let (status, body) = match pages.get(path.as_str()) {
-                    Some(b) => ("200 OK", b.clone()),
-                    None => ("404 Not Found", "not found".to_string()),
-                };
-                let resp = format!(
-                    "HTTP/1.1 {status}\r\ncontent-type: text/html; charset=utf-8\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{body}",
-                    body.len()
-                );
-                let _ = sock.write_all(resp.as_bytes()).await;
-            });
-        }
-    });
-    format!("http://{addr}")
-}
+use webfold_testkit::http::serve_pages;
 
 /// A 40×30 red rectangle.
 const IMAGE: &str = "data:image/svg+xml,%3Csvg xmlns='http://www.w3.org/2000/svg' width='40' height='30'%3E%3Crect width='40' height='30' fill='red'/%3E%3C/svg%3E";
@@ -148,7 +118,7 @@ fn image_of(r: &Value) -> Vec<u8> {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn navigate_snapshot_act_by_ref_and_see_the_change() {
-    let base = serve(pages()).await;
+    let base = serve_pages(pages());
     let t = browser_app(Viewport::default());
     let (mut s, _) = Session::open(&t, "2025-06-18").await;
 
@@ -309,7 +279,7 @@ async fn navigate_snapshot_act_by_ref_and_see_the_change() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn scripts_stop_at_the_failing_step_and_stale_refs_say_snapshot_again() {
-    let base = serve(pages()).await;
+    let base = serve_pages(pages());
     let t = browser_app(Viewport::default());
     let (mut s, _) = Session::open(&t, "2025-06-18").await;
 
@@ -459,7 +429,7 @@ async fn scripts_stop_at_the_failing_step_and_stale_refs_say_snapshot_again() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn named_pages_keep_separate_sessions_and_the_viewport_is_configured() {
-    let base = serve(pages()).await;
+    let base = serve_pages(pages());
     let t = browser_app(Viewport {
         width: 800,
         height: 600,
@@ -575,7 +545,7 @@ async fn missing_chromium_is_a_clear_error() {
 
 #[tokio::test]
 async fn web_fetch_returns_the_main_content_by_default() {
-    let base = serve(pages()).await;
+    let base = serve_pages(pages());
     let fetcher = webfold_fetch::Fetcher::new(webfold_fetch::FetchOptions {
         use_env_proxy: false,
         ..Default::default()

@@ -4,15 +4,13 @@
 //! events heard by another daemon, presence that lapses.
 
 #[allow(dead_code)] // the cluster is never killed here
-mod support;
-
 use std::collections::BTreeSet;
 use std::time::Duration;
 
-use support::pg::PgCluster;
 use webfold_store::{
     ChatterEvent, ChatterStore, Heard, History, HistoryStore, Message, Presence, Role,
 };
+use webfold_testkit::pg::PgCluster;
 
 fn msg(session: &str, role: Role, content: &str, agent: &str) -> Message {
     Message {

@@ -3,17 +3,15 @@
 //! twice (`sqlite::case` and `postgres::case`); the cases after it check what
 //! only one backend has (file permissions, URLs, a server that goes away).
 
-mod support;
-
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use support::pg::PgCluster;
 use webfold_store::{
     Change, ConversationId, Database, ListQuery, NewConversation, NewPage, PostgresOptions,
     PostgresStore, SqliteOptions, SqliteStore, Store, StoreError,
 };
+use webfold_testkit::pg::PgCluster;
 
 fn fresh_db(name: &str) -> PathBuf {
     let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR"))
@@ -480,11 +478,7 @@ async fn open_picks_postgres_for_urls_and_sqlite_for_paths() {
 #[tokio::test]
 async fn an_unreachable_server_is_reported_with_advice() {
     // A port nothing listens on.
-    let port = std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port();
+    let port = webfold_testkit::free_port();
     let url = format!("postgres://web:s3cret@127.0.0.1:{port}/webfold");
     let err = PostgresStore::open(&url, PostgresOptions::default())
         .await

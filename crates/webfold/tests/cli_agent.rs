@@ -15,6 +15,7 @@ use serde_json::{Value, json};
 use support::{page_file, stderr, stdout};
 use webfold_agent::replay::{Part, ReplayServer, Scripted};
 use webfold_agent::{ProviderKind, Usage};
+use webfold_testkit::http::serve_page;
 
 const PAGE: &str = r#"<!DOCTYPE html><html><head><title>Acme</title></head><body>
 <header id="top"><a href="/">Acme</a></header>
@@ -299,12 +300,6 @@ async fn serve_counter() -> Counter {
     }
 }
 
-/// Serves one page on 127.0.0.1, at every path.
-async fn serve_page(html: &'static str) -> String {
-    let addr = serve(move |_| async move { Some(("200 OK", "text/html", html.to_string())) }).await;
-    format!("http://{addr}/")
-}
-
 /// A status line, a content type and a body.
 type Answer = (&'static str, &'static str, String);
 
@@ -344,8 +339,7 @@ where
 async fn act_runs_one_action_per_step_in_the_browser() {
     let url = serve_page(
         r#"<!doctype html><title>Shop</title><button onclick="this.textContent='Added'">Add to cart</button>"#,
-    )
-    .await;
+    );
     // The button's CNT id, as the live page numbers it.
     let cnt = Command::new(env!("CARGO_BIN_EXE_webfold"))
         .args(["cnt", "--browser", &url])

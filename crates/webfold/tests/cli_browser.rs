@@ -4,7 +4,8 @@
 use std::process::{Command, Output};
 
 mod support;
-use support::{serve_page, webfold};
+use support::webfold;
+use webfold_testkit::http::serve_page;
 
 const PAGE: &str = r#"<!doctype html><html><head><title>Live fixture</title>
 <style>.modal { display: none } .spacer { height: 3000px }</style></head><body>

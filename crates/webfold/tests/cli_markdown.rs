@@ -1,12 +1,13 @@
 //! `webfold markdown` and `webfold fetch` through the real binary, against a
 //! local HTTP server the test starts on 127.0.0.1 (never the internet).
 
-use std::io::{BufRead, BufReader, Read, Write};
-use std::net::{TcpListener, TcpStream};
+use std::io::{Read, Write};
 use std::process::{Command, Stdio};
 
 mod support;
 use support::{advised, tokens};
+use webfold_testkit::free_port;
+use webfold_testkit::http::{Response, Site};
 
 const PAGE: &str = r##"<!doctype html><html><head><title>Guide page</title>
 <style>p { color: red }</style><script>var tracking = 1;</script></head>
@@ -27,95 +28,38 @@ fn long_page() -> String {
 
 const PNG: &[u8] = b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR";
 
-struct Response {
-    status: &'static str,
-    content_type: &'static str,
-    location: Option<&'static str>,
-    body: Vec<u8>,
-}
-
-fn route(path: &str) -> Response {
-    let ok = |content_type, body: Vec<u8>| Response {
-        status: "200 OK",
-        content_type,
-        location: None,
-        body,
-    };
-    match path {
-        "/docs/guide/page.html" => ok("text/html; charset=utf-8", PAGE.as_bytes().to_vec()),
-        "/moved" => Response {
-            status: "302 Found",
-            content_type: "text/plain",
-            location: Some("/docs/guide/page.html"),
-            body: Vec::new(),
-        },
-        "/long.html" => ok("text/html", long_page().into_bytes()),
-        "/data.json" => ok(
-            "application/json",
-            br#"{"items": [1, 2, 3], "note": "<b>raw</b>"}"#.to_vec(),
-        ),
-        "/notes.txt" => ok(
-            "text/plain; charset=utf-8",
-            (1..=300)
-                .map(|i| format!("line {i}\n"))
-                .collect::<String>()
-                .into_bytes(),
-        ),
-        "/logo.png" => ok("image/png", PNG.to_vec()),
-        "/big.html" => ok("text/html", vec![b'x'; 64 * 1024]),
-        _ => Response {
-            status: "404 Not Found",
-            content_type: "text/html",
-            location: None,
-            body: b"<h1>Not Found</h1>".to_vec(),
-        },
-    }
-}
-
-fn serve(mut stream: TcpStream) {
-    let mut reader = BufReader::new(stream.try_clone().expect("clone"));
-    let mut request_line = String::new();
-    if reader.read_line(&mut request_line).is_err() {
-        return;
-    }
-    loop {
-        let mut line = String::new();
-        match reader.read_line(&mut line) {
-            Ok(0) | Err(_) => break,
-            Ok(_) if line == "\r\n" => break,
-            Ok(_) => {}
-        }
-    }
-    let path = request_line
-        .split_whitespace()
-        .nth(1)
-        .unwrap_or("/")
-        .to_owned();
-    let r = route(&path);
-    let mut head = format!(
-        "HTTP/1.1 {}\r\nContent-Type: {}\r\nContent-Length: {}\r\nConnection: close\r\n",
-        r.status,
-        r.content_type,
-        r.body.len()
-    );
-    if let Some(l) = r.location {
-        head.push_str(&format!("Location: {l}\r\n"));
-    }
-    head.push_str("\r\n");
-    let _ = stream.write_all(head.as_bytes());
-    let _ = stream.write_all(&r.body);
-}
-
 /// Starts the server; its base URL.
 fn server() -> String {
-    let listener = TcpListener::bind("127.0.0.1:0").expect("bind");
-    let addr = listener.local_addr().expect("addr");
-    std::thread::spawn(move || {
-        for stream in listener.incoming().flatten() {
-            std::thread::spawn(move || serve(stream));
-        }
-    });
-    format!("http://{addr}")
+    let notes: String = (1..=300).map(|i| format!("line {i}\n")).collect();
+    Site::new()
+        .page("/docs/guide/page.html", PAGE)
+        .route(
+            "/moved",
+            Response::redirect("302 Found", "/docs/guide/page.html"),
+        )
+        .route("/long.html", Response::ok("text/html", long_page()))
+        .route(
+            "/data.json",
+            Response::ok(
+                "application/json",
+                br#"{"items": [1, 2, 3], "note": "<b>raw</b>"}"#.to_vec(),
+            ),
+        )
+        .route(
+            "/notes.txt",
+            Response::ok("text/plain; charset=utf-8", notes),
+        )
+        .route("/logo.png", Response::ok("image/png", PNG))
+        .route(
+            "/big.html",
+            Response::ok("text/html", vec![b'x'; 64 * 1024]),
+        )
+        .fallback(Response::status(
+            "404 Not Found",
+            "text/html",
+            "<h1>Not Found</h1>",
+        ))
+        .serve()
 }
 
 /// Runs webfold. These tests are about converting and paging whole pages, so
@@ -475,11 +419,8 @@ fn oversized_missing_and_unreachable_are_clear_errors() {
         err.contains("HTTP 404") && err.contains("Not Found"),
         "{err}"
     );
-    let closed = {
-        let l = TcpListener::bind("127.0.0.1:0").unwrap();
-        l.local_addr().unwrap()
-    };
-    let (code, _, err) = webfold(&["fetch", &format!("http://{closed}/")], None);
+    let closed = free_port();
+    let (code, _, err) = webfold(&["fetch", &format!("http://127.0.0.1:{closed}/")], None);
     assert_eq!(code, 1);
     assert!(err.starts_with("error: could not connect to"), "{err}");
     assert_eq!(err.trim_end().lines().count(), 1, "{err}");

@@ -4,13 +4,12 @@
 //! and replaced by the next call.
 
 use std::collections::HashSet;
-use std::io::{BufRead, BufReader, Write};
-use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
+use std::process::{Child, Command, Stdio};
 
-use serde_json::{Value, json};
+use serde_json::json;
+use webfold_testkit::mcp::{self, McpClient, page_text};
 
-mod support;
-use support::serve_page;
+use webfold_testkit::http::serve_page;
 
 const PAGE: &str = r#"<!doctype html><html><head><title>Stdio fixture</title></head><body>
 <button onclick="this.textContent = 'Clicked'">Press me</button></body></html>"#;
@@ -18,43 +17,6 @@ const PAGE: &str = r#"<!doctype html><html><head><title>Stdio fixture</title></h
 /// A page whose button's handler never returns: its renderer hangs.
 const FROZEN: &str = r#"<!doctype html><html><head><title>Frozen fixture</title></head><body>
 <button onclick="for (;;) {}">Freeze</button></body></html>"#;
-
-/// A JSON-RPC client over the server's stdin/stdout (one message per line).
-struct Client {
-    stdin: Option<ChildStdin>,
-    stdout: BufReader<ChildStdout>,
-    next: u64,
-}
-
-impl Client {
-    fn send(&mut self, msg: &Value) {
-        let stdin = self.stdin.as_mut().expect("stdin open");
-        writeln!(stdin, "{msg}").expect("write request");
-        stdin.flush().expect("flush");
-    }
-
-    fn request(&mut self, method: &str, params: Value) -> Value {
-        let id = self.next;
-        self.next += 1;
-        self.send(&json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}));
-        loop {
-            let mut line = String::new();
-            let n = self.stdout.read_line(&mut line).expect("read reply");
-            assert!(n > 0, "the server closed stdout before answering {method}");
-            let msg: Value = serde_json::from_str(&line).expect("a JSON-RPC line");
-            if msg["id"] == json!(id) {
-                return msg;
-            }
-        }
-    }
-
-    fn call(&mut self, tool: &str, args: Value) -> Value {
-        let reply = self.request("tools/call", json!({"name": tool, "arguments": args}));
-        let result = reply["result"].clone();
-        assert_eq!(result["isError"], false, "{tool}: {reply}");
-        result
-    }
-}
 
 /// Waits for the server to exit; a server that hangs on the way out is
 /// killed after a minute so the test fails instead of hanging.
@@ -133,26 +95,14 @@ fn alive(procs: &HashSet<(u32, u64)>) -> Vec<(u32, u64)> {
 }
 
 /// Starts `webfold mcp` and completes the MCP handshake.
-fn start(args: &[&str]) -> (Child, Client) {
-    let mut child: Child = Command::new(env!("CARGO_BIN_EXE_webfold"))
-        .arg("mcp")
-        .args(args)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .expect("start webfold mcp");
-    let mut client = Client {
-        stdin: child.stdin.take(),
-        stdout: BufReader::new(child.stdout.take().expect("stdout")),
-        next: 1,
-    };
-    let init = client.request(
-        "initialize",
-        json!({"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "test", "version": "1"}}),
+fn start(args: &[&str]) -> (Child, McpClient) {
+    let (child, client, init) = mcp::start(
+        Command::new(env!("CARGO_BIN_EXE_webfold"))
+            .arg("mcp")
+            .args(args)
+            .stderr(Stdio::null()),
     );
     assert_eq!(init["result"]["serverInfo"]["name"], "webfold", "{init}");
-    client.send(&json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
     (child, client)
 }
 
@@ -164,11 +114,11 @@ fn browser_tools_over_stdio_use_the_viewport_and_stop_chromium_on_exit() {
     // No browser runs until a browser tool needs one.
     assert!(descendants(child.id()).is_empty());
 
-    let r = client.call("browser_navigate", json!({"url": url}));
+    let r = client.call_ok("browser_navigate", json!({"url": url}));
     let button = ref_of(&page_text(&r), "button \"Press me\"");
-    let r = client.call("browser_click", json!({"ref": button}));
+    let r = client.call_ok("browser_click", json!({"ref": button}));
     assert!(page_text(&r).contains("button \"Clicked\""), "{r}");
-    let r = client.call("browser_screenshot", json!({}));
+    let r = client.call_ok("browser_screenshot", json!({}));
     assert_eq!(r["structuredContent"]["inline_width"], 800, "{r}");
     assert_eq!(r["structuredContent"]["inline_height"], 600, "{r}");
 
@@ -176,7 +126,7 @@ fn browser_tools_over_stdio_use_the_viewport_and_stop_chromium_on_exit() {
     assert!(!chromium.is_empty(), "Chromium runs under the server");
 
     // The client goes away: the server exits and takes Chromium with it.
-    drop(client.stdin.take());
+    client.close();
     let status = wait_for_exit(&mut child);
     assert!(status.success(), "{status:?}");
     let left = alive(&chromium);
@@ -187,7 +137,7 @@ fn browser_tools_over_stdio_use_the_viewport_and_stop_chromium_on_exit() {
 fn sigterm_stops_the_server_and_chromium() {
     let url = serve_page(PAGE);
     let (mut child, mut client) = start(&["--no-db"]);
-    client.call("browser_navigate", json!({"url": url}));
+    client.call_ok("browser_navigate", json!({"url": url}));
     let chromium = descendants(child.id());
     assert!(!chromium.is_empty(), "Chromium runs under the server");
 
@@ -230,31 +180,23 @@ fn wait_gone(procs: &HashSet<(u32, u64)>, what: &str) {
 /// then the server exits cleanly.
 fn next_call_starts_a_new_browser(
     mut child: Child,
-    mut client: Client,
+    mut client: McpClient,
     url: &str,
     old: &HashSet<(u32, u64)>,
 ) {
-    let r = client.call("browser_navigate", json!({"url": url}));
+    let r = client.call_ok("browser_navigate", json!({"url": url}));
     assert!(page_text(&r).contains("button \"Press me\""), "{r}");
     let new = descendants(child.id());
     assert!(!new.is_empty() && new.is_disjoint(old));
-    drop(client.stdin.take());
+    client.close();
     assert!(wait_for_exit(&mut child).success());
-}
-
-/// The page content of a tool result: its text between the delimiters.
-fn page_text(r: &serde_json::Value) -> String {
-    let text = r["content"][0]["text"].as_str().unwrap_or_default();
-    let start = text.find("<page-content>\n").map_or(0, |i| i + 15);
-    let end = text.rfind("\n</page-content>").unwrap_or(text.len());
-    text[start..end].to_string()
 }
 
 #[test]
 fn a_crashed_chromium_is_reported_and_the_next_call_starts_a_new_one() {
     let url = serve_page(PAGE);
     let (child, mut client) = start(&["--no-db"]);
-    client.call("browser_navigate", json!({"url": url}));
+    client.call_ok("browser_navigate", json!({"url": url}));
     let first = descendants(child.id());
     assert!(!first.is_empty(), "Chromium runs under the server");
     for (pid, _) in &first {
@@ -280,7 +222,7 @@ fn a_hung_page_is_reported_within_the_limit_and_the_next_call_starts_a_new_brows
     let frozen = serve_page(FROZEN);
     // Pages may take 5 s to load, so a call is stopped after 10 s.
     let (child, mut client) = start(&["--no-db", "--browser-timeout", "5"]);
-    let r = client.call("browser_navigate", json!({"url": frozen}));
+    let r = client.call_ok("browser_navigate", json!({"url": frozen}));
     let button = ref_of(&page_text(&r), "button \"Freeze\"");
     let first = descendants(child.id());
     assert!(!first.is_empty(), "Chromium runs under the server");

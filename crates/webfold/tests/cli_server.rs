@@ -8,24 +8,16 @@ use std::process::{Child, Command, Stdio};
 use std::time::Duration;
 
 use serde_json::{Value, json};
+use webfold_testkit::pg::PgCluster;
+use webfold_testkit::{free_port, scratch_dir};
 
 const BIN: &str = env!("CARGO_BIN_EXE_webfold");
 
-/// The store's throwaway PostgreSQL cluster (initdb + pg_ctl), shared, not copied.
-#[path = "../../webfold-store/tests/support/pg.rs"]
-mod pg;
-
 fn scratch(name: &str) -> PathBuf {
-    let mut bytes = [0u8; 8];
-    std::fs::File::open("/dev/urandom")
-        .and_then(|mut f| f.read_exact(&mut bytes))
-        .unwrap();
-    let tag: String = bytes.iter().map(|b| format!("{b:02x}")).collect();
-    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR"))
-        .join("cli-server")
-        .join(format!("{name}-{tag}"));
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
+    scratch_dir(
+        Path::new(env!("CARGO_TARGET_TMPDIR")).join("cli-server"),
+        name,
+    )
 }
 
 struct Server {
@@ -428,11 +420,7 @@ fn default_bind_is_loopback_only() {
 fn database_urls_are_never_paths_for_serve_and_mcp() {
     let dir = scratch("db-url");
     // A port nothing listens on.
-    let port = std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port();
+    let port = free_port();
     let pg_secret = format!("postgres://webfold:secret@127.0.0.1:{port}/webfold");
     let pg_plain = format!("postgresql://127.0.0.1:{port}/webfold");
     for args in [&["serve", "--port", "0", "--db"][..], &["mcp", "--db"][..]] {
@@ -771,7 +759,7 @@ fn a_full_disk_is_named_and_what_was_stored_stays() {
 /// they succeed again without restarting webfold.
 #[test]
 fn two_instances_share_conversations_on_postgres() {
-    let cluster = pg::PgCluster::start();
+    let cluster = PgCluster::start();
     let url = cluster.new_database();
     let a = Server::start(Path::new(&url), &[]);
     let b = Server::start(Path::new(&url), &[]);

@@ -2,7 +2,7 @@
 //! `webfold daemon` process, a scripted WebSocket client playing the
 //! extension, and agent connections on the daemon's socket.
 
-use std::io::{BufRead, BufReader, Write};
+use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::sync::Arc;
@@ -18,6 +18,8 @@ use tokio_tungstenite::{MaybeTlsStream, WebSocketStream};
 use webfold_chatter_client::client::{AgentLink, Connection};
 use webfold_daemon::auth::EXTENSION_ID;
 use webfold_daemon::home::Home;
+use webfold_testkit::free_port;
+use webfold_testkit::mcp;
 
 mod support;
 
@@ -25,10 +27,7 @@ const BIN: &str = env!("CARGO_BIN_EXE_webfold");
 const WAIT: Duration = Duration::from_secs(10);
 
 fn scratch(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("webfold-daemon-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
+    webfold_testkit::temp_dir(&format!("daemon-{name}"))
 }
 
 struct Daemon {
@@ -1167,45 +1166,23 @@ fn a_daemon_port_variable_that_is_not_a_port_is_refused() {
 fn an_agent_starts_the_daemon_when_none_runs() {
     let home = scratch("autostart");
     let project = scratch("autostart-p");
-    let port = std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port();
-    let mut agent = Command::new(BIN)
-        .args(["mcp", "--tools", "ui", "--no-db"])
-        .env("WEBFOLD_HOME", &home)
-        .env("WEBFOLD_DAEMON_PORT", port.to_string())
-        .current_dir(&project)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
-    let mut stdin = agent.stdin.take().unwrap();
-    for line in [
-        r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}"#,
-        r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#,
-        r#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"list_sessions","arguments":{}}}"#,
-    ] {
-        writeln!(stdin, "{line}").unwrap();
-    }
-    let mut stdout = BufReader::new(agent.stdout.take().unwrap());
-    let reply = loop {
-        let mut line = String::new();
-        assert!(
-            stdout.read_line(&mut line).unwrap() > 0,
-            "the agent's server ended"
-        );
-        let msg: Value = serde_json::from_str(&line).unwrap();
-        if msg["id"] == 2 {
-            break msg;
-        }
-    };
+    let port = free_port();
+    let (mut agent, mut client, _) = mcp::start(
+        Command::new(BIN)
+            .args(["mcp", "--tools", "ui", "--no-db"])
+            .env("WEBFOLD_HOME", &home)
+            .env("WEBFOLD_DAEMON_PORT", port.to_string())
+            .current_dir(&project)
+            .stderr(Stdio::null()),
+    );
+    let reply = client.request(
+        "tools/call",
+        json!({"name": "list_sessions", "arguments": {}}),
+    );
     assert_eq!(reply["result"]["isError"], false, "{reply}");
     let text = reply["result"]["content"][0]["text"].as_str().unwrap();
     assert!(text.starts_with("No browser tabs yet"), "{text}");
-    drop(stdin);
+    client.close();
     assert!(agent.wait().unwrap().success());
     // The daemon it started outlives it, on the port asked for.
     let endpoint = webfold_daemon::daemon::Endpoint::read(&Home::at(home.clone())).unwrap();

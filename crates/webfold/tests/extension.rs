@@ -10,7 +10,7 @@
 
 use std::ffi::OsStr;
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
+use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
@@ -19,6 +19,7 @@ use webfold_agent::{ProviderKind, Usage};
 use webfold_chatter_client::client::Connection;
 use webfold_daemon::auth::EXTENSION_ID;
 use webfold_daemon::home::Home;
+use webfold_testkit::{KillOnDrop, chromium};
 
 const BIN: &str = env!("CARGO_BIN_EXE_webfold");
 
@@ -34,37 +35,13 @@ fn run_script(name: &str, what: &str) {
     );
 }
 
-fn chromium() -> PathBuf {
-    let path = std::env::var_os("CHROMIUM")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| PathBuf::from("/usr/bin/chromium"));
-    assert!(
-        path.exists(),
-        "{} is missing: install Debian's Chromium (apt-get install chromium; scripts/test does it) or set CHROMIUM",
-        path.display()
-    );
-    path
-}
-
 fn scratch(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("webfold-extension-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir.canonicalize().unwrap()
-}
-
-struct Daemon(Child);
-
-impl Drop for Daemon {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
+    webfold_testkit::temp_dir(&format!("extension-{name}"))
 }
 
 /// Starts `webfold daemon` on any free port (with `extra` flags); ready
 /// once its socket answers.
-fn daemon(home: &Path, extra: &[&str]) -> Daemon {
+fn daemon(home: &Path, extra: &[&str]) -> KillOnDrop {
     let log = std::fs::File::create(home.join("daemon.stderr")).unwrap();
     let child = Command::new(BIN)
         .args(["daemon", "--port", "0"])
@@ -75,7 +52,7 @@ fn daemon(home: &Path, extra: &[&str]) -> Daemon {
         .stderr(log)
         .spawn()
         .unwrap();
-    let daemon = Daemon(child);
+    let daemon = KillOnDrop(child);
     let socket = Home::at(home.to_owned()).socket();
     let deadline = Instant::now() + Duration::from_secs(20);
     while std::os::unix::net::UnixStream::connect(&socket).is_err() {

@@ -9,6 +9,8 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 
 use serde_json::Value;
+use webfold_testkit::mcp::page_text;
+use webfold_testkit::scratch_dir;
 
 mod support;
 
@@ -64,16 +66,11 @@ fn create_conversation(port: u16) -> String {
 }
 
 fn scratch_db() -> PathBuf {
-    let mut bytes = [0u8; 8];
-    std::fs::File::open("/dev/urandom")
-        .and_then(|mut f| f.read_exact(&mut bytes))
-        .unwrap();
-    let tag: String = bytes.iter().map(|b| format!("{b:02x}")).collect();
-    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR"))
-        .join("mcp-clients")
-        .join(tag);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir.join("webfold.db")
+    scratch_dir(
+        Path::new(env!("CARGO_TARGET_TMPDIR")).join("mcp-clients"),
+        "db",
+    )
+    .join("webfold.db")
 }
 
 fn run_python(clients: &Path, args: &[&str]) -> Value {
@@ -282,12 +279,4 @@ fn stdio_carries_only_json_rpc_and_ends_on_eof() {
     assert!(rest.trim().is_empty(), "nothing else on stdout: {rest:?}");
     let status = child.wait().unwrap();
     assert!(status.success(), "exits cleanly on EOF: {status}");
-}
-
-/// The page content of a tool result: its text between the delimiters.
-fn page_text(r: &serde_json::Value) -> String {
-    let text = r["content"][0]["text"].as_str().unwrap_or_default();
-    let start = text.find("<page-content>\n").map_or(0, |i| i + 15);
-    let end = text.rfind("\n</page-content>").unwrap_or(text.len());
-    text[start..end].to_string()
 }

@@ -7,11 +7,12 @@
 //! tools/mcp-conformance/expected-failures.yml, and on one listed there that
 //! passes, so its exit status is the verdict.
 
-use std::io::{BufRead, BufReader, Read};
+use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
+use std::process::{Command, Stdio};
 
 use serde_json::Value;
+use webfold_testkit::{KillOnDrop, scratch_dir};
 
 const BIN: &str = env!("CARGO_BIN_EXE_webfold");
 
@@ -20,25 +21,10 @@ fn repo() -> PathBuf {
 }
 
 fn scratch() -> PathBuf {
-    let mut bytes = [0u8; 8];
-    std::fs::File::open("/dev/urandom")
-        .and_then(|mut f| f.read_exact(&mut bytes))
-        .unwrap();
-    let tag: String = bytes.iter().map(|b| format!("{b:02x}")).collect();
-    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR"))
-        .join("mcp-conformance")
-        .join(tag);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
-}
-
-struct Serve(Child);
-
-impl Drop for Serve {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
+    scratch_dir(
+        Path::new(env!("CARGO_TARGET_TMPDIR")).join("mcp-conformance"),
+        "run",
+    )
 }
 
 #[test]
@@ -62,7 +48,7 @@ fn official_conformance_suite_passes_on_streamable_http() {
     BufReader::new(child.stdout.take().unwrap())
         .read_line(&mut line)
         .unwrap();
-    let server = Serve(child);
+    let server = KillOnDrop(child);
     let info: Value = serde_json::from_str(&line).unwrap();
     let mcp = info["mcp"].as_str().unwrap().to_string();
 

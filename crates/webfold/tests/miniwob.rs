@@ -10,17 +10,15 @@
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
-use std::sync::Arc;
 
 use serde_json::json;
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
-use tokio::net::TcpListener;
 use webfold_agent::message::{Block, Reply};
 use webfold_agent::provider::{ChatRequest, Model};
 use webfold_agent::team::{Ending, NoUser, Role, TeamOptions, run_team};
 use webfold_agent::{CancellationToken, ProviderError};
 use webfold_browser::BrowserOptions;
 use webfold_server::live::LiveBrowser;
+use webfold_testkit::http::Site;
 
 const TASKS: &[&str] = &[
     "click-button",
@@ -45,48 +43,6 @@ struct Tally {
 
 fn repo() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
-}
-
-/// Serves `root`'s files (the task pages and their scripts).
-async fn serve(root: PathBuf) -> String {
-    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let addr = listener.local_addr().unwrap();
-    let root = Arc::new(root.canonicalize().unwrap());
-    tokio::spawn(async move {
-        while let Ok((mut sock, _)) = listener.accept().await {
-            let root = root.clone();
-            tokio::spawn(async move {
-                let mut buf = vec![0u8; 8192];
-                let n = sock.read(&mut buf).await.unwrap_or(0);
-                let req = String::from_utf8_lossy(&buf[..n]);
-                let path = req.split_whitespace().nth(1).unwrap_or("/");
-                let path = path.split(['?', '#']).next().unwrap_or("/");
-                let file = root.join(path.trim_start_matches('/'));
-                let body = file
-                    .canonicalize()
-                    .ok()
-                    .filter(|f| f.starts_with(&*root))
-                    .and_then(|f| std::fs::read(f).ok());
-                let kind = match file.extension().and_then(|e| e.to_str()) {
-                    Some("html") => "text/html; charset=utf-8",
-                    Some("js") => "text/javascript",
-                    Some("css") => "text/css",
-                    _ => "application/octet-stream",
-                };
-                let (status, body) = match body {
-                    Some(b) => ("200 OK", b),
-                    None => ("404 Not Found", b"not found".to_vec()),
-                };
-                let head = format!(
-                    "HTTP/1.1 {status}\r\ncontent-type: {kind}\r\ncontent-length: {}\r\nconnection: close\r\n\r\n",
-                    body.len()
-                );
-                let _ = sock.write_all(head.as_bytes()).await;
-                let _ = sock.write_all(&body).await;
-            });
-        }
-    });
-    format!("http://{addr}")
 }
 
 const STATES: [&str; 3] = ["checked", "selected", "disabled"];
@@ -344,7 +300,7 @@ async fn miniwob_tasks_through_the_acting_agent() {
             .is_ok_and(|s| s.success());
         assert!(ok, "scripts/install-miniwob did not install the task pages");
     }
-    let base = serve(root).await;
+    let base = Site::new().files(root).serve();
     let live = LiveBrowser::new(BrowserOptions::default());
     let page = live.page(Some("miniwob")).await.expect("Chromium starts");
     let mut page = page.lock().await;

@@ -8,6 +8,8 @@ use std::net::TcpStream;
 use std::process::{Command, Stdio};
 
 use serde_json::{Value, json};
+use webfold_testkit::KillOnDrop;
+use webfold_testkit::mcp;
 
 const BIN: &str = env!("CARGO_BIN_EXE_webfold");
 
@@ -102,50 +104,6 @@ fn http(port: u16, method: &str, path: &str, body: &str) -> Value {
     serde_json::from_str(reply.split_once("\r\n\r\n").unwrap().1).unwrap()
 }
 
-struct Mcp {
-    child: std::process::Child,
-    out: BufReader<std::process::ChildStdout>,
-    id: u64,
-}
-
-impl Mcp {
-    fn start() -> Mcp {
-        let mut child = Command::new(BIN)
-            .arg("mcp")
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::null())
-            .spawn()
-            .unwrap();
-        let out = BufReader::new(child.stdout.take().unwrap());
-        let mut mcp = Mcp { child, out, id: 0 };
-        mcp.ask("initialize", json!({"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}));
-        mcp.send(json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
-        mcp
-    }
-
-    fn send(&mut self, v: Value) {
-        let stdin = self.child.stdin.as_mut().unwrap();
-        writeln!(stdin, "{v}").unwrap();
-        stdin.flush().unwrap();
-    }
-
-    fn ask(&mut self, method: &str, params: Value) -> Value {
-        self.id += 1;
-        self.send(json!({"jsonrpc": "2.0", "id": self.id, "method": method, "params": params}));
-        let mut line = String::new();
-        self.out.read_line(&mut line).unwrap();
-        serde_json::from_str(&line).unwrap()
-    }
-}
-
-impl Drop for Mcp {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
 #[test]
 fn every_view_answers_the_same_json_on_every_surface() {
     let dir = std::path::PathBuf::from(env!("CARGO_TARGET_TMPDIR"))
@@ -172,8 +130,9 @@ fn every_view_answers_the_same_json_on_every_surface() {
         &json!({"html": PAGE}).to_string(),
     );
     let id = created["conversationId"].as_str().unwrap().to_string();
-    let mut mcp = Mcp::start();
-    let tools = mcp.ask("tools/list", json!({}));
+    let (child, mut mcp, _) = mcp::start(Command::new(BIN).arg("mcp").stderr(Stdio::null()));
+    let _child = KillOnDrop(child);
+    let tools = mcp.request("tools/list", json!({}));
     let views = views();
     assert!(views.contains(&"links".to_string()), "{views:?}");
     for view in &views {
@@ -212,7 +171,7 @@ fn every_view_answers_the_same_json_on_every_surface() {
         for (k, v) in options(view) {
             args.insert(k.into(), v);
         }
-        let r = mcp.ask("tools/call", json!({"name": tool, "arguments": args}));
+        let r = mcp.request("tools/call", json!({"name": tool, "arguments": args}));
         let result = &r["result"];
         assert_ne!(result["isError"], true, "{view}: {result}");
         let text = result["content"][0]["text"].as_str().unwrap();

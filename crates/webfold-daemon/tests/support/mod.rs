@@ -20,23 +20,7 @@ use webfold_store::ChatterStore;
 
 pub const WAIT: Duration = Duration::from_secs(10);
 
-/// A directory removed on drop.
-pub struct Scratch(pub PathBuf);
-
-impl Scratch {
-    pub fn new(name: &str) -> Scratch {
-        let dir = std::env::temp_dir().join(format!("webfold-{name}-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
-        std::fs::create_dir_all(&dir).unwrap();
-        Scratch(dir)
-    }
-}
-
-impl Drop for Scratch {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
-}
+pub use webfold_testkit::Scratch;
 
 pub struct Daemon {
     pub port: u16,

@@ -129,3 +129,28 @@ pub fn page_text(r: &Value) -> String {
     let end = text.rfind("\n</page-content>").unwrap_or(text.len());
     text[start..end].to_string()
 }
+
+/// The line the stdio server writes in answer to `tools/list` for `groups`,
+/// byte for byte (served in process over a pipe).
+pub async fn stdio_tools_list(groups: &str) -> String {
+    use rmcp::ServiceExt;
+    use webfold_server::mcp::{ToolContext, WebfoldTools};
+    let ctx = ToolContext {
+        groups: groups.parse().unwrap(),
+        ..ToolContext::default()
+    };
+    let (client, server) = tokio::io::duplex(1 << 20);
+    let (server_read, server_write) = tokio::io::split(server);
+    let serving = tokio::spawn(async move {
+        let running = WebfoldTools::new(ctx)
+            .serve((server_read, server_write))
+            .await
+            .expect("the handshake is accepted");
+        let _ = running.waiting().await;
+    });
+    let (client_read, client_write) = tokio::io::split(client);
+    let answer =
+        webfold_testkit::mcp::ask_over(client_read, client_write, "tools/list", Value::Null).await;
+    serving.await.unwrap();
+    answer
+}

@@ -55,27 +55,6 @@ pub fn mcp_clients() -> PathBuf {
     dir
 }
 
-/// Serves `page` as HTML on a local port, for every request and path, on a
-/// thread that lives as long as the test; returns its URL.
-pub fn serve_page(page: &'static str) -> String {
-    use std::io::{Read, Write};
-    let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
-    let addr = listener.local_addr().expect("addr");
-    std::thread::spawn(move || {
-        for stream in listener.incoming() {
-            let Ok(mut s) = stream else { continue };
-            let mut buf = [0u8; 4096];
-            let _ = s.read(&mut buf);
-            let resp = format!(
-                "HTTP/1.1 200 OK\r\ncontent-type: text/html; charset=utf-8\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{page}",
-                page.len()
-            );
-            let _ = s.write_all(resp.as_bytes());
-        }
-    });
-    format!("http://{addr}/")
-}
-
 /// The exact tokens of `text` as budgets count them.
 pub fn tokens(text: &str) -> usize {
     webfold_core::tokens::count(text, webfold_core::tokens::Encoding::O200kBase)

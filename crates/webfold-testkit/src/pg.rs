@@ -2,6 +2,9 @@
 //! `pg_ctl start` on a free loopback port (its socket in the same dir),
 //! stopped and removed on drop. As root, the server runs as the `postgres`
 //! user (PostgreSQL refuses to run as root).
+//!
+//! This file stands alone (std only): `webfold-bench` includes it by path,
+//! as a normal build cannot depend on this dev-only crate.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -41,11 +44,22 @@ fn is_root() -> bool {
         .unwrap_or(false)
 }
 
-fn free_port() -> u16 {
+/// A loopback port nothing listens on (bound, then released).
+pub fn free_port() -> u16 {
     std::net::TcpListener::bind("127.0.0.1:0")
         .and_then(|l| l.local_addr())
         .map(|a| a.port())
         .expect("a free loopback port")
+}
+
+/// 16 random hex digits, for names no other test run picks.
+pub fn unique_tag() -> String {
+    use std::io::Read;
+    let mut bytes = [0u8; 8];
+    std::fs::File::open("/dev/urandom")
+        .and_then(|mut f| f.read_exact(&mut bytes))
+        .expect("read /dev/urandom");
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
 }
 
 impl PgCluster {
@@ -53,10 +67,7 @@ impl PgCluster {
     pub fn start() -> Self {
         let bin = find_bin();
         let as_postgres = is_root();
-        let dir = std::env::temp_dir().join(format!(
-            "webfold-pg-{}",
-            webfold_store::ConversationId::random().unwrap()
-        ));
+        let dir = std::env::temp_dir().join(format!("webfold-pg-{}", unique_tag()));
         std::fs::create_dir_all(&dir).unwrap();
         if as_postgres {
             let ok = Command::new("chown")
@@ -167,11 +178,7 @@ impl PgCluster {
 
     /// A URL to a new, empty database in this cluster.
     pub fn new_database(&self) -> String {
-        let name = format!("t{}", webfold_store::ConversationId::random().unwrap()).to_lowercase();
-        let name: String = name
-            .chars()
-            .map(|c| if c.is_ascii_alphanumeric() { c } else { '_' })
-            .collect();
+        let name = format!("t{}", unique_tag());
         let out = self
             .command("psql")
             .args(["-h", "127.0.0.1", "-p", &self.port.to_string()])
@@ -202,7 +209,6 @@ impl PgCluster {
         )
     }
 
-    #[allow(dead_code)]
     pub fn dir(&self) -> &Path {
         &self.dir
     }
