@@ -1,5 +1,5 @@
 //! The `browser_*` MCP tools: a real Chromium page an agent navigates,
-//! snapshots and acts on by ref. The state lives in [`crate::live`]; this
+//! snapshots and acts on by ref. The state lives in `webfold-live`; this
 //! module turns tool arguments into steps and views into tool results.
 //!
 //! After an action the result is the diff against the page's previous
@@ -18,10 +18,10 @@ use webfold_core::tokens::Encoding;
 
 use webfold_core::action::Action;
 
-use crate::live::{
+use crate::mcp::{ToolError, ToolResult, WebfoldTools, WithRequest, delimit, finish};
+use webfold_live::{
     LiveError, LivePage, LiveView, MAX_IMAGE_SIDE, MAX_SCRIPT_STEPS, parse_target, png_size,
 };
-use crate::mcp::{ToolError, ToolResult, WebfoldTools, WithRequest, delimit, finish};
 
 #[derive(Debug, Deserialize, JsonSchema)]
 pub struct NavigateArgs {

@@ -15,7 +15,7 @@ use serde_json::{Value, json};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpListener;
 use webfold_browser::{BrowserOptions, Viewport};
-use webfold_server::live::LiveBrowser;
+use webfold_live::LiveBrowser;
 use webfold_server::security::Policy;
 
 /// A static server: path → HTML. Returns the base URL.

@@ -20,7 +20,7 @@ use webfold_agent::provider::{ChatRequest, Model};
 use webfold_agent::team::{Ending, NoUser, Role, TeamOptions, run_team};
 use webfold_agent::{CancellationToken, ProviderError};
 use webfold_browser::BrowserOptions;
-use webfold_server::live::LiveBrowser;
+use webfold_live::LiveBrowser;
 
 const TASKS: &[&str] = &[
     "click-button",

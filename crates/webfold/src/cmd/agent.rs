@@ -12,7 +12,7 @@ use webfold_agent::{
 
 use webfold_agent::team::{Ending, TeamOptions, TeamRun, User, run_team};
 use webfold_browser::BrowserOptions;
-use webfold_server::live::LiveBrowser;
+use webfold_live::LiveBrowser;
 
 use crate::input::ViewInput;
 

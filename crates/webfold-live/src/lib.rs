@@ -1,15 +1,18 @@
-//! The live browser behind the `browser_*` tools: one Chromium per server,
+//! webfold-live: the live browser session. One Chromium per process,
 //! launched on first use (or attached to over CDP), holding named pages.
 //! Each page is a tab with its own snapshot session (history, breadcrumbs,
 //! stable refs) and its last capture, which the refs of its last snapshot
 //! resolve against.
 //!
+//! Its users reach it directly: the MCP `browser_*` tools and page tools
+//! (`webfold-server`), and the acting agents of `webfold agent --act`
+//! ([`LivePage`] is their `ActingPage`). It knows no server.
+//!
 //! Every snapshot of a live page — asked for, after navigating, after an
 //! action, after a script, after a failed step — is taken by
 //! [`LivePage::view`], with the options the caller built from the core's
-//! defaults and the page's session. Seed 001's post-mortem is why: its
-//! script tool took snapshots through a second path that skipped the budget
-//! and the history.
+//! defaults and the page's session: a second path would skip the budget and
+//! the history.
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -334,7 +337,8 @@ impl LivePage {
     }
 }
 
-/// The browser and its named pages, shared by every MCP session of a server.
+/// The browser and its named pages, shared by everything in a process that
+/// drives it (every MCP session of a server, the acting agents).
 pub struct LiveBrowser {
     options: BrowserOptions,
     browser: AsyncMutex<Option<Browser>>,
