@@ -1,16 +1,15 @@
 //! What the loop knows of the page: the view the system prompt carries, the
 //! `get_html_chunk` tool answered from the same page, and the full HTML for
-//! the fallback. Views and chunks come from the core's requests (the view
-//! contract), spelled for the MCP surface, whose tool name is ours too.
+//! the fallback. Views come from the core's registry and chunks from its
+//! chunk request (the view contract), spelled for the MCP surface, whose tool
+//! name is ours too.
 
 use serde_json::{Map, Value};
 use webfold_core::chunk::{self, ChunkOptions};
-use webfold_core::cnt::{self, Cnt};
 use webfold_core::contract::{Ctx, Surface, fence, parse, schema};
-use webfold_core::outline::{self, OutlineOptions};
 use webfold_core::select::UniqueSelectors;
-use webfold_core::snapshot::{self, SnapshotOptions};
 use webfold_core::tokens::Encoding;
+use webfold_core::view::{AnyView, Input, VIEWS, by_name};
 use webfold_core::{Error, NodeId, Page};
 
 use crate::message::ToolSpec;
@@ -23,47 +22,123 @@ pub const CHUNK_TOOL: &str = "get_html_chunk";
 /// (`get_html_chunk {selector: …}`): the names the model is given here.
 const SURFACE: Surface = Surface::Mcp;
 
-/// Which view of the page the system prompt carries.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize)]
-#[serde(rename_all = "lowercase")]
-pub enum ViewKind {
-    /// seed 000's element tree with selector labels.
-    #[default]
-    Outline,
-    /// The accessibility snapshot with refs.
-    Snapshot,
-    /// The compressed node tree with node ids.
-    Cnt,
+/// The view the system prompt carries: a view of the core's registry that
+/// shows a whole page and says how a model reads it (its
+/// [`AnyView::article`] and [`AnyView::reading`]). Views that show only a
+/// part a call names (find, chunk) cannot be the page the agent starts from.
+#[derive(Clone, Copy)]
+pub struct AgentView(&'static dyn AnyView);
+
+/// A view the agent cannot be given, and the ones it can.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum ViewChoiceError {
+    #[error("unknown view '{name}': the agent can be given {usable}")]
+    Unknown { name: String, usable: String },
+    #[error(
+        "the agent cannot be given the {name} view: it shows only the part of a page a call names ({needs}), not a page to start from; it can be given {usable}"
+    )]
+    PartOnly {
+        name: String,
+        needs: String,
+        usable: String,
+    },
 }
 
-impl ViewKind {
+impl AgentView {
+    /// The view the command line calls `name`, if the agent can be given it.
+    pub fn named(name: &str) -> Result<AgentView, ViewChoiceError> {
+        let usable = AgentView::usable().join(", ");
+        let Some(view) = by_name(name, Surface::Cli) else {
+            return Err(ViewChoiceError::Unknown {
+                name: name.to_string(),
+                usable,
+            });
+        };
+        if view.article().is_none() || view.reading().is_none() {
+            return Err(ViewChoiceError::PartOnly {
+                name: name.to_string(),
+                needs: needs(view),
+                usable,
+            });
+        }
+        Ok(AgentView(view))
+    }
+
+    /// The command-line names of the views the agent can be given, in the
+    /// registry's order.
+    pub fn usable() -> Vec<&'static str> {
+        VIEWS
+            .iter()
+            .filter(|v| v.article().is_some() && v.reading().is_some())
+            .map(|v| v.name().on(Surface::Cli))
+            .collect()
+    }
+
+    /// The view's command-line name.
     pub fn name(self) -> &'static str {
-        match self {
-            ViewKind::Outline => "outline",
-            ViewKind::Snapshot => "snapshot",
-            ViewKind::Cnt => "cnt",
-        }
+        self.0.name().on(Surface::Cli)
     }
 
-    /// How the system prompt names the view, and how to read it.
-    fn words(self) -> (&'static str, &'static str) {
-        match self {
-            ViewKind::Outline => ("an outline", prompts::VIEW_OUTLINE),
-            ViewKind::Snapshot => ("an accessibility snapshot", prompts::VIEW_SNAPSHOT),
-            ViewKind::Cnt => ("a compressed node tree", prompts::VIEW_CNT),
-        }
+    /// How the system prompt names the view ("an outline").
+    pub fn article(self) -> &'static str {
+        self.0.article().unwrap_or_default()
+    }
+
+    /// The system prompt's paragraph on how to read it.
+    pub fn reading(self) -> &'static str {
+        self.0.reading().unwrap_or_default()
     }
 }
 
-impl std::str::FromStr for ViewKind {
-    type Err = String;
-    fn from_str(s: &str) -> Result<Self, String> {
-        match s {
-            "outline" => Ok(ViewKind::Outline),
-            "snapshot" => Ok(ViewKind::Snapshot),
-            "cnt" => Ok(ViewKind::Cnt),
-            _ => Err(format!("unknown view '{s}': use outline, snapshot or cnt")),
-        }
+/// What a view that shows a named part needs: its required options, or
+/// what the core says of a call with none.
+fn needs(view: &dyn AnyView) -> String {
+    let required: Vec<&str> = view
+        .options()
+        .iter()
+        .filter(|o| o.required)
+        .map(|o| o.name.as_str())
+        .collect();
+    if !required.is_empty() {
+        return format!("it needs {}", required.join(", "));
+    }
+    match view.call_from_json(Map::new(), Ctx::new(Surface::Cli, Encoding::default())) {
+        Err(e) => e.to_string(),
+        Ok(_) => "it has no words for a model to read it by".to_string(),
+    }
+}
+
+impl Default for AgentView {
+    /// The outline.
+    fn default() -> Self {
+        AgentView(&webfold_core::outline::OutlineView)
+    }
+}
+
+impl std::fmt::Debug for AgentView {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl PartialEq for AgentView {
+    fn eq(&self, other: &Self) -> bool {
+        self.name() == other.name()
+    }
+}
+
+impl Eq for AgentView {}
+
+impl serde::Serialize for AgentView {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(self.name())
+    }
+}
+
+impl std::str::FromStr for AgentView {
+    type Err = ViewChoiceError;
+    fn from_str(s: &str) -> Result<Self, ViewChoiceError> {
+        AgentView::named(s)
     }
 }
 
@@ -109,41 +184,21 @@ impl PageContext {
         Ctx::new(SURFACE, self.encoding)
     }
 
-    /// The view's text within `max_tokens` (the core's default budget when `None`).
-    pub fn view(&self, kind: ViewKind, max_tokens: Option<usize>) -> Result<String, Error> {
-        match kind {
-            ViewKind::Outline => {
-                let mut opts = OutlineOptions::default();
-                if max_tokens.is_some() {
-                    opts.max_tokens = max_tokens;
-                }
-                Ok(outline::outline(&self.page, &opts, self.ctx())?.text)
+    /// The view's text within `max_tokens` (the view's default budget when
+    /// `None`), run through the registry as the MCP surface runs it.
+    pub fn view(&self, view: AgentView, max_tokens: Option<usize>) -> Result<String, Error> {
+        let mut args = Map::new();
+        if let Some(n) = max_tokens {
+            if !view.0.options().iter().any(|o| o.name == "max_tokens") {
+                return Err(Error::InvalidOption(format!(
+                    "the {} view takes no token budget",
+                    view.name()
+                )));
             }
-            ViewKind::Snapshot => {
-                let mut opts = SnapshotOptions::default();
-                if let Some(n) = max_tokens {
-                    opts.max_tokens = n;
-                }
-                let scope = opts.scope(SURFACE)?;
-                Ok(
-                    snapshot::snapshot(&self.page, &self.url, &scope, &opts, None, self.ctx())?
-                        .text,
-                )
-            }
-            ViewKind::Cnt => {
-                let mut opts = cnt::ViewOptions::default();
-                if let Some(n) = max_tokens {
-                    opts.max_tokens = n;
-                }
-                let tree = Cnt::build(&self.page);
-                Ok(tree.view(&opts, self.ctx())?.text)
-            }
+            args.insert("max_tokens".into(), n.into());
         }
-    }
-
-    /// The system prompt's words for the view.
-    pub fn view_words(kind: ViewKind) -> (&'static str, &'static str) {
-        kind.words()
+        let call = view.0.call_from_json(args, self.ctx())?;
+        Ok(call.run(&mut Input::page(&self.page, &self.url))?.text)
     }
 
     /// The chunk tool as the model is shown it: the core's chunk request

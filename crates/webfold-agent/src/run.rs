@@ -16,7 +16,7 @@ use tokio_util::sync::CancellationToken;
 
 use crate::error::AgentError;
 use crate::message::{Block, Message, Reply, Retry, Role, ToolChoice, ToolSpec, Usage};
-use crate::page::{CHUNK_TOOL, PageContext, ViewKind};
+use crate::page::{AgentView, CHUNK_TOOL, PageContext};
 use crate::prompts;
 use crate::provider::{ChatRequest, Model};
 use crate::schema;
@@ -86,8 +86,8 @@ impl FinalTool {
 /// How a run goes.
 #[derive(Clone, Debug, PartialEq)]
 pub struct AgentOptions {
-    /// The view the system prompt carries.
-    pub view: ViewKind,
+    /// The view the system prompt carries (the outline by default).
+    pub view: AgentView,
     /// The view's token budget (the core's default when `None`).
     pub view_max_tokens: Option<usize>,
     /// Model calls in chunked mode, corrective turn aside.
@@ -100,7 +100,7 @@ pub struct AgentOptions {
 impl Default for AgentOptions {
     fn default() -> Self {
         AgentOptions {
-            view: ViewKind::Outline,
+            view: AgentView::default(),
             view_max_tokens: None,
             max_iterations: DEFAULT_MAX_ITERATIONS,
             chunking: true,
@@ -249,12 +249,11 @@ pub fn system_prompt(
     opts: &AgentOptions,
 ) -> Result<String, webfold_core::Error> {
     let view = page.view(opts.view, opts.view_max_tokens)?;
-    let (name, guide) = PageContext::view_words(opts.view);
     Ok(prompts::fill(
         prompts::SYSTEM,
         &[
-            ("view_name", name),
-            ("view_guide", guide.trim()),
+            ("view_name", opts.view.article()),
+            ("view_guide", opts.view.reading().trim()),
             ("final_tool", &opts.final_tool.name),
             ("max_iterations", &opts.max_iterations.max(1).to_string()),
             (

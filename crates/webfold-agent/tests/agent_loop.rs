@@ -106,7 +106,7 @@ async fn page_text_cannot_close_the_fence() {
     ])
     .await;
     let opts = AgentOptions {
-        view: webfold_agent::ViewKind::Cnt,
+        view: "cnt".parse().unwrap(),
         ..Default::default()
     };
     go(&provider(kind, &server.url(), true), &opts)

@@ -17,7 +17,7 @@ use std::sync::Mutex;
 use serde_json::{Value, json};
 use webfold_agent::message::{Block, Reply, Usage};
 use webfold_agent::provider::{ChatRequest, Model};
-use webfold_agent::{AgentOptions, CancellationToken, Mode, PageContext, ProviderError, ViewKind};
+use webfold_agent::{AgentOptions, AgentView, CancellationToken, Mode, PageContext, ProviderError};
 use webfold_core::tokens::{self, Encoding};
 
 /// seed 000's "large pages".
@@ -124,7 +124,7 @@ fn run_task(
     rt: &tokio::runtime::Runtime,
     page: &PageContext,
     task: &Task,
-    view: ViewKind,
+    view: AgentView,
 ) -> anyhow::Result<Row> {
     let go = |chunking: bool| {
         let model = Scripted {
@@ -165,7 +165,7 @@ fn percentile(sorted: &[f64], p: f64) -> f64 {
 pub fn main(args: &[String]) -> anyhow::Result<()> {
     let mut min_kb = DEFAULT_MIN_KB;
     let mut sample = 1usize;
-    let mut view = ViewKind::Outline;
+    let mut view = AgentView::default();
     let mut json_out = false;
     let mut it = args.iter();
     while let Some(a) = it.next() {
@@ -175,14 +175,14 @@ pub fn main(args: &[String]) -> anyhow::Result<()> {
             "--view" => {
                 view = it
                     .next()
-                    .map(|v| v.parse::<ViewKind>())
+                    .map(|v| v.parse::<AgentView>())
                     .transpose()
                     .map_err(anyhow::Error::msg)?
                     .unwrap_or(view)
             }
             "--json" => json_out = true,
             other => anyhow::bail!(
-                "unknown option {other}: agent [--min-kb N] [--sample N] [--view outline|snapshot|cnt] [--json]"
+                "unknown option {other}: agent [--min-kb N] [--sample N] [--view NAME] [--json]"
             ),
         }
     }

@@ -1,5 +1,5 @@
 //! The `browser_*` MCP tools: a real Chromium page an agent navigates,
-//! snapshots and acts on by ref. The state lives in [`crate::live`]; this
+//! snapshots and acts on by ref. The state lives in `webfold-live`; this
 //! module turns tool arguments into steps and views into tool results.
 //!
 //! After an action the result is the diff against the page's previous
@@ -12,15 +12,17 @@ use rmcp::model::{CallToolResult, ContentBlock};
 use rmcp::{tool, tool_router};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
-use webfold_core::contract::Surface;
-use webfold_core::snapshot::{Scope, SnapshotOptions, ViewKind};
+use webfold_core::contract::{Ctx, Surface};
+use webfold_core::snapshot::{SnapshotOptions, SnapshotView};
+use webfold_core::tokens::Encoding;
+use webfold_core::view::Call;
 
 use webfold_core::action::Action;
 
-use crate::live::{
+use crate::mcp::{ToolError, ToolResult, WebfoldTools, WithRequest, delimit, finish};
+use webfold_live::{
     LiveError, LivePage, LiveView, MAX_IMAGE_SIDE, MAX_SCRIPT_STEPS, parse_target, png_size,
 };
-use crate::mcp::{ToolError, ToolResult, WebfoldTools, WithRequest, delimit, finish};
 
 #[derive(Debug, Deserialize, JsonSchema)]
 pub struct NavigateArgs {
@@ -186,59 +188,66 @@ enum Run {
     Script { full: bool },
 }
 
-/// The snapshot options of a call: the call's (else the core's defaults),
-/// diffed against the page's previous snapshot only after actions, and not
-/// when `full` asks for the whole view.
-fn options_for(request: &SnapshotOptions, run: Option<Run>) -> SnapshotOptions {
+/// The snapshot of a call, as a registry call on the live page: the call's
+/// options (else the core's defaults), diffed against the page's previous
+/// snapshot only after actions, and not when `full` asks for the whole view.
+/// After steps the view is of the whole page, whatever part the request names.
+fn snapshot_call(request: &SnapshotOptions, run: Option<Run>) -> (Call, bool) {
     let mut opts = request.clone();
     if let Some(run) = run {
         opts.diff = matches!(
             run,
             Run::Action { full: false } | Run::Script { full: false }
         );
+        (opts.selector, opts.r#ref) = (None, None);
     }
-    opts
+    let diff = opts.diff;
+    let ctx = Ctx::new(Surface::McpBrowser, Encoding::default());
+    (Call::of::<SnapshotView>(opts, ctx), diff)
+}
+
+/// The snapshot's kind in its envelope: diff, budgeted or full.
+fn kind(view: &LiveView) -> &str {
+    view.envelope.data["kind"].as_str().unwrap_or("budgeted")
+}
+
+/// An element count of the snapshot's envelope.
+fn count(view: &LiveView, key: &str) -> usize {
+    view.envelope.data[key].as_u64().unwrap_or(0) as usize
 }
 
 /// The first line of a result: which view follows, and why. It stays free
 /// of page content (titles, URLs a page redirected to): only what is inside
 /// the delimiters comes from the page.
-fn headline(page: &str, after: Option<&str>, view: &LiveView, opts: &SnapshotOptions) -> String {
+fn headline(page: &str, after: Option<&str>, view: &LiveView, diff: bool) -> String {
     let after = after.map(|a| format!(" after {a}")).unwrap_or_default();
-    match view.snapshot.kind {
-        ViewKind::Diff => format!(
+    if kind(view) == "diff" {
+        return format!(
             "Diff{after}: only what changed on page \"{page}\" since its previous snapshot (full: true gives the whole view)."
-        ),
-        _ => {
-            let why = if after.is_empty() {
-                ""
-            } else if !opts.diff {
-                " (full view asked for)"
-            } else if !view.same_url {
-                " (a different URL from the previous snapshot)"
-            } else {
-                " (shorter than the list of changes)"
-            };
-            format!("Whole view of page \"{page}\"{after}{why}.")
-        }
+        );
     }
+    let why = if after.is_empty() {
+        ""
+    } else if !diff {
+        " (full view asked for)"
+    } else if !view.same_url {
+        " (a different URL from the previous snapshot)"
+    } else {
+        " (shorter than the list of changes)"
+    };
+    format!("Whole view of page \"{page}\"{after}{why}.")
 }
 
 fn view_output(page: &LivePage, view: LiveView) -> BrowserViewOutput {
-    let kind = match view.snapshot.kind {
-        ViewKind::Diff => "diff",
-        ViewKind::Budgeted => "budgeted",
-        ViewKind::Full => "full",
-    };
     BrowserViewOutput {
         page: page.name().to_string(),
-        kind: kind.to_string(),
+        kind: kind(&view).to_string(),
+        tokens: view.envelope.tokens,
+        total_elements: count(&view, "total_elements"),
+        kept_elements: count(&view, "kept_elements"),
         url: view.url,
         title: view.title,
-        tokens: view.snapshot.tokens,
-        total_elements: view.snapshot.total_elements,
-        kept_elements: view.snapshot.kept_elements,
-        text: view.snapshot.text,
+        text: view.envelope.text,
         steps: Vec::new(),
         failed_step: None,
     }
@@ -404,12 +413,11 @@ impl WebfoldTools {
     async fn live_snapshot(&self, args: BrowserSnapshotArgs) -> ToolResult {
         let args = args.checked()?;
         let live = self.live()?;
-        let opts = options_for(&args.request, None);
-        let scope = opts.scope(Surface::McpBrowser)?;
+        let (call, diff) = snapshot_call(&args.request, None);
         let page = live.page(args.args.page_name.as_deref()).await?;
         let mut page = page.lock().await;
-        let view = live.bounded(page.view(&opts, &scope)).await?;
-        let headline = headline(page.name(), None, &view, &opts);
+        let view = live.bounded(page.view(call)).await?;
+        let headline = headline(page.name(), None, &view, diff);
         view_result(headline, &[], &view_output(&page, view), false)
     }
 
@@ -445,7 +453,7 @@ impl WebfoldTools {
         run: Run,
     ) -> ToolResult {
         let live = self.live()?;
-        let opts = options_for(request, Some(run));
+        let (call, diff) = snapshot_call(request, Some(run));
         let page = live.page(page.as_deref()).await?;
         let mut page = page.lock().await;
         let script = matches!(run, Run::Script { .. });
@@ -475,7 +483,7 @@ impl WebfoldTools {
                     }
                 }
             }
-            let view = page.view(&opts, &Scope::Page).await?;
+            let view = page.view(call).await?;
             Ok((report, failed, view))
         };
         let (report, failed, view) = live.bounded(work).await?;
@@ -484,7 +492,7 @@ impl WebfoldTools {
             (Run::Action { .. }, Some(step)) => Some(step.to_string()),
             _ => Some("the script".to_string()),
         };
-        let headline = headline(page.name(), what.as_deref(), &view, &opts);
+        let headline = headline(page.name(), what.as_deref(), &view, diff);
         let mut lines = Vec::new();
         if script {
             let done = report.iter().filter(|s| s.ok).count();

@@ -5,7 +5,7 @@
 //!   byte-bounded cache of parsed pages).
 //! - MCP, the same tool set ([`mcp::WebfoldTools`]) over stdio and over
 //!   streamable HTTP at `/mcp`; its `browser_*` tools ([`browser_tools`])
-//!   drive a live Chromium page ([`live`]).
+//!   drive a live Chromium page (`webfold-live`).
 //! - [`security`]: the guard every HTTP request passes first (Host, Origin,
 //!   preflight, bearer token, body limit).
 //!
@@ -18,7 +18,6 @@ pub mod error;
 pub mod extract;
 pub mod fallback;
 pub mod listen;
-pub mod live;
 pub mod mcp;
 pub mod security;
 pub mod service;

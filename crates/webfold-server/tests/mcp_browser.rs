@@ -13,7 +13,7 @@ use common::mcp::{Session, page_text, text_of};
 use common::{TestApp, app_with_tools};
 use serde_json::{Value, json};
 use webfold_browser::{BrowserOptions, Viewport};
-use webfold_server::live::LiveBrowser;
+use webfold_live::LiveBrowser;
 use webfold_server::security::Policy;
 use webfold_testkit::http::serve_pages;
 
@@ -515,6 +515,62 @@ async fn named_pages_keep_separate_sessions_and_the_viewport_is_configured() {
     let top = snapshot_text(ok(&r));
     assert!(top.contains("link \"Item 0\""), "{top}");
     assert!(!top.contains("link \"Item 39\""), "{top}");
+}
+
+/// The page tools read a live page by `page_name` with the registry's views,
+/// as they read any page: its links (absolute, from the page the tab is on
+/// now) and its outline; a browser snapshot after them still diffs against
+/// the page's own history.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn page_tools_read_a_live_page_by_name() {
+    let base = serve_pages(pages());
+    let t = browser_app(Viewport::default());
+    let (mut s, _) = Session::open(&t, "2025-06-18").await;
+    ok(&s
+        .call("browser_navigate", json!({"url": format!("{base}/")}))
+        .await);
+
+    let r = s.call("page_links", json!({"page_name": "main"})).await;
+    ok(&r);
+    let links = page_text(&r);
+    assert!(
+        links.contains(&format!("[Second page]({base}/second)")),
+        "{links}"
+    );
+    assert!(
+        links.contains(&format!("[Item 39]({base}/item/39)")),
+        "{links}"
+    );
+    assert!(
+        r["structuredContent"]["distinct"].as_u64().unwrap() >= 41,
+        "{r}"
+    );
+
+    let r = s
+        .call("get_dom_outline", json!({"page_name": "main"}))
+        .await;
+    ok(&r);
+    let outline = page_text(&r);
+    assert!(outline.contains("button#greet"), "{outline}");
+
+    // Another page in the tab: the page tools read it, not the first one.
+    let r = s
+        .call(
+            "browser_navigate",
+            json!({"url": format!("{base}/second"), "page_name": "main"}),
+        )
+        .await;
+    ok(&r);
+    let r = s.call("page_links", json!({"page_name": "main"})).await;
+    ok(&r);
+    let links = page_text(&r);
+    assert!(links.contains(&format!("[Home again]({base}/)")), "{links}");
+    assert!(!links.contains("Item 39"), "{links}");
+
+    // A page name that names no tab yet opens one (about:blank, no links).
+    let r = s.call("page_links", json!({"page_name": "fresh"})).await;
+    ok(&r);
+    assert!(!page_text(&r).contains(&base), "{r}");
 }
 
 #[tokio::test]

@@ -181,6 +181,22 @@ fn errors_say_what_to_do() {
     assert!(err.starts_with("error: cannot reach the OpenAI-compatible server at http://127.0.0.1:9/chat/completions"), "{err}");
     let o = agent(&[p, "--task", "x", "--max-iterations", "0"]);
     assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    // --view takes the registry's views of a whole page; find and chunk show
+    // a part a call names, and say which views the agent can be given.
+    for (view, says) in [
+        ("find", "the agent cannot be given the find view"),
+        ("chunk", "the agent cannot be given the chunk view"),
+        ("nope", "unknown view 'nope'"),
+    ] {
+        let o = agent(&[p, "--task", "x", "--view", view]);
+        assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+        let err = stderr(&o);
+        assert!(err.contains(says), "{err}");
+        assert!(
+            err.contains("can be given outline, snapshot, markdown, cnt, links"),
+            "{err}"
+        );
+    }
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -17,7 +17,7 @@ use webfold_agent::provider::{ChatRequest, Model};
 use webfold_agent::team::{Ending, NoUser, Role, TeamOptions, run_team};
 use webfold_agent::{CancellationToken, ProviderError};
 use webfold_browser::BrowserOptions;
-use webfold_server::live::LiveBrowser;
+use webfold_live::LiveBrowser;
 use webfold_testkit::http::Site;
 
 const TASKS: &[&str] = &[

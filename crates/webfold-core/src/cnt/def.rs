@@ -47,6 +47,10 @@ webfold cnt page.html --expand 12.3-97      # the children a marker hides
 webfold cnt page.html --expand 61           # one node's subtree, text in full if it fits
 webfold chunk page.html --id 61             # the original HTML behind node 61
 webfold cnt page.html --html > cnt.html     # look at the tree in a browser";
+    const ARTICLE: Option<&'static str> = Some("a compressed node tree");
+    const READING: Option<&'static str> = Some(
+        r#"one node per line, "ID TAGS [attributes] text", indented by depth, "*" for clickable nodes, quoted words a node's own among loose words it took in; "… N hidden [P.F-L]" stands for children left out. Pass a node's ID to get_html_chunk as its id."#,
+    );
     const HTML_PAGE: bool = true;
     const TOOL: &'static str = "A page as a compressed node tree: id, tags, attributes, * clickable, text; hidden parts show as `… N hidden [ID]`, opened with expand.";
 

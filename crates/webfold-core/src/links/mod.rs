@@ -100,6 +100,10 @@ webfold links page.html
 webfold links https://example.com/blog --max-tokens 1000
 webfold links page.html --base-url https://example.com/ --start-line 41";
     const TOOL: &'static str = "A page's links: text, absolute URL, landmark; main content first.";
+    const ARTICLE: Option<&'static str> = Some("a list of links");
+    const READING: Option<&'static str> = Some(
+        "one line per distinct link, \"[text](url) landmark\", \"×N\" when the page has it N times; the main content's links first, then navigation, header, footer and sidebars. Pass get_html_chunk a selector such as a[href*=\"…\"] with part of a link's URL to read its HTML and what is around it.",
+    );
 
     fn hints() -> Vec<Hint> {
         vec![Hint::StartLine(41), Hint::Raise(Limit::MaxTokens, None)]

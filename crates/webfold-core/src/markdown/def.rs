@@ -30,6 +30,10 @@ webfold markdown page.html --start-line 201
 webfold markdown https://example.com/news/story --no-main";
     const TOOL: &'static str = "A page as Markdown, links absolute: its main content by default, paged by lines; a url that is not HTML comes back raw or base64.";
     const ANY_CONTENT: bool = true;
+    const ARTICLE: Option<&'static str> = Some("a Markdown version");
+    const READING: Option<&'static str> = Some(
+        "its main content (the whole page when it has no article) as Markdown, links made absolute. It names no elements: pass get_html_chunk a CSS selector for the part you need (a heading's tag, a link's a[href*=\"…\"]), and read the HTML before you name a selector in a change.",
+    );
 
     fn hints() -> Vec<Hint> {
         vec![Hint::StartLine(201), Hint::Raise(Limit::MaxTokens, None)]

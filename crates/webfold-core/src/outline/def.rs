@@ -28,6 +28,10 @@ webfold outline page.html --max-depth 6 --exclude footer --exclude '.ads'
 webfold outline page.html --max-tokens 500 --json
 webfold chunk page.html --selector 'section.hero'   # then unfold a part";
     const TOOL: &'static str = "A page's element tree: a line per element or run of alike ones, selector labels (@N: node id), text previews; unfold parts with get_html_chunk.";
+    const ARTICLE: Option<&'static str> = Some("an outline");
+    const READING: Option<&'static str> = Some(
+        r#"one line per element or run of alike elements. A line is a selector label (tag#id or tag.class; "@N" is a node id) with a short preview of its text; "(N children)" marks where a line stops, and "×N" a run of N alike siblings. Pass a label as get_html_chunk's selector, or @N's number as its id."#,
+    );
 
     fn hints() -> Vec<Hint> {
         vec![

@@ -36,6 +36,10 @@ webfold snapshot b.html --url https://shop.example/b --session s.json   # site c
 webfold snapshot b.html --url https://shop.example/b --session s.json --diff   # only what changed";
     const TOOL: &'static str = "A page's accessibility tree (YAML) with [ref=eN] per interactive element, budgeted; the header says what was cut.";
     const SESSION: SessionUse = SessionUse::Moves;
+    const ARTICLE: Option<&'static str> = Some("an accessibility snapshot");
+    const READING: Option<&'static str> = Some(
+        "YAML, one line per element with its role, its name and a [ref=eN]. Pass a ref to get_html_chunk to read that element's HTML.",
+    );
 
     fn hints() -> Vec<Hint> {
         let r = || Handle::Ref("REF".into());

@@ -61,6 +61,14 @@ pub trait View: Sync + 'static {
     const ANY_CONTENT: bool = false;
     /// The view can also be drawn as a standalone HTML page (`Input::html`).
     const HTML_PAGE: bool = false;
+    /// How a prompt names the view when a model is handed it as the page,
+    /// with its article ("an outline"). None for views that show only a
+    /// part a call must name (a query, an element): an agent cannot start
+    /// from them.
+    const ARTICLE: Option<&'static str> = None;
+    /// The prompt's paragraph on how to read the view and reach the HTML
+    /// behind it; set with [`View::ARTICLE`].
+    const READING: Option<&'static str> = None;
 
     /// Every hint this view can write, one of each kind: what the contract
     /// tests spell on every surface and check against its options.
@@ -279,6 +287,11 @@ pub trait AnyView: Sync {
     fn session(&self) -> SessionUse;
     fn any_content(&self) -> bool;
     fn html_page(&self) -> bool;
+    /// [`View::ARTICLE`]: how a prompt names the view, when a model can be
+    /// handed it as the page.
+    fn article(&self) -> Option<&'static str>;
+    /// [`View::READING`]: how a model reads the view.
+    fn reading(&self) -> Option<&'static str>;
     fn hints(&self) -> Vec<Hint>;
     /// The options, as the request's schema declares them.
     fn options(&self) -> &'static [OptionSpec];
@@ -314,6 +327,12 @@ impl<V: View> AnyView for V {
     }
     fn html_page(&self) -> bool {
         V::HTML_PAGE
+    }
+    fn article(&self) -> Option<&'static str> {
+        V::ARTICLE
+    }
+    fn reading(&self) -> Option<&'static str> {
+        V::READING
     }
     fn hints(&self) -> Vec<Hint> {
         V::hints()
@@ -351,9 +370,8 @@ impl Call {
         }
     }
 
-    /// A call of view `V` with a request read elsewhere (a surface's own
-    /// flags), in `ctx`'s words.
-    pub fn typed<V: View>(request: V::Request, ctx: Ctx) -> Self {
+    /// A call of `V` with a request a surface built itself, spelled in `ctx`.
+    pub fn of<V: View>(request: V::Request, ctx: Ctx) -> Self {
         Call::new::<V>(request, ctx)
     }
 

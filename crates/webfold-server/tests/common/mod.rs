@@ -39,7 +39,7 @@ pub fn app_with(policy: Policy) -> TestApp {
 pub fn app_with_tools(
     policy: Policy,
     fetcher: Option<webfold_fetch::Fetcher>,
-    browser: Option<Arc<webfold_server::live::LiveBrowser>>,
+    browser: Option<Arc<webfold_live::LiveBrowser>>,
 ) -> TestApp {
     let store = SqliteStore::open(&fresh_db(), SqliteOptions::default()).unwrap();
     let conversations = Arc::new(Conversations::new(

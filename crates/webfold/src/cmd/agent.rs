@@ -6,13 +6,13 @@ use std::time::Duration;
 use anyhow::{Context, bail};
 use clap::{Parser, ValueEnum};
 use webfold_agent::{
-    AgentOptions, CancellationToken, Current, FinalTool, Outcome, PageContext, Provider,
-    ProviderConfig, ProviderKind, ViewKind,
+    AgentOptions, AgentView, CancellationToken, Current, FinalTool, Outcome, PageContext, Provider,
+    ProviderConfig, ProviderKind,
 };
 
 use webfold_agent::team::{Ending, TeamOptions, TeamRun, User, run_team};
 use webfold_browser::BrowserOptions;
-use webfold_server::live::LiveBrowser;
+use webfold_live::LiveBrowser;
 
 use crate::input::ViewInput;
 
@@ -43,9 +43,10 @@ pub struct Args {
     /// JSON Schema (an object schema) of the final answer; its title names the tool
     #[arg(long, value_name = "FILE")]
     schema: Option<PathBuf>,
-    /// The view of the page the model is given first
-    #[arg(long, value_enum, default_value = "outline")]
-    view: ViewArg,
+    /// The view of the page the model is given first: any view of a whole
+    /// page, by its command name
+    #[arg(long, value_name = "NAME", default_value = "outline", value_parser = ViewParser)]
+    view: AgentView,
     /// Token budget of that view
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(100..=200_000))]
     view_max_tokens: Option<u32>,
@@ -116,11 +117,36 @@ impl ProviderArg {
     }
 }
 
-#[derive(Clone, Copy, ValueEnum)]
-enum ViewArg {
-    Outline,
-    Snapshot,
-    Cnt,
+/// `--view`: a view of the registry the agent can be given, listed in the
+/// help; any other name is refused with the core's reason.
+#[derive(Clone)]
+struct ViewParser;
+
+impl clap::builder::TypedValueParser for ViewParser {
+    type Value = AgentView;
+
+    fn parse_ref(
+        &self,
+        cmd: &clap::Command,
+        _arg: Option<&clap::Arg>,
+        value: &std::ffi::OsStr,
+    ) -> Result<AgentView, clap::Error> {
+        let name = value.to_string_lossy();
+        AgentView::named(name.trim()).map_err(|e| {
+            clap::Error::raw(
+                clap::error::ErrorKind::InvalidValue,
+                format!("--view: {e}\n"),
+            )
+            .with_cmd(cmd)
+        })
+    }
+
+    fn possible_values(
+        &self,
+    ) -> Option<Box<dyn Iterator<Item = clap::builder::PossibleValue> + '_>> {
+        let names = AgentView::usable().into_iter();
+        Some(Box::new(names.map(clap::builder::PossibleValue::new)))
+    }
 }
 
 pub fn run(args: Args) -> anyhow::Result<()> {
@@ -136,11 +162,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         None => FinalTool::default(),
     };
     let opts = AgentOptions {
-        view: match args.view {
-            ViewArg::Outline => ViewKind::Outline,
-            ViewArg::Snapshot => ViewKind::Snapshot,
-            ViewArg::Cnt => ViewKind::Cnt,
-        },
+        view: args.view,
         view_max_tokens: args.view_max_tokens.map(|n| n as usize),
         max_iterations: args.max_iterations,
         chunking: !args.no_chunking,

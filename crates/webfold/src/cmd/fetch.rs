@@ -60,7 +60,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         h.push('\n');
         h
     };
-    let call = Call::typed::<MarkdownPage>(request, Ctx::new(Surface::Cli, Encoding::default()));
+    let call = Call::of::<MarkdownPage>(request, Ctx::new(Surface::Cli, Encoding::default()));
     let mut input = Input {
         page: None,
         url: &final_url,

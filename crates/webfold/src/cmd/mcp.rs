@@ -3,7 +3,7 @@ use std::sync::Arc;
 
 use anyhow::Context;
 use clap::Parser;
-use webfold_server::live::LiveBrowser;
+use webfold_live::LiveBrowser;
 use webfold_server::mcp::{ToolContext, ToolGroups};
 use webfold_server::service::{Conversations, Freshness};
 use webfold_store::Database;

@@ -4,7 +4,7 @@ use std::sync::Arc;
 
 use anyhow::{Context, bail};
 use clap::Parser;
-use webfold_server::live::LiveBrowser;
+use webfold_live::LiveBrowser;
 use webfold_server::mcp::ToolContext;
 use webfold_server::security::{Policy, Token, loopback_hosts};
 use webfold_server::service::{Conversations, Freshness};

@@ -1,15 +1,18 @@
-//! The live browser behind the `browser_*` tools: one Chromium per server,
+//! webfold-live: the live browser session. One Chromium per process,
 //! launched on first use (or attached to over CDP), holding named pages.
 //! Each page is a tab with its own snapshot session (history, breadcrumbs,
 //! stable refs) and its last capture, which the refs of its last snapshot
 //! resolve against.
 //!
+//! Its users reach it directly: the MCP `browser_*` tools and page tools
+//! (`webfold-server`), and the acting agents of `webfold agent --act`
+//! ([`LivePage`] is their `ActingPage`). It knows no server.
+//!
 //! Every snapshot of a live page — asked for, after navigating, after an
 //! action, after a script, after a failed step — is taken by
 //! [`LivePage::view`], with the options the caller built from the core's
-//! defaults and the page's session. Seed 001's post-mortem is why: its
-//! script tool took snapshots through a second path that skipped the budget
-//! and the history.
+//! defaults and the page's session: a second path would skip the budget and
+//! the history.
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -20,8 +23,11 @@ use webfold_browser::{
     Browser, BrowserError, BrowserOptions, CapturedPage, CdpError, LiveElement, Tab,
 };
 use webfold_core::action::{Action, ActionError, BadTarget, Effect, Target};
-use webfold_core::cnt::{Cnt, CntId, ViewOptions as CntViewOptions};
-use webfold_core::snapshot::{Scope, Snapshot, SnapshotOptions, SnapshotSession};
+use webfold_core::cnt::{Cnt, CntId, CntView, ViewOptions as CntViewOptions};
+use webfold_core::contract::{Ctx, Surface};
+use webfold_core::snapshot::SnapshotSession;
+use webfold_core::tokens::Encoding;
+use webfold_core::view::{Call, Envelope, Input};
 
 /// The page a tool acts on when it names none.
 pub const DEFAULT_PAGE: &str = "main";
@@ -100,9 +106,11 @@ fn check_url(url: &str) -> Result<(), LiveError> {
     }
 }
 
-/// A snapshot of a live page and what the tool says about it.
+/// A view of a live page and what the tool says about it.
 pub struct LiveView {
-    pub snapshot: Snapshot,
+    /// The view as every surface returns it (for the snapshot, its data
+    /// holds the kind of view and the element counts).
+    pub envelope: Envelope,
     pub url: String,
     pub title: String,
     /// The page's previous snapshot was of this same URL.
@@ -126,41 +134,29 @@ impl LivePage {
         &self.tab
     }
 
-    /// The one snapshot path: capture the page, then the core's snapshot with
-    /// this page's session. The capture is kept: the refs of this view
-    /// resolve against it.
-    pub async fn view(
-        &mut self,
-        options: &SnapshotOptions,
-        scope: &Scope,
-    ) -> Result<LiveView, LiveError> {
+    /// The one view path: capture the page, then run `call` (a registry
+    /// view's call, the snapshot's for every browser tool) on the capture
+    /// with this page's session and URL, as every surface runs a view. The
+    /// capture is kept: the refs of this view resolve against it.
+    pub async fn view(&mut self, call: Call) -> Result<LiveView, LiveError> {
         let captured = self.tab.capture().await?;
         let previous_url = self.session.previous.as_ref().map(|p| p.url.clone());
         let session = std::mem::take(&mut self.session);
-        let (opts, scope) = (options.clone(), scope.clone());
         let (captured, session, result) = tokio::task::spawn_blocking(move || {
             let mut session = session;
-            let r = webfold_core::snapshot::snapshot(
-                &captured.page,
-                &captured.url,
-                &scope,
-                &opts,
-                Some(&mut session),
-                webfold_core::contract::Ctx::new(
-                    webfold_core::contract::Surface::McpBrowser,
-                    webfold_core::tokens::Encoding::default(),
-                ),
-            );
+            let mut input = Input::page(&captured.page, &captured.url);
+            input.session = Some(&mut session);
+            let r = call.run(&mut input);
             (captured, session, r)
         })
         .await
-        .map_err(|e| LiveError::Internal(format!("the snapshot task failed: {e}")))?;
+        .map_err(|e| LiveError::Internal(format!("the view task failed: {e}")))?;
         self.session = session;
         let url = captured.url.clone();
         let title = captured.title.clone();
         self.last = Some(captured);
         Ok(LiveView {
-            snapshot: result?,
+            envelope: result?,
             same_url: previous_url.as_deref() == Some(url.as_str()),
             url,
             title,
@@ -337,7 +333,8 @@ impl LivePage {
     }
 }
 
-/// The browser and its named pages, shared by every MCP session of a server.
+/// The browser and its named pages, shared by everything in a process that
+/// drives it (every MCP session of a server, the acting agents).
 pub struct LiveBrowser {
     options: BrowserOptions,
     browser: AsyncMutex<Option<Browser>>,
@@ -476,8 +473,9 @@ pub fn png_size(png: &[u8]) -> Option<(u32, u32)> {
     Some((w, h))
 }
 
-/// The acting agents' page: each view is a fresh capture's CNT (kept, so
-/// its node ids resolve), and actions run as the browser tools run them.
+/// The acting agents' page: each view is a fresh capture's CNT, run through
+/// the registry (the capture is kept, so its node ids resolve), and actions
+/// run as the browser tools run them.
 impl webfold_agent::team::ActingPage for LivePage {
     async fn view(
         &mut self,
@@ -489,14 +487,9 @@ impl webfold_agent::team::ActingPage for LivePage {
             max_tokens,
             expand: expand.copied(),
         };
-        let text = Cnt::build(&captured.page)
-            .view(
-                &opts,
-                webfold_core::contract::Ctx::new(
-                    webfold_core::contract::Surface::Mcp,
-                    webfold_core::tokens::Encoding::O200kBase,
-                ),
-            )
+        let ctx = Ctx::new(Surface::Mcp, Encoding::O200kBase);
+        let text = Call::of::<CntView>(opts, ctx)
+            .run(&mut Input::page(&captured.page, &captured.url))
             .map(|v| v.text)
             .map_err(|e| e.to_string());
         let view = webfold_agent::team::PageView {
