@@ -15,6 +15,7 @@ use serde_json::Value;
 use webfold_core::contract::Surface;
 use webfold_core::contract::schema::{Kind, OptionSpec};
 use webfold_core::view::VIEWS;
+use webfold_testkit::markdown::{cell, check_generated, slug, text};
 
 /// The line that ends a file's hand-written part.
 fn marker(test: &str) -> String {
@@ -285,20 +286,6 @@ fn option_table(mut params: Vec<Param>) -> String {
     out
 }
 
-/// A heading's anchor as GitHub makes it: lowercase, spaces to `-`,
-/// punctuation other than `-` and `_` dropped.
-fn slug(heading: &str) -> String {
-    heading
-        .to_lowercase()
-        .chars()
-        .filter_map(|c| match c {
-            ' ' => Some('-'),
-            c if c.is_alphanumeric() || c == '-' || c == '_' => Some(c),
-            _ => None,
-        })
-        .collect()
-}
-
 /// The first sentence of a description, for a summary table.
 fn first_sentence(s: &str) -> String {
     let s = s.split("\n\n").next().unwrap_or("").replace('\n', " ");
@@ -308,70 +295,17 @@ fn first_sentence(s: &str) -> String {
     }
 }
 
-fn cell(s: &str) -> String {
-    text(&s.replace('\n', " ")).replace('|', "\\|")
-}
-
-/// Plain text as Markdown that shows it as written: outside code spans,
-/// `<` cannot open an HTML tag and `*` or a word-edge `_` cannot emphasise.
-fn text(s: &str) -> String {
-    let mut out = String::new();
-    let mut in_code = false;
-    let chars: Vec<char> = s.chars().collect();
-    for (i, &c) in chars.iter().enumerate() {
-        if c == '`' {
-            in_code = !in_code;
-            out.push(c);
-            continue;
-        }
-        if in_code {
-            out.push(c);
-            continue;
-        }
-        let word = |j: Option<&char>| j.is_some_and(|c| c.is_alphanumeric());
-        match c {
-            '<' => out.push_str("&lt;"),
-            '*' | '\\' => {
-                out.push('\\');
-                out.push(c);
-            }
-            '_' if !(i > 0 && word(chars.get(i - 1)) && word(chars.get(i + 1))) => {
-                out.push_str("\\_")
-            }
-            _ => out.push(c),
-        }
-    }
-    out
-}
-
 /// Compares the generated part of `docs/NAME` with `generated`, or writes
 /// it under `WEBFOLD_BLESS`.
 fn check(name: &str, generated: &str, test: &str) {
     let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
         .join("../../docs")
         .join(name);
-    let marker = marker(test);
-    let current = std::fs::read_to_string(&path).unwrap_or_default();
-    let head = match current.split_once(&marker) {
-        Some((head, _)) => head.to_string(),
-        None => format!("# {name}\n\n"),
-    };
-    let want = format!("{head}{marker}\n\n{generated}");
-    if std::env::var_os("WEBFOLD_BLESS").is_some() {
-        std::fs::write(&path, &want).unwrap();
-        return;
-    }
-    if current != want {
-        let first = current
-            .lines()
-            .zip(want.lines())
-            .position(|(a, b)| a != b)
-            .unwrap_or(current.lines().count().min(want.lines().count()));
-        panic!(
-            "docs/{name} is stale: it differs from what the code generates, first at line {}:\n  file:      {}\n  generated: {}\n(rewrite it with WEBFOLD_BLESS=1 cargo test -p webfold-server --test {test})",
-            first + 1,
-            current.lines().nth(first).unwrap_or("<end>"),
-            want.lines().nth(first).unwrap_or("<end>")
-        );
-    }
+    check_generated(
+        &path,
+        &marker(test),
+        generated,
+        &format!("# {name}\n\n"),
+        &format!("cargo test -p webfold-server --test {test}"),
+    );
 }

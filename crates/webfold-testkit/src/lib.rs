@@ -7,6 +7,7 @@
 //! dependency.
 
 pub mod http;
+pub mod markdown;
 pub mod mcp;
 pub mod pg;
 

@@ -10,6 +10,8 @@ use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
+use webfold_testkit::markdown::{cell, check_generated, slug, text};
+
 const TEST: &str = "cargo test -p webfold --test docs_current";
 
 fn root() -> PathBuf {
@@ -288,88 +290,7 @@ fn cli_reference_is_current() {
     check("docs/cli.md", &generated);
 }
 
-/// Compares the generated part of `file` with `generated`, or writes it
-/// under `WEBFOLD_BLESS`.
-fn check(file: &str, generated: &str) {
-    let path = root().join(file);
-    let marker = marker();
-    let current = std::fs::read_to_string(&path).unwrap_or_default();
-    let head = match current.split_once(&marker) {
-        Some((head, _)) => head.to_string(),
-        None => String::new(),
-    };
-    let want = format!("{head}{marker}\n\n{generated}");
-    if std::env::var_os("WEBFOLD_BLESS").is_some() {
-        std::fs::write(&path, &want).unwrap();
-        return;
-    }
-    if current != want {
-        let first = current
-            .lines()
-            .zip(want.lines())
-            .position(|(a, b)| a != b)
-            .unwrap_or(current.lines().count().min(want.lines().count()));
-        panic!(
-            "{file} is stale: it differs from what the code generates, first at line {}:\n  file:      {}\n  generated: {}\n(rewrite it with WEBFOLD_BLESS=1 {TEST})",
-            first + 1,
-            current.lines().nth(first).unwrap_or("<end>"),
-            want.lines().nth(first).unwrap_or("<end>")
-        );
-    }
-}
-
-fn cell(s: &str) -> String {
-    text(s).replace('|', "\\|")
-}
-
-/// Plain text as Markdown that shows it as written: outside code spans,
-/// `<` cannot open an HTML tag and `*` or a word-edge `_` cannot emphasise.
-fn text(s: &str) -> String {
-    let mut out = String::new();
-    let mut in_code = false;
-    let chars: Vec<char> = s.chars().collect();
-    for (i, &c) in chars.iter().enumerate() {
-        if c == '`' {
-            in_code = !in_code;
-            out.push(c);
-            continue;
-        }
-        if in_code {
-            out.push(c);
-            continue;
-        }
-        let word = |j: Option<&char>| j.is_some_and(|c| c.is_alphanumeric());
-        match c {
-            '<' => out.push_str("&lt;"),
-            '*' | '\\' => {
-                out.push('\\');
-                out.push(c);
-            }
-            '_' if !(i > 0 && word(chars.get(i - 1)) && word(chars.get(i + 1))) => {
-                out.push_str("\\_")
-            }
-            _ => out.push(c),
-        }
-    }
-    out
-}
-
 // ---- Links -------------------------------------------------------------
-
-/// A heading's anchor as GitHub makes it: the heading's text (code spans
-/// and links reduced to their text) lowercased, spaces to `-`, punctuation
-/// other than `-` and `_` dropped.
-fn slug(heading: &str) -> String {
-    heading
-        .to_lowercase()
-        .chars()
-        .filter_map(|c| match c {
-            ' ' => Some('-'),
-            c if c.is_alphanumeric() || c == '-' || c == '_' => Some(c),
-            _ => None,
-        })
-        .collect()
-}
 
 /// The text of a Markdown heading line as rendered: links to their text,
 /// emphasis and code marks gone.
@@ -547,4 +468,10 @@ fn the_link_checker_finds_what_is_broken() {
             "#also-missing: no heading with that anchor",
         ]
     );
+}
+
+/// Compares the generated part of `file` with `generated`, or writes it
+/// under `WEBFOLD_BLESS`.
+fn check(file: &str, generated: &str) {
+    check_generated(&root().join(file), &marker(), generated, "", TEST);
 }
