@@ -253,7 +253,9 @@ async fn fetch(
     let final_url = fetched.final_url.to_string();
     let status = fetched.status;
     let page = if html {
-        let text = crate::mcp::response_text(fetched.clone());
+        // Decoded from the body in place: the bytes stay for the view.
+        let text =
+            webfold_core::decode::decode_html(&fetched.body, fetched.content_type.as_deref()).text;
         Some(
             tokio::task::spawn_blocking(move || webfold_core::Page::parse(&text))
                 .await
