@@ -253,6 +253,7 @@ async fn view(
             raw: None,
             not_a_page: None,
             html: false,
+            json: true,
             frame: None,
         };
         call.run(&mut input).map(|mut e| {

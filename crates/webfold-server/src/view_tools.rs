@@ -173,6 +173,8 @@ pub(crate) async fn call(
             raw,
             not_a_page,
             html: false,
+            // Structured content leaves the tree to the text.
+            json: false,
             frame: None,
         };
         Ok(call.run(&mut input)?)

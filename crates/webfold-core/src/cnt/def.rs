@@ -19,8 +19,9 @@ pub struct CntOutput {
     max_tokens: usize,
     figures: serde_json::Value,
     cut: bool,
-    /// The tree as JSON object members, written while walking.
-    members: String,
+    /// The tree as JSON object members, written while walking, when the
+    /// surface prints JSON.
+    members: Option<String>,
     html: Option<String>,
 }
 
@@ -85,7 +86,7 @@ webfold cnt page.html --html > cnt.html     # look at the tree in a browser";
                 "texts_cut": view.stats.texts_cut,
             }),
             cut: view.stats.is_cut(),
-            members: view.json_members(),
+            members: input.json.then(|| view.json_members()),
             html: input.html.then(|| view.to_html()),
             text: view.text.clone(),
             tokens: view.tokens,
@@ -102,7 +103,7 @@ webfold cnt page.html --html > cnt.html     # look at the tree in a browser";
         let mut envelope = Envelope::new(NAME, out.text, out.tokens, out.figures)
             .budget(Some(out.max_tokens).filter(|&m| m != usize::MAX))
             .cut(out.cut, hints);
-        envelope.tree = Some(out.members);
+        envelope.tree = out.members;
         envelope.html = out.html;
         envelope
     }

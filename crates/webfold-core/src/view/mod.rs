@@ -111,6 +111,9 @@ pub struct Input<'a> {
     /// The surface also wants the view as a standalone HTML page, from
     /// views that have one.
     pub html: bool,
+    /// The surface prints the envelope as JSON for programs, so views write
+    /// the data only that JSON carries (the CNT's tree).
+    pub json: bool,
     /// What the surface prints before the view (a header naming the page),
     /// given the page's title: its tokens count against the budget.
     pub frame: Option<crate::fetch_view::Frame<'a>>,
@@ -127,6 +130,7 @@ impl<'a> Input<'a> {
             raw: None,
             not_a_page: None,
             html: false,
+            json: false,
             frame: None,
         }
     }

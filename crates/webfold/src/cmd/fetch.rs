@@ -73,6 +73,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         }),
         not_a_page: None,
         html: false,
+        json: args.json,
         frame: (!args.json).then_some(&header as _),
     };
     let envelope = call.run(&mut input)?;

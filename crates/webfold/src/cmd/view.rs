@@ -113,6 +113,7 @@ pub fn run(view: &'static dyn AnyView, call: Call, m: &ArgMatches) -> anyhow::Re
         }),
         not_a_page: input.content_type.clone(),
         html: m.switch("html"),
+        json: m.get_flag("json"),
         frame: None,
     };
     let envelope = call.run(&mut page)?;
