@@ -22,6 +22,7 @@ impl ActingPage for Shop {
         &mut self,
         _max_tokens: usize,
         _expand: Option<&CntId>,
+        _focus: Option<&str>,
     ) -> Result<PageView, String> {
         let button = if self.0 == 0 {
             "Add to cart"

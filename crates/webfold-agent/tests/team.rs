@@ -73,10 +73,18 @@ struct Form {
     saved: bool,
     expanded: Vec<String>,
     acts: Vec<String>,
+    /// The words each view was focused on.
+    focus: Vec<String>,
 }
 
 impl ActingPage for Form {
-    async fn view(&mut self, _max: usize, expand: Option<&CntId>) -> Result<PageView, String> {
+    async fn view(
+        &mut self,
+        _max: usize,
+        expand: Option<&CntId>,
+        focus: Option<&str>,
+    ) -> Result<PageView, String> {
+        self.focus.push(focus.unwrap_or_default().to_string());
         if let Some(id) = expand {
             self.expanded.push(id.to_string());
         }
@@ -181,6 +189,19 @@ async fn the_users_answer_reaches_the_operator_fenced() {
     assert!(script.seen("plan")[1].contains("<user-message>\nAda Lovelace\n</user-message>"));
     assert!(script.seen("step")[1].contains("1. Type the name (done)\n2. Click Save (now)"));
     assert_eq!(page.acts, ["write \"Ada\" to node 7", "click node 9"]);
+    // Each view is focused on what its reader is working on: the operator
+    // on the task, the agent and the corrector on the step at hand.
+    assert_eq!(
+        page.focus,
+        [
+            "Save the form as Ada",
+            "Save the form as Ada",
+            "Type the name",
+            "Type the name",
+            "Click Save",
+            "Click Save"
+        ]
+    );
 }
 
 #[tokio::test]

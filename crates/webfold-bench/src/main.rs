@@ -21,6 +21,8 @@
 //! one instance to another, and the chat's round trips across two daemons.
 //! `webfold-bench soak --seconds N` runs mixed bridge and MCP load on
 //! loopback and prints RSS and open file descriptors over time.
+//! `webfold-bench targets` scores the default and task-focused views on the
+//! corpus's labelled agent tasks: is the element each task needs there?
 
 mod agent;
 mod aria;
@@ -30,6 +32,7 @@ mod instances;
 mod rss;
 mod run;
 mod soak;
+mod targets;
 mod ui_latency;
 
 fn main() -> anyhow::Result<()> {
@@ -54,6 +57,9 @@ fn main() -> anyhow::Result<()> {
     }
     if args.first().map(String::as_str) == Some("soak") {
         return soak::main(&args[1..]);
+    }
+    if args.first().map(String::as_str) == Some("targets") {
+        return targets::main(&args[1..]);
     }
     if args.first().map(String::as_str) == Some("ui-latency") {
         return ui_latency::main(&args[1..]);

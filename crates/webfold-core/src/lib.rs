@@ -17,6 +17,7 @@ pub mod links;
 pub mod markdown;
 pub mod outline;
 pub mod page;
+pub mod purpose;
 pub mod select;
 pub mod snapshot;
 pub mod tokens;

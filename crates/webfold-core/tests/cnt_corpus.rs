@@ -27,6 +27,7 @@ fn views_never_exceed_the_budget() {
                     &ViewOptions {
                         max_tokens: budget,
                         expand: None,
+                        focus: None,
                     },
                     webfold_core::contract::Ctx::new(
                         webfold_core::contract::Surface::Cli,
@@ -61,6 +62,7 @@ fn views_never_exceed_the_budget() {
                             &ViewOptions {
                                 max_tokens: budget,
                                 expand: Some(id),
+                                focus: None,
                             },
                             webfold_core::contract::Ctx::new(
                                 webfold_core::contract::Surface::Cli,
@@ -90,8 +92,8 @@ fn assert_expand_round_trip(id: &str, cnt: &Cnt, cut: Cut) {
 }
 
 /// The round trip over the views `view_of` gives for the page (`None`) and
-/// for each marker id, including the second run of a list split around the
-/// child on the path to the main content (`compressed_after`).
+/// for each marker id, including the later runs of a list split around
+/// children a view keeps (`compressed_after`).
 fn assert_reach_every_node_once<'c>(
     id: &str,
     cnt: &'c Cnt,
@@ -101,10 +103,13 @@ fn assert_reach_every_node_once<'c>(
     let mut queue: Vec<Option<CntId>> = vec![None];
     let mut views = 0;
     let handles = |n: &Value, queue: &mut Vec<Option<CntId>>| {
-        for key in ["compressed", "compressed_after"] {
-            if let Some(c) = n.get(key) {
-                queue.push(Some(c["id"].as_str().unwrap().parse().unwrap()));
-            }
+        let after = n.get("compressed_after").and_then(Value::as_array);
+        for c in n
+            .get("compressed")
+            .into_iter()
+            .chain(after.into_iter().flatten())
+        {
+            queue.push(Some(c["id"].as_str().unwrap().parse().unwrap()));
         }
     };
     while let Some(scope) = queue.pop() {
@@ -157,6 +162,7 @@ fn focused_views_reach_every_node_by_expanding_and_none_twice() {
     for cp in webfold_corpus::sample(30) {
         let cnt = Cnt::build(&Page::parse(&cp.html()));
         let opts = |expand: Option<&CntId>| ViewOptions {
+            focus: None,
             max_tokens: 1500,
             expand: expand.copied(),
         };

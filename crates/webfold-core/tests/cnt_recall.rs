@@ -22,11 +22,13 @@ use webfold_corpus::scoring::judge;
 const BUDGET: usize = 8000;
 
 /// Floors just under the last measurement (mean recall per page): AEB
-/// 0.990, Readability 0.944, Trafilatura 0.979, all 0.977; the uniform cut
-/// gave 0.837, 0.756, 0.833 and 0.825, the uncut tree 0.990 in all.
+/// 0.989, Readability 0.936, Trafilatura 0.978, all 0.976 (0.990, 0.944,
+/// 0.979 and 0.977 before the view pinned the page's controls; see
+/// `target_recall.rs`); the uniform cut gave 0.828, 0.742, 0.837 and
+/// 0.827, the uncut tree 0.990 in all.
 const FLOORS: [(&str, f64); 4] = [
     ("aeb", 0.985),
-    ("readability", 0.94),
+    ("readability", 0.93),
     ("trafilatura", 0.975),
     ("all", 0.975),
 ];

@@ -391,6 +391,7 @@ fn long_text_is_cut_and_expanding_its_node_shows_more() {
             &ViewOptions {
                 max_tokens: 2000,
                 expand: Some(CntId::Node(NodeId(9))),
+                focus: None,
             },
             webfold_core::contract::Ctx::default(),
         )

@@ -724,11 +724,12 @@ fn after_an_action_the_view_shows_what_the_page_answered() {
 }
 
 /// A page with `n` of each: buttons, links, top headings, sub-headings.
+/// The links say nothing of what they are for (see the next test).
 fn ranked_page(n: usize) -> String {
     format!(
         "<body><main>{}{}{}{}<div role=status>Saved</div></main></body>",
         repeat(n, |i| format!("<h3>Sub {i}</h3>")),
-        repeat(n, |i| format!("<a href=/p{i}>page {i}</a>")),
+        repeat(n, |i| format!("<a href=/p{i}>item {i}</a>")),
         repeat(n, |i| format!("<h2>Section {i}</h2>")),
         repeat(n, |i| format!("<button>act {i}</button>")),
     )
@@ -779,6 +780,36 @@ fn live_regions_then_controls_then_top_headings_then_links_then_sub_headings() {
         priority::context_priority("heading", Some(3), false) < element_priority("generic", false)
     );
     assert!(priority::LIVE_REGION_PRIORITY > element_priority("button", true));
+}
+
+/// A link that says what it is for (sign in, privacy, next page…) ranks
+/// over the other links and the top headings, under the form controls: pages
+/// keep these in their footers, after hundreds of equal links.
+#[test]
+fn links_that_say_their_purpose_rank_over_other_links_and_top_headings() {
+    let html = format!(
+        "<body><main>{}{}<button>Buy</button></main><footer>\
+         <a href=/datenschutz>Datenschutz</a><a href=/login>Log in</a></footer></body>",
+        repeat(40, |i| format!("<a href=/p{i}>item {i}</a>")),
+        repeat(5, |i| format!("<h2>Section {i}</h2>")),
+    );
+    let kept = |max_elements: usize| {
+        snap(
+            &html,
+            &SnapshotOptions {
+                max_elements,
+                ..SnapshotOptions::default()
+            },
+        )
+        .text
+    };
+    let three = kept(3);
+    for name in ["Buy", "Datenschutz", "Log in"] {
+        assert!(three.contains(name), "{name}:\n{three}");
+    }
+    assert!(!three.contains("Section 0"), "{three}");
+    assert!(!three.contains("item 0"), "{three}");
+    assert!(kept(4).contains("Section 0"));
 }
 
 #[test]

@@ -6,6 +6,7 @@
 //! a skipped test: CI always has it.
 
 pub mod scoring;
+pub mod targets;
 
 use std::io::Read;
 use std::path::{Path, PathBuf};
@@ -59,11 +60,7 @@ impl CorpusPage {
         if !self.gzip {
             return bytes;
         }
-        let mut out = Vec::with_capacity(self.bytes as usize);
-        flate2::read::GzDecoder::new(bytes.as_slice())
-            .read_to_end(&mut out)
-            .unwrap_or_else(|e| panic!("{}: bad gzip: {e}", self.id));
-        out
+        gunzip(&bytes, &self.id)
     }
 
     /// The page decoded to text as a browser would.
@@ -74,6 +71,14 @@ impl CorpusPage {
     pub fn truth(&self, name: &str) -> Vec<u8> {
         read_required(&self.dir_path().join(name))
     }
+}
+
+fn gunzip(bytes: &[u8], what: &str) -> Vec<u8> {
+    let mut out = Vec::with_capacity(bytes.len() * 4);
+    flate2::read::GzDecoder::new(bytes)
+        .read_to_end(&mut out)
+        .unwrap_or_else(|e| panic!("{what}: bad gzip: {e}"));
+    out
 }
 
 /// Every page in the manifest, in manifest order.

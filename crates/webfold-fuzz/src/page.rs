@@ -473,9 +473,15 @@ fn chunk_ref(page: &Page, r: &str, session: Option<&SnapshotSession>, what: &str
 
 fn cnt(resolver: &mut Resolver, plan: &Plan) {
     let cnt = Cnt::build(resolver.page);
-    let budget = *plan.pick(CNT, &[1, 30, 300, 3000]);
+    let budget: usize = *plan.pick(CNT, &[1, 30, 300, 3000]);
+    // Half the views are focused on a task: another ranking of the
+    // controls they pin, the same promises.
+    let focus = budget
+        .is_multiple_of(2)
+        .then(|| "Sign in, then search for \"news\"".to_string());
     let opts = ViewOptions {
         max_tokens: budget,
+        focus: focus.clone(),
         ..Default::default()
     };
     let Ok(view) = cnt.view(&opts, webfold_core::contract::Ctx::default()) else {
@@ -497,6 +503,7 @@ fn cnt(resolver: &mut Resolver, plan: &Plan) {
         let expand = ViewOptions {
             max_tokens: budget.max(300),
             expand: Some(id),
+            focus: focus.clone(),
         };
         match cnt.view(&expand, webfold_core::contract::Ctx::default()) {
             Ok(v) => within(

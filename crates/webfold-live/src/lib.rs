@@ -481,11 +481,13 @@ impl webfold_agent::team::ActingPage for LivePage {
         &mut self,
         max_tokens: usize,
         expand: Option<&CntId>,
+        focus: Option<&str>,
     ) -> Result<webfold_agent::team::PageView, String> {
         let captured = self.tab.capture().await.map_err(|e| e.to_string())?;
         let opts = CntViewOptions {
             max_tokens,
             expand: expand.copied(),
+            focus: focus.map(str::to_string),
         };
         let ctx = Ctx::new(Surface::Mcp, Encoding::O200kBase);
         let text = Call::of::<CntView>(opts, ctx)

@@ -122,7 +122,37 @@ pub struct ScriptSteps {
     pub full: Option<bool>,
 }
 
-pub type ScriptArgs = WithRequest<ScriptSteps, SnapshotOptions>;
+/// browser_script's arguments: its steps and the snapshot's options. Its
+/// schema lists only the steps' own and leaves the options to
+/// browser_snapshot's, which the description names: the same dozen options
+/// twice would cost every agent ~450 tokens of the tool list.
+#[derive(Debug)]
+pub struct ScriptArgs(WithRequest<ScriptSteps, SnapshotOptions>);
+
+impl<'de> Deserialize<'de> for ScriptArgs {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        WithRequest::deserialize(d).map(ScriptArgs)
+    }
+}
+
+impl JsonSchema for ScriptArgs {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        "ScriptArgs".into()
+    }
+
+    fn json_schema(g: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        let own =
+            webfold_core::contract::schema::compact_object(ScriptSteps::json_schema(g).to_value());
+        let mut out = serde_json::Map::new();
+        out.insert("type".into(), "object".into());
+        for key in ["properties", "required"] {
+            if let Some(v) = own.get(key) {
+                out.insert(key.into(), v.clone());
+            }
+        }
+        schemars::Schema::from(out)
+    }
+}
 
 /// A live page's snapshot, after whatever the tool did.
 #[derive(Debug, Serialize, JsonSchema)]
@@ -382,7 +412,7 @@ impl WebfoldTools {
         description = "Run actions in order, then take one snapshot (options as browser_snapshot). Stops at the first failing step and says which."
     )]
     async fn browser_script(&self, Parameters(a): Parameters<ScriptArgs>) -> CallToolResult {
-        let a = match a.checked() {
+        let a = match a.0.checked() {
             Ok(a) => a,
             Err(e) => return finish(Err(e)),
         };

@@ -154,7 +154,7 @@ pub struct PageSource {
     pub url: Option<String>,
     pub html: Option<String>,
     pub page_name: Option<String>,
-    /// Names a snapshot session (history, refs)
+    /// Snapshot session (history, refs)
     pub session_id: Option<String>,
 }
 

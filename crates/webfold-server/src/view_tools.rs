@@ -82,7 +82,7 @@ fn input_schema(view: &dyn AnyView) -> Map<String, Value> {
             if view.session() == SessionUse::None {
                 continue;
             }
-            p["description"] = "Names a snapshot session (history, refs)".into();
+            p["description"] = "Snapshot session (history, refs)".into();
         }
         props.insert(name.into(), p);
     }

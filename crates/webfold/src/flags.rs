@@ -52,6 +52,7 @@ pub fn args_for(spec: &OptionSpec) -> Vec<Arg> {
         Kind::Integer { .. } => "N".to_string(),
         _ if spec.name.contains("selector") || spec.name == "exclude" => "SEL".to_string(),
         _ if spec.name.ends_with("url") => "URL".to_string(),
+        _ if spec.name == "focus" => "TASK".to_string(),
         _ => spec.name.to_uppercase(),
     };
     let mut arg = Arg::new(id(&spec.name)).long(long).value_name(value_name);

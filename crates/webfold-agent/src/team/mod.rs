@@ -45,11 +45,13 @@ pub struct PageView {
 /// show its CNT and run an action.
 pub trait ActingPage {
     /// The page as it is now: its CNT within `max_tokens`, with `expand`
-    /// (a node or marker id of the previous view) opened.
+    /// (a node or marker id of the previous view) opened, and the controls
+    /// `focus` (the words of the step at hand) names shown first.
     fn view(
         &mut self,
         max_tokens: usize,
         expand: Option<&CntId>,
+        focus: Option<&str>,
     ) -> impl Future<Output = Result<PageView, String>> + Send;
     /// Checks `action` against the page the last view showed, and aims it
     /// at the element that takes it (a CNT node's member). The error says
@@ -261,7 +263,7 @@ impl<M: Model + Sync> Team<'_, M> {
     ) -> Result<Option<Vec<String>>, AgentError> {
         let mut answers = Vec::new();
         loop {
-            let view = show(page, self.opts.view_max_tokens, None).await;
+            let view = show(page, self.opts.view_max_tokens, None, Some(task)).await;
             let msg = roles::operator_message(task, &answers, &view);
             let a = self.call(Role::Operator, msg).await?;
             let plan = a
@@ -315,7 +317,14 @@ impl<M: Model + Sync> Team<'_, M> {
         let mut feedback: Option<String> = None;
         let mut expand: Option<CntId> = None;
         while self.run.actions < self.opts.max_actions {
-            let view = show(page, self.opts.view_max_tokens, expand.take().as_ref()).await;
+            let step = self.run.plan.get(current).cloned();
+            let view = show(
+                page,
+                self.opts.view_max_tokens,
+                expand.take().as_ref(),
+                step.as_deref(),
+            )
+            .await;
             let msg = roles::agent_message(
                 task,
                 &self.run.plan,
@@ -426,7 +435,7 @@ impl<M: Model + Sync> Team<'_, M> {
         failure: Option<&str>,
         page: &mut P,
     ) -> Result<Result<Action, String>, AgentError> {
-        let view = show(page, self.opts.lookup_max_tokens, None).await;
+        let view = show(page, self.opts.lookup_max_tokens, None, Some(wanted)).await;
         let name = step.action["action"].as_str().unwrap_or("act").to_string();
         let msg = roles::lookup_message(&name, wanted, failure, &view);
         let a = self.call(Role::Lookup, msg).await?;
@@ -453,8 +462,8 @@ impl<M: Model + Sync> Team<'_, M> {
         result: &str,
         page: &mut P,
     ) -> Result<Option<String>, AgentError> {
-        let view = show(page, self.opts.view_max_tokens, None).await;
         let step = self.run.plan[current].clone();
+        let view = show(page, self.opts.view_max_tokens, None, Some(&step)).await;
         let msg = roles::corrector_message(&step, &action.to_string(), result, &view);
         let a = self.call(Role::Corrector, msg).await?;
         let check = a
@@ -490,8 +499,9 @@ async fn show<P: ActingPage + Send>(
     page: &mut P,
     max_tokens: usize,
     expand: Option<&CntId>,
+    focus: Option<&str>,
 ) -> PageView {
-    match page.view(max_tokens, expand).await {
+    match page.view(max_tokens, expand, focus).await {
         Ok(v) => v,
         Err(e) => PageView {
             text: format!("(the page cannot be shown: {e})"),

@@ -62,24 +62,30 @@ pub(crate) fn render(view: &View<'_>) -> String {
         view.stats.markers,
         view.stats.texts_cut,
     );
-    walk(cnt, view.scope, &view.plan, &mut |ev| match ev {
-        Event::Open {
-            node, hidden, cut, ..
-        } => open_item(&mut out, node, hidden.iter().any(Option::is_some), cut),
-        Event::Close { node, .. } => {
-            if !node.children.is_empty() {
-                out.push_str("</ul>");
+    walk(
+        cnt,
+        view.ranks(),
+        view.scope,
+        &view.plan,
+        &mut |ev| match ev {
+            Event::Open {
+                node, hidden, cut, ..
+            } => open_item(&mut out, node, !hidden.is_empty(), cut),
+            Event::Close { node, .. } => {
+                if !node.children.is_empty() {
+                    out.push_str("</ul>");
+                }
+                out.push_str("</li>\n");
             }
-            out.push_str("</li>\n");
-        }
-        Event::Marker { hidden, .. } => {
-            let _ = writeln!(
-                out,
-                "<li class=\"marker\">… {} hidden [{hidden}]</li>",
-                hidden.count()
-            );
-        }
-    });
+            Event::Marker { hidden, .. } => {
+                let _ = writeln!(
+                    out,
+                    "<li class=\"marker\">… {} hidden [{hidden}]</li>",
+                    hidden.count()
+                );
+            }
+        },
+    );
     out.push_str("</ul>\n</body></html>\n");
     out
 }

@@ -65,22 +65,28 @@ pub(crate) fn members(view: &View<'_>) -> String {
     out.push_str("\"nodes\":[");
     // Whether the next item in the current array needs a comma before it.
     let mut need_comma = false;
-    walk(cnt, view.scope, &view.plan, &mut |ev| match ev {
-        Event::Open {
-            node, hidden, cut, ..
-        } => {
-            if need_comma {
-                out.push(',');
+    walk(
+        cnt,
+        view.ranks(),
+        view.scope,
+        &view.plan,
+        &mut |ev| match ev {
+            Event::Open {
+                node, hidden, cut, ..
+            } => {
+                if need_comma {
+                    out.push(',');
+                }
+                open_node(&mut out, node, &hidden, cut.text_limit);
+                need_comma = false;
             }
-            open_node(&mut out, node, &hidden, cut.text_limit);
-            need_comma = false;
-        }
-        Event::Close { .. } => {
-            out.push_str("]}");
-            need_comma = true;
-        }
-        Event::Marker { .. } => {}
-    });
+            Event::Close { .. } => {
+                out.push_str("]}");
+                need_comma = true;
+            }
+            Event::Marker { .. } => {}
+        },
+    );
     out.push(']');
     out
 }
@@ -93,7 +99,7 @@ fn opt(v: usize) -> String {
     }
 }
 
-fn open_node(out: &mut String, node: &CntNode, hidden: &[Option<HiddenRange>; 2], limit: usize) {
+fn open_node(out: &mut String, node: &CntNode, hidden: &[HiddenRange], limit: usize) {
     let _ = write!(out, "{{\"id\":{},\"tag\":", node.id);
     string(out, if node.is_text() { "#text" } else { &node.tag });
     let (text, text_cut) = cut_text(&node.text, limit);
@@ -125,15 +131,21 @@ fn open_node(out: &mut String, node: &CntNode, hidden: &[Option<HiddenRange>; 2]
         let _ = write!(out, "{a}");
     }
     out.push_str("],");
-    if let Some(h) = &hidden[0] {
+    if let Some((h, rest)) = hidden.split_first() {
         compressed(out, h);
         out.push(',');
-    }
-    // The children before and after one on the path to the main content.
-    if let Some(h) = &hidden[1] {
-        out.push_str("\"compressed_after\":");
-        compressed_range(out, h);
-        out.push(',');
+        // The runs after a child a view keeps (on the path to the main
+        // content or to a pinned control).
+        if !rest.is_empty() {
+            out.push_str("\"compressed_after\":[");
+            for (i, h) in rest.iter().enumerate() {
+                if i > 0 {
+                    out.push(',');
+                }
+                compressed_range(out, h);
+            }
+            out.push_str("],");
+        }
     }
     out.push_str("\"children\":[");
 }

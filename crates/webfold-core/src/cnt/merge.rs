@@ -480,5 +480,6 @@ fn compact(page: &Page, mut items: Vec<Item>, root: u32) -> Cnt {
         index,
         title: page.title(),
         focus: Default::default(),
+        actions: Default::default(),
     }
 }

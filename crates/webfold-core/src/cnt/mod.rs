@@ -101,10 +101,12 @@
 //!
 //! `--json` gives the same cut as `{id, tag, text, attrs, clickable,
 //! absorbed, children}` per node, with `compressed: {id, hidden}` where
-//! children are hidden (and `compressed_after` for the run after a child
-//! shown for the path to the main content) and `text_cut` where text is;
+//! children are hidden (and `compressed_after`, a list, for the runs after
+//! children a view keeps: the path to the main content, pinned controls)
+//! and `text_cut` where text is;
 //! `--html` draws it as a page for a person, compressed nodes outlined.
 
+mod actions;
 mod compress;
 mod def;
 mod filter;
@@ -122,6 +124,7 @@ pub use filter::is_clickable;
 pub use id::{CntId, HiddenRange};
 
 use crate::contract::{Ctx, Handle, Hint, Limit, Surface};
+use crate::purpose::TaskFocus;
 use crate::tokens::{self, Encoding};
 use crate::{Error, NodeId, Page};
 use compress::{Plan, Scope};
@@ -136,6 +139,8 @@ pub struct Cnt {
     title: Option<String>,
     /// Which nodes a budget serves first.
     focus: focus::Focus,
+    /// The controls a view pins whatever it cuts.
+    actions: actions::Actions,
 }
 
 /// One CNT node: a DOM element (or text) with everything merged into it.
@@ -192,6 +197,8 @@ pub struct ViewOptions {
     pub max_tokens: usize,
     /// A node or marker id to open, e.g. "61" or "12.3-97"
     pub expand: Option<CntId>,
+    /// A task: controls it names first
+    pub focus: Option<String>,
 }
 
 use crate::contract::DEFAULT_MAX_TOKENS;
@@ -202,6 +209,7 @@ impl Default for ViewOptions {
         ViewOptions {
             max_tokens: DEFAULT_MAX_TOKENS,
             expand: None,
+            focus: None,
         }
     }
 }
@@ -213,6 +221,7 @@ impl Cnt {
     pub fn build(page: &Page) -> Cnt {
         let mut cnt = merge::build(page);
         cnt.focus = focus::assign(page, &cnt.nodes);
+        cnt.actions = actions::rank(&cnt.nodes);
         cnt
     }
 
@@ -223,6 +232,12 @@ impl Cnt {
 
     pub fn root(&self) -> &CntNode {
         &self.nodes[0]
+    }
+
+    /// Where DOM node `id` ranks among the controls a budgeted view pins
+    /// (0 first), if it is one of them.
+    pub fn action_rank(&self, id: NodeId) -> Option<u32> {
+        self.actions.rank_of(self.find(id)?)
     }
 
     pub fn title(&self) -> Option<&str> {
@@ -292,26 +307,42 @@ impl Cnt {
             Some(id) => self.scope(id, ctx.surface)?,
             None => Scope::Whole,
         };
-        let fitted = compress::fit(self, scope, opts.max_tokens, ctx.encoding, ctx.surface)
-            .map_err(|e| match e {
-                Error::BudgetTooSmall {
-                    what,
-                    needed,
-                    max_tokens,
-                    ..
-                } => Error::BudgetTooSmall {
-                    what,
-                    needed,
-                    max_tokens,
-                    advice: format!(
-                        "raise {}, or expand a smaller part",
-                        Hint::Raise(Limit::MaxTokens, Some(needed)).spell(ctx.surface)
-                    ),
-                },
-                other => other,
-            })?;
+        // A task re-ranks the controls the view pins; without one, the
+        // page's own ranking serves every view.
+        let focused = opts
+            .focus
+            .as_deref()
+            .and_then(TaskFocus::new)
+            .map(|f| Box::new(actions::rank_for(&self.nodes, &f)));
+        let ranks = focused.as_deref().unwrap_or(&self.actions);
+        let fitted = compress::fit(
+            self,
+            ranks,
+            scope,
+            opts.max_tokens,
+            ctx.encoding,
+            ctx.surface,
+        )
+        .map_err(|e| match e {
+            Error::BudgetTooSmall {
+                what,
+                needed,
+                max_tokens,
+                ..
+            } => Error::BudgetTooSmall {
+                what,
+                needed,
+                max_tokens,
+                advice: format!(
+                    "raise {}, or expand a smaller part",
+                    Hint::Raise(Limit::MaxTokens, Some(needed)).spell(ctx.surface)
+                ),
+            },
+            other => other,
+        })?;
         Ok(View {
             cnt: self,
+            focused,
             scope,
             cut: fitted.cut,
             plan: fitted.plan,
@@ -336,10 +367,11 @@ impl Cnt {
             None => Scope::Whole,
         };
         let plan = Plan::uniform(cut);
-        let (text, stats) = render::text(self, scope, &plan, Surface::default());
+        let (text, stats) = render::text(self, &self.actions, scope, &plan, Surface::default());
         let tokens = tokens::count(&text, encoding);
         Ok(View {
             cnt: self,
+            focused: None,
             scope,
             cut,
             plan,
@@ -374,6 +406,8 @@ impl CutStats {
 #[derive(Debug, Clone)]
 pub struct View<'a> {
     cnt: &'a Cnt,
+    /// The controls ranked for the view's task, when it has one.
+    focused: Option<Box<actions::Actions>>,
     scope: Scope,
     /// The cut that made the text fit: of the main content where the page
     /// has one (the rest of the page may be cut narrower, see `compress`).
@@ -390,6 +424,11 @@ pub struct View<'a> {
 }
 
 impl View<'_> {
+    /// The ranking of controls this view pinned by.
+    fn ranks(&self) -> &actions::Actions {
+        self.focused.as_deref().unwrap_or(&self.cnt.actions)
+    }
+
     /// The same tree as JSON: `{id, tag, text, attrs, clickable, children}`
     /// per node and `compressed: {id, hidden}` where children are hidden.
     pub fn to_json(&self) -> String {

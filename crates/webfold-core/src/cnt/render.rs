@@ -2,19 +2,27 @@
 
 use std::fmt::Write;
 
+use super::actions::Actions;
 use super::compress::{Cut, Event, Plan, Scope, cut_text, walk};
 use super::{Cnt, CntNode, CutStats};
 use crate::contract::{Hint, Surface};
 
 /// Renders the view of `scope` under `cut`, and what it left out.
-pub(crate) fn text(cnt: &Cnt, scope: Scope, plan: &Plan, surface: Surface) -> (String, CutStats) {
-    text_capped(cnt, scope, plan, usize::MAX, surface).unwrap_or_default()
+pub(crate) fn text(
+    cnt: &Cnt,
+    ranks: &Actions,
+    scope: Scope,
+    plan: &Plan,
+    surface: Surface,
+) -> (String, CutStats) {
+    text_capped(cnt, ranks, scope, plan, usize::MAX, surface).unwrap_or_default()
 }
 
 /// [`text`], or `None` as soon as the output passes `max_bytes`: the budget
 /// search rejects such cuts without building or tokenizing all of them.
 pub(crate) fn text_capped(
     cnt: &Cnt,
+    ranks: &Actions,
     scope: Scope,
     plan: &Plan,
     max_bytes: usize,
@@ -35,7 +43,7 @@ pub(crate) fn text_capped(
             let _ = writeln!(out, "# expand {}", scope.label(cnt));
         }
     }
-    walk(cnt, scope, plan, &mut |ev| match ev {
+    walk(cnt, ranks, scope, plan, &mut |ev| match ev {
         _ if over => {}
         Event::Open {
             node, depth, cut, ..

@@ -41,10 +41,11 @@ use std::cell::Cell;
 
 use super::parse::{Line, LineKind, SnapTree, push_line};
 use super::priority::{
-    context_priority, element_priority, is_context_role, is_interactive_role, is_live_region_role,
-    order_by_priority,
+    PURPOSE_BONUS, context_priority, element_priority, is_context_role, is_interactive_role,
+    is_live_region_role, order_by_priority,
 };
 use crate::contract::{Handle, Hint, Limit, Surface, Switch};
+use crate::purpose::{FOCUSED, Place, Purposes, TaskFocus};
 use crate::tokens::{self, Encoding};
 
 /// What the budget works with, besides the tree.
@@ -57,6 +58,8 @@ pub struct BudgetParams {
     pub encoding: Encoding,
     /// Whose words the notes say how to get more in.
     pub surface: Surface,
+    /// The task whose elements rank first.
+    pub focus: Option<TaskFocus>,
 }
 
 /// Why elements were cut.
@@ -301,18 +304,77 @@ fn rank_candidates(
         .iter()
         .map(|&i| {
             let l = &tree.lines[i];
-            if params.interactive_only && is_context_role(&l.role) {
+            if let Some(score) = params.focus.as_ref().and_then(|f| focus_score(tree, i, f)) {
+                FOCUS_PRIORITY + score
+            } else if params.interactive_only && is_context_role(&l.role) {
                 context_priority(&l.role, heading_level(l), vp(i))
             } else {
-                element_priority(&l.role, vp(i))
+                element_priority(&l.role, vp(i)) + purpose_bonus(tree, i)
             }
         })
         .collect();
-    let ranked = order_by_priority(&priorities)
-        .into_iter()
-        .map(|k| candidates[k])
-        .collect();
+    let mut order = order_by_priority(&priorities);
+    if params.focus.as_ref().is_some_and(TaskFocus::prefers_later) {
+        // "The link below the article": of equally focused elements, the later.
+        order.sort_by(|&a, &b| {
+            let focused = priorities[a] >= FOCUS_PRIORITY;
+            priorities[b]
+                .cmp(&priorities[a])
+                .then(if focused { b.cmp(&a) } else { a.cmp(&b) })
+        });
+    }
+    let ranked = order.into_iter().map(|k| candidates[k]).collect();
     (ranked, outside_viewport)
+}
+
+/// Elements a task points at rank over everything else, live regions
+/// included: the view was asked for them.
+const FOCUS_PRIORITY: u32 = 10_000;
+
+/// How strongly `focus` points at line `i`, if it does.
+pub(crate) fn focus_score(tree: &SnapTree, i: usize, focus: &TaskFocus) -> Option<u32> {
+    let line = &tree.lines[i];
+    let place = tree
+        .ancestors(i)
+        .find_map(|a| match tree.lines[a].role.as_str() {
+            "contentinfo" => Some(Place::Footer),
+            "banner" => Some(Place::Header),
+            "complementary" => Some(Place::Sidebar),
+            "navigation" => Some(Place::Navigation),
+            _ => None,
+        })
+        .unwrap_or_default();
+    let name = line.name.as_deref().unwrap_or_default();
+    let score = focus.score(&line.role, name, link_url(tree, i), place);
+    (score >= FOCUSED).then_some(score)
+}
+
+/// A link that says what it is for ([`Purposes`]): sign in, legal pages,
+/// next page, share, the author, cookie settings. Pages keep these in their
+/// furniture, far below hundreds of equal links in document order, and they
+/// are what an agent's task most often needs: they rank over other links
+/// and the top headings, under the form controls.
+fn purpose_bonus(tree: &SnapTree, i: usize) -> u32 {
+    let line = &tree.lines[i];
+    if line.role != "link" {
+        return 0;
+    }
+    let mut purposes = Purposes::of_label(line.name.as_deref().unwrap_or_default());
+    if let Some(url) = link_url(tree, i) {
+        purposes = purposes.union(Purposes::of_url(url));
+    }
+    if purposes.is_empty() {
+        0
+    } else {
+        PURPOSE_BONUS
+    }
+}
+
+/// A link's `/url` prop.
+fn link_url(tree: &SnapTree, i: usize) -> Option<&str> {
+    tree.children(i)
+        .find(|&k| tree.lines[k].kind == LineKind::Prop && tree.lines[k].role == "/url")
+        .and_then(|k| tree.lines[k].value.as_deref())
 }
 
 /// Everything one `fit` call works with, so filling a plan and fitting it
@@ -479,11 +541,7 @@ fn drop_repeated_links(tree: &SnapTree, ranked: &mut Vec<usize>, interactive_onl
         if l.role != "link" {
             return true;
         }
-        let Some(url) = tree
-            .children(c)
-            .find(|&k| tree.lines[k].kind == LineKind::Prop && tree.lines[k].role == "/url")
-            .and_then(|k| tree.lines[k].value.as_deref())
-        else {
+        let Some(url) = link_url(tree, c) else {
             return true;
         };
         // A link holding other candidates is not interchangeable with another

@@ -8,14 +8,18 @@
 //! nameless generic wrappers left out) followed by its first few snapshot
 //! lines, refs included, so an agent can act on it or unfold it with
 //! `snapshot --ref` / `chunk --ref`. A match that already shows among an
-//! earlier match's lines is not printed again.
+//! earlier match's lines is not printed again. Matches come in document
+//! order; with a `focus` (a task in words), those the task points at come
+//! first, the strongest first (see [`crate::purpose::TaskFocus`]).
 
 use super::parse::{LineKind, SnapTree, push_line};
 use crate::contract::{Ctx, Handle, Hint, Limit, Request, Surface};
 
+use super::budget::focus_score;
 pub use super::def::FIND as NAME;
 use crate::error::Error;
 use crate::page::collapse_whitespace;
+use crate::purpose::TaskFocus;
 use crate::tokens;
 
 /// Defaults for [`FindOptions`].
@@ -91,6 +95,8 @@ pub struct FindOptions {
     /// Token budget
     #[schemars(range(min = 1))]
     pub max_tokens: usize,
+    /// A task: matches it names first
+    pub focus: Option<String>,
 }
 
 impl Default for FindOptions {
@@ -101,6 +107,7 @@ impl Default for FindOptions {
             max_matches: DEFAULT_MAX_MATCHES,
             lines_per_match: DEFAULT_LINES_PER_MATCH,
             max_tokens: crate::contract::DEFAULT_MAX_TOKENS,
+            focus: None,
         }
     }
 }
@@ -154,7 +161,11 @@ pub fn find_in_tree(
     options: &FindOptions,
     ctx: Ctx,
 ) -> Result<FindResult, Error> {
-    let hits = matching_elements(tree, query);
+    let mut hits = matching_elements(tree, query);
+    if let Some(focus) = options.focus.as_deref().and_then(TaskFocus::new) {
+        // Stable: document order among equals.
+        hits.sort_by_key(|&i| std::cmp::Reverse(focus_score(tree, i, &focus).unwrap_or(0)));
+    }
     let total = hits.len();
     let header = format!(
         "# {total} match{} for {query_text:?}",

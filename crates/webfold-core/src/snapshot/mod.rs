@@ -34,6 +34,7 @@ use crate::aria::{self, Mode};
 use crate::contract::{Ctx, Handle, Hint, Limit, Request, Surface, Switch};
 use crate::error::Error;
 use crate::page::{NodeData, NodeId, Page};
+use crate::purpose::TaskFocus;
 use crate::tokens;
 
 pub use budget::{CutGroup, Truncation};
@@ -58,14 +59,14 @@ use crate::contract::DEFAULT_MAX_TOKENS;
 pub struct SnapshotOptions {
     /// ai (with refs) or aria
     pub mode: Mode,
-    /// Only interactive elements (with headings and live regions)
+    /// Only interactive elements, headings, live regions
     pub interactive_only: bool,
     /// Everything, no limits
     pub full_snapshot: bool,
     /// Elements kept at most
     #[schemars(range(min = 1, max = 1000))]
     pub max_elements: usize,
-    /// Token budget, header included
+    /// Token budget
     #[schemars(range(min = 1))]
     pub max_tokens: usize,
     /// Only elements in the viewport (live pages)
@@ -79,6 +80,8 @@ pub struct SnapshotOptions {
     /// Only this ref's subtree
     #[serde(rename = "ref")]
     pub r#ref: Option<String>,
+    /// A task: what it names ranks first
+    pub focus: Option<String>,
 }
 
 impl Default for SnapshotOptions {
@@ -94,6 +97,7 @@ impl Default for SnapshotOptions {
             diff: false,
             selector: None,
             r#ref: None,
+            focus: None,
         }
     }
 }
@@ -685,6 +689,7 @@ fn budgeted_view(
         max_tokens: opts.max_tokens,
         encoding: ctx.encoding,
         surface: ctx.surface,
+        focus: opts.focus.as_deref().and_then(TaskFocus::new),
     };
     let mut notes = Vec::new();
     if opts.interactive_only {

@@ -58,6 +58,11 @@ pub fn element_priority(role: &str, in_viewport: bool) -> u32 {
     }
 }
 
+/// Added to a link that says what it is for (sign in, privacy, next page,
+/// share…; see [`crate::purpose`]): over the other links (80) and the top
+/// headings (82), under the form controls (85 and up).
+pub const PURPOSE_BONUS: u32 = 4;
+
 /// Roles an agent acts on: the table's input, form-control and navigation
 /// groups (everything above the containers). With `interactive_only`, these
 /// are the elements a snapshot counts and keeps; containers and text appear

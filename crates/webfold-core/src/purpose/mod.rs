@@ -1,0 +1,279 @@
+//! What an interface element is for, read from its words: the few jobs agents
+//! are sent to do on almost every site (search it, sign in, sign up for its
+//! newsletter, read its legal pages, contact it, page through it, share,
+//! comment, find the author, deal with cookies).
+//!
+//! Pages keep these controls in their furniture (header, sidebar, footer),
+//! which budgeted views spend last; the views use a [`Purposes`] to keep
+//! them anyway, and a task's words to rank first the elements it names
+//! ([`TaskFocus`]). Tasks are often in another language than the page ("search"
+//! on a page that says "Suchen"), so each purpose lists the common interface
+//! words of the languages the web is mostly written in. No model, nothing
+//! learned: a fixed word list, so every view stays a pure, deterministic
+//! function of the page.
+
+mod focus;
+
+pub use focus::{FOCUSED, Place, TaskFocus};
+
+/// One job an element can serve.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Purpose {
+    Search,
+    SignIn,
+    SignUp,
+    Legal,
+    Contact,
+    Paging,
+    Share,
+    Comment,
+    Author,
+    Cookies,
+}
+
+impl Purpose {
+    pub const ALL: [Purpose; 10] = [
+        Purpose::Search,
+        Purpose::SignIn,
+        Purpose::SignUp,
+        Purpose::Legal,
+        Purpose::Contact,
+        Purpose::Paging,
+        Purpose::Share,
+        Purpose::Comment,
+        Purpose::Author,
+        Purpose::Cookies,
+    ];
+
+    fn bit(self) -> u16 {
+        1 << (self as u16)
+    }
+
+    /// Its name in `words.txt`.
+    fn name(self) -> &'static str {
+        match self {
+            Purpose::Search => "search",
+            Purpose::SignIn => "sign_in",
+            Purpose::SignUp => "sign_up",
+            Purpose::Legal => "legal",
+            Purpose::Contact => "contact",
+            Purpose::Paging => "paging",
+            Purpose::Share => "share",
+            Purpose::Comment => "comment",
+            Purpose::Author => "author",
+            Purpose::Cookies => "cookies",
+        }
+    }
+}
+
+/// A set of purposes.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Purposes(u16);
+
+impl Purposes {
+    pub const NONE: Purposes = Purposes(0);
+
+    pub fn is_empty(self) -> bool {
+        self.0 == 0
+    }
+
+    pub fn contains(self, p: Purpose) -> bool {
+        self.0 & p.bit() != 0
+    }
+
+    pub fn insert(&mut self, p: Purpose) {
+        self.0 |= p.bit();
+    }
+
+    pub fn union(self, other: Purposes) -> Purposes {
+        Purposes(self.0 | other.0)
+    }
+
+    pub fn intersects(self, other: Purposes) -> bool {
+        self.0 & other.0 != 0
+    }
+
+    pub fn iter(self) -> impl Iterator<Item = Purpose> {
+        Purpose::ALL.into_iter().filter(move |p| self.contains(*p))
+    }
+
+    /// The purposes `text` (a name, label, placeholder or URL) says.
+    pub fn of(text: &str) -> Purposes {
+        Purposes::of_words(&words(text))
+    }
+
+    fn of_words(words: &[String]) -> Purposes {
+        let lexicon = lexicon();
+        let mut out = Purposes::NONE;
+        for (i, w) in words.iter().enumerate() {
+            let Some(first) = w.chars().next() else {
+                continue;
+            };
+            for (p, parts) in lexicon.get(&first).into_iter().flatten() {
+                if !out.contains(*p) && says_at(&words[i..], parts) {
+                    out.insert(*p);
+                }
+            }
+        }
+        out
+    }
+
+    /// The purposes an element's name or label says. Interface labels are
+    /// short ("Datenschutz", "Log in", "Mehr Artikel von Stefanus →"); a
+    /// long name is a headline or a teaser, whose words say what it is about,
+    /// not what it does, so only its first and last words count there
+    /// ("… Wake News Radio/TV →" is still the next post).
+    pub fn of_label(text: &str) -> Purposes {
+        let words = words(text);
+        if words.len() <= LABEL_WORDS {
+            return Purposes::of_words(&words);
+        }
+        let edges = [words[0].clone(), words[words.len() - 1].clone()];
+        Purposes::of_words(&edges[..1]).union(Purposes::of_words(&edges[1..]))
+    }
+
+    /// The purposes of a link's address: its path and query words
+    /// (`/datenschutz/`, `?page=2`, `twitter.com/intent/tweet`).
+    pub fn of_url(url: &str) -> Purposes {
+        let rest = url.split_once("://").map_or(url, |(_, r)| r);
+        let (host, path) = rest.split_once('/').unwrap_or((rest, ""));
+        let mut out = Purposes::of(&path.replace(['/', '-', '_', '.', '?', '=', '&'], " "));
+        let host = host.to_ascii_lowercase();
+        const SHARE_HOSTS: [&str; 6] = [
+            "twitter.com",
+            "x.com",
+            "facebook.com",
+            "linkedin.com",
+            "pinterest.",
+            "wa.me",
+        ];
+        let sharing = path.contains("share") || path.contains("intent") || path.contains("pin/");
+        if sharing && SHARE_HOSTS.iter().any(|h| host.contains(h)) {
+            out.insert(Purpose::Share);
+        }
+        out
+    }
+}
+
+/// Names longer than this many words are not interface labels.
+const LABEL_WORDS: usize = 8;
+
+/// Lower-cased words of `text`: runs of letters and digits; each symbol a
+/// word of its own (`›`, `»`), so arrows name a purpose too.
+pub(crate) fn words(text: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut word = String::new();
+    for c in text.chars() {
+        if c.is_alphanumeric() || c == '\'' {
+            word.extend(c.to_lowercase());
+            continue;
+        }
+        if !word.is_empty() {
+            out.push(std::mem::take(&mut word));
+        }
+        if !c.is_whitespace() && !c.is_ascii_punctuation() || matches!(c, '<' | '>') {
+            out.push(c.to_string());
+        }
+    }
+    if !word.is_empty() {
+        out.push(word);
+    }
+    // `>>` and `<<` as one word.
+    out.dedup_by(|b, a| {
+        let joined = (a.as_str() == ">" || a.as_str() == "<") && a == b;
+        if joined {
+            a.push_str(b);
+        }
+        joined
+    });
+    out
+}
+
+/// Every stem of `words.txt`, split into its words, by its first
+/// character: a name's words are looked up, not matched against every stem.
+type Lexicon = std::collections::HashMap<char, Vec<(Purpose, Vec<&'static str>)>>;
+
+fn lexicon() -> &'static Lexicon {
+    static LEXICON: std::sync::OnceLock<Lexicon> = std::sync::OnceLock::new();
+    LEXICON.get_or_init(|| {
+        let mut map = Lexicon::new();
+        for line in include_str!("words.txt").lines() {
+            let Some((name, stems)) = line.split_once(": ") else {
+                continue;
+            };
+            let Some(p) = Purpose::ALL.into_iter().find(|p| p.name() == name) else {
+                continue;
+            };
+            for stem in stems.split(", ") {
+                let parts: Vec<&'static str> = stem.split([' ', '-']).collect();
+                if let Some(first) = parts[0].chars().next() {
+                    map.entry(first).or_default().push((p, parts));
+                }
+            }
+        }
+        map
+    })
+}
+
+/// Whether `words` start with the stem's `parts`: every word equal but the
+/// last, which may also start with its part (parts of three letters or fewer
+/// match whole words only).
+fn says_at(words: &[String], parts: &[&str]) -> bool {
+    if words.len() < parts.len() {
+        return false;
+    }
+    let last = parts.len() - 1;
+    parts
+        .iter()
+        .zip(words)
+        .enumerate()
+        .all(|(i, (s, w))| w == s || (i == last && s.chars().count() > 3 && w.starts_with(s)))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn has(text: &str, p: Purpose) -> bool {
+        Purposes::of(text).contains(p)
+    }
+
+    #[test]
+    fn words_in_several_languages() {
+        assert!(has("Suche nach:", Purpose::Search));
+        assert!(has("Rechercher", Purpose::Search));
+        assert!(has("Datenschutzerklärung", Purpose::Legal));
+        assert!(has("AGB", Purpose::Legal));
+        assert!(!has("Agbogbloshie", Purpose::Legal));
+        assert!(has("Log in", Purpose::SignIn));
+        assert!(has("Zaloguj się", Purpose::SignIn));
+        assert!(has("« Vorheriger Artikel", Purpose::Paging));
+        assert!(has("›", Purpose::Paging));
+        assert!(has("Per Twitter teilen", Purpose::Share));
+        assert!(has("Zeige alle Beiträge von mywakenews →", Purpose::Author));
+        assert!(has("Cookie-Einstellungen", Purpose::Cookies));
+        assert!(!has("Wolf sightings in Brandenburg", Purpose::Search));
+    }
+
+    #[test]
+    fn every_purpose_has_its_words() {
+        for p in Purpose::ALL {
+            let n = lexicon()
+                .values()
+                .flatten()
+                .filter(|(q, _)| *q == p)
+                .count();
+            assert!(n >= 10, "{p:?} has {n} stems in words.txt");
+        }
+    }
+
+    #[test]
+    fn addresses_say_purposes_too() {
+        assert!(Purposes::of_url("https://example.org/datenschutz/").contains(Purpose::Legal));
+        assert!(
+            Purposes::of_url("https://twitter.com/intent/tweet?url=x").contains(Purpose::Share)
+        );
+        assert!(Purposes::of_url("https://example.org/author/jane/").contains(Purpose::Author));
+        assert!(!Purposes::of_url("https://twitter.com/someone").contains(Purpose::Share));
+    }
+}
