@@ -233,12 +233,12 @@ fn accepted(conversation: &str) -> Vec<(&'static str, Value, Expect)> {
     add("list_sessions", json!({}), NO_DAEMON);
     add(
         "respond_to_browser",
-        json!({"sessionId": session, "contextId": "ctx-1", "message": "Done: it is **blue**.", "isComplete": true}),
+        json!({"sessionId": session, "messageId": "m4-1700000000000", "message": "Done: it is **blue**.", "isComplete": true}),
         NO_DAEMON,
     );
     add(
         "respond_to_browser",
-        json!({"sessionId": session, "contextId": "ctx-1", "message": "A part, ", "isComplete": false}),
+        json!({"sessionId": session, "messageId": "m4-1700000000000", "message": "A part, ", "isComplete": false}),
         NO_DAEMON,
     );
     for status in ["idle", "thinking", "searching", "editing"] {
