@@ -560,6 +560,36 @@ try {
   await until("the answer in the second panel", () =>
     panel2.$eval("#chat > li.assistant:last-child", (e) => e.textContent === "answer for tab two"),
   );
+
+  // ---- an agent stops mid-answer: the daemon closes it, the panel ends its caret and status ----
+  await panel2.fill("#message", "tab two asks again");
+  await panel2.press("#message", "Enter");
+  const m2b = (await agent2.tool("get_ui_context", { wait_seconds: 10 })).structuredContent;
+  check(m2b.userMessage === "tab two asks again" && m2b.messageId !== m2.messageId, `a new message, with an id of its own: ${m2b.messageId}`);
+  await agent2.tool("update_status", { sessionId: g2.sessionId, status: "editing", detail: "page.css" });
+  await agent2.tool("respond_to_browser", { sessionId: g2.sessionId, messageId: m2b.messageId, message: "Half an answer", isComplete: false });
+  const last2 = () => panel2.$eval("#chat > li.assistant:last-child", (e) => ({
+    text: e.querySelector(".md")?.textContent ?? "",
+    complete: e.dataset.complete,
+    message: e.dataset.messageId,
+    closed: e.querySelector(".meta.closed")?.textContent ?? "",
+  }));
+  await until("the part, its caret and the status", async () => {
+    const b = await last2();
+    const status = await panel2.textContent("#status");
+    return b.text === "Half an answer" && b.complete === "false" && b.message === m2b.messageId && status.includes("editing");
+  });
+  agent2.close();
+  agent2 = undefined;
+  await until("the answer closed unfinished, the status cleared", async () => {
+    const b = await last2();
+    const status = await panel2.textContent("#status");
+    return b.text === "Half an answer" && b.complete === "true" && b.closed.includes("disconnected") && status === "";
+  });
+  check(
+    (await panel2.$$eval("#chat > li.assistant", (es) => es.map((e) => e.dataset.messageId))).join(",") === `${m2.messageId},${m2b.messageId}`,
+    "each answer under its own message",
+  );
   await panel.bringToFront();
   await panel.fill("#message", "tab one again");
   await panel.press("#message", "Enter");
