@@ -328,3 +328,71 @@ fn compact_in(prop: &Value, defs: &Defs, depth: usize) -> Value {
     }
     prop
 }
+
+#[cfg(test)]
+mod tests {
+    use schemars::JsonSchema;
+    use serde_json::json;
+
+    #[allow(dead_code)]
+    #[derive(JsonSchema)]
+    #[serde(rename_all = "snake_case")]
+    enum Mood {
+        Calm,
+        Busy,
+    }
+
+    /// A structure: an object its description explains.
+    #[allow(dead_code)]
+    #[derive(JsonSchema)]
+    struct Step {
+        key: String,
+    }
+
+    #[allow(dead_code)]
+    #[derive(JsonSchema)]
+    struct Args {
+        mood: Mood,
+        /// How it feels later
+        later: Option<Mood>,
+        /// One step
+        step: Step,
+        /// Steps in order
+        steps: Vec<Step>,
+        /// A number or a word
+        either: NumberOrWord,
+    }
+
+    #[allow(dead_code)]
+    #[derive(JsonSchema)]
+    #[serde(untagged)]
+    enum NumberOrWord {
+        Number(u32),
+        Word(String),
+    }
+
+    #[test]
+    fn refs_are_read_from_the_schemas_definitions() {
+        let root = schemars::SchemaGenerator::default().into_root_schema_for::<Args>();
+        let compact = super::compact_object(root.to_value());
+        let props = &compact["properties"];
+        // An enum keeps its values, with or without `Option`.
+        assert_eq!(
+            props["mood"],
+            json!({"type": "string", "enum": ["calm", "busy"]})
+        );
+        assert_eq!(props["later"]["enum"], json!(["calm", "busy"]));
+        assert_eq!(props["later"]["type"], "string");
+        // A structure is an object, alone or in a list.
+        assert_eq!(
+            props["step"],
+            json!({"type": "object", "description": "One step"})
+        );
+        assert_eq!(props["steps"]["items"], json!({"type": "object"}));
+        // Every arm of a choice is kept.
+        let arms = props["either"]["anyOf"].as_array().unwrap();
+        assert_eq!(arms.len(), 2, "{}", props["either"]);
+        assert!(compact.get("$defs").is_none(), "{compact}");
+        assert!(!compact.to_string().contains("$ref"), "{compact}");
+    }
+}
