@@ -359,7 +359,11 @@ async fn a_new_answer_to_the_same_message_closes_the_open_one() {
     )
     .await;
     assert_eq!(history_b["messages"][0]["messageId"], asked.as_str());
-    respond(&b, &tab, &asked, "The images are large.", true).await;
+    respond(&b, &tab, &asked, "The images ", false).await;
+    // A's answer is closed (and kept) before B's first part reaches the tab.
+    tab.next("answer_closed").await;
+    assert_eq!(history(&project, &tab).await.len(), 2);
+    respond(&b, &tab, &asked, "are large.", true).await;
     let answer = tab.next("agent_response").await;
     assert_eq!(answer["message"], "The images are large.");
     assert_eq!(
@@ -367,6 +371,7 @@ async fn a_new_answer_to_the_same_message_closes_the_open_one() {
         [
             frame("agent_response_chunk", &asked, "Looking at the network"),
             frame("answer_closed", &asked, "Looking at the network"),
+            frame("agent_response_chunk", &asked, "The images "),
             frame("agent_response", &asked, "The images are large."),
         ]
     );

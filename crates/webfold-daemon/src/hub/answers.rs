@@ -60,8 +60,6 @@ struct Part<'a> {
 
 /// What adding a part came to.
 struct Added {
-    /// Another agent's answer it closed.
-    superseded: Option<OpenAnswer>,
     /// The whole answer, when the part was the last.
     whole: Option<String>,
     /// Whether the tab got what was sent now.
@@ -170,15 +168,13 @@ impl Hub {
             project,
             text,
         };
-        let added = self.add_part(&part, complete);
-        if let Some(answer) = added.superseded {
-            let closed = Closed {
-                session_id: session_id.to_string(),
-                answer,
-                reason: CloseReason::Superseded,
-            };
-            self.keep_closed(&closed).await;
+        // Another agent's open answer to the message ends here, kept in the
+        // history before the tab hears of it.
+        let superseded = self.supersede(&part);
+        if let Some(closed) = &superseded {
+            self.keep_closed(closed).await;
         }
+        let added = self.add_part(&part, superseded, complete);
         let here = match added.whole {
             Some(whole) => self.complete(&part, whole).await? || added.here,
             None => added.here,
@@ -186,19 +182,12 @@ impl Hub {
         Ok(here || self.is_elsewhere(session_id).await)
     }
 
-    /// Adds a part to the open answer to its message (opening one, and
-    /// closing another agent's): a part goes to the tab now; the last one
-    /// makes the whole answer, for [`Hub::complete`].
-    fn add_part(&self, p: &Part, complete: bool) -> Added {
+    /// Adds a part to the open answer to its message (opening one; the tab
+    /// hears first of the answer it `superseded`): a part goes to the tab
+    /// now; the last one makes the whole answer, for [`Hub::complete`].
+    fn add_part(&self, p: &Part, superseded: Option<Closed>, complete: bool) -> Added {
         let mut st = self.state();
         let session = st.sessions.entry(p.session_id.to_string()).or_default();
-        let theirs = session
-            .answers
-            .get(p.message_id)
-            .is_some_and(|a| a.agent_id != p.agent_id);
-        let superseded = theirs
-            .then(|| session.answers.remove(p.message_id))
-            .flatten();
         let answer = session
             .answers
             .entry(p.message_id.to_string())
@@ -211,7 +200,7 @@ impl Hub {
         let news = answer.news(p.text).to_string();
         let mut frames = Vec::new();
         if let Some(old) = &superseded {
-            frames.push(closed_frame(p.message_id, old, CloseReason::Superseded));
+            frames.push(closed_frame(p.message_id, &old.answer, old.reason));
         }
         // The last part is added once the whole answer is stored.
         let whole = if complete {
@@ -231,11 +220,21 @@ impl Hub {
         for frame in frames {
             here |= self.send(&mut st, p.session_id, frame, true);
         }
-        Added {
-            superseded,
-            whole,
-            here,
+        Added { whole, here }
+    }
+
+    /// Takes another agent's open answer to the message a part answers.
+    fn supersede(&self, p: &Part) -> Option<Closed> {
+        let mut st = self.state();
+        let session = st.sessions.get_mut(p.session_id)?;
+        if session.answers.get(p.message_id)?.agent_id == p.agent_id {
+            return None;
         }
+        Some(Closed {
+            session_id: p.session_id.to_string(),
+            answer: session.answers.remove(p.message_id)?,
+            reason: CloseReason::Superseded,
+        })
     }
 
     /// Stores the whole answer, then tells the tab it is complete and
