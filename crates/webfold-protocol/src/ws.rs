@@ -13,8 +13,9 @@ use webfold_core::page::capture::DomCapture;
 use crate::pick::{Ancestor, Child, Element, PageInfo, Pick};
 
 /// The protocol's version: the daemon announces it in `agents`; a client
-/// that needs more can tell.
-pub const PROTOCOL_VERSION: u32 = 1;
+/// that needs more can tell. 2: answers name the user message they answer
+/// (`messageId`), and the daemon closes an unfinished one (`answer_closed`).
+pub const PROTOCOL_VERSION: u32 = 2;
 
 /// Largest WebSocket message the daemon reads (a page's capture and a
 /// screenshot ride along).
