@@ -324,14 +324,14 @@ try {
   const bubble = () => panel.$eval("#chat > li.assistant:last-child", (e) => ({ text: e.textContent, complete: e.dataset.complete }));
   const markers = ["Sure", "#buy { background: blue; }", "stays text"];
   for (let i = 0; i < parts.length; i++) {
-    await agent.tool("respond_to_browser", { sessionId: sid, contextId: c.contextId, message: parts[i], isComplete: false });
+    await agent.tool("respond_to_browser", { sessionId: sid, messageId: asked.structuredContent.messageId, message: parts[i], isComplete: false });
     await until(`chunk ${i + 1} in the panel`, async () => {
       const b = await bubble();
       const seen = markers.map((m) => b.text.includes(m));
       return b.complete === "false" && seen.every((s, j) => s === j <= i);
     });
   }
-  await agent.tool("respond_to_browser", { sessionId: sid, contextId: c.contextId, message: "\n\nAll set.", isComplete: true });
+  await agent.tool("respond_to_browser", { sessionId: sid, messageId: asked.structuredContent.messageId, message: "\n\nAll set.", isComplete: true });
   await until("the complete answer", async () => (await bubble()).complete === "true");
   const md = await panel.$eval("#chat > li.assistant:last-child .md", (e) => ({
     strong: e.querySelector("strong")?.textContent,
@@ -479,7 +479,7 @@ try {
   // The restarted worker kept the tab's session and selection: an answer
   // for the old session reaches this panel, and the user can write again.
   const after = "Still here after a restart: [the docs](https://example.com/docs), [not a link](javascript:alert(1)).";
-  await agent.tool("respond_to_browser", { sessionId: sid, contextId: c.contextId, message: after, isComplete: true });
+  await agent.tool("respond_to_browser", { sessionId: sid, messageId: asked.structuredContent.messageId, message: after, isComplete: true });
   await until("an answer after the restart", async () =>
     (await bubble()).text === "Still here after a restart: the docs, not a link.",
   );
@@ -556,9 +556,39 @@ try {
   check(m2.userMessage === "tab two asks" && m2.sessionId === g2.sessionId, "the second tab's message reaches the second agent");
   const m1 = (await agent.tool("get_ui_context", {})).structuredContent;
   check(m1.userMessage === undefined && m1.sessionId === sid, "and not the first agent");
-  await agent2.tool("respond_to_browser", { sessionId: g2.sessionId, contextId: g2.contextId, message: "answer for tab two", isComplete: true });
+  await agent2.tool("respond_to_browser", { sessionId: g2.sessionId, messageId: m2.messageId, message: "answer for tab two", isComplete: true });
   await until("the answer in the second panel", () =>
     panel2.$eval("#chat > li.assistant:last-child", (e) => e.textContent === "answer for tab two"),
+  );
+
+  // ---- an agent stops mid-answer: the daemon closes it, the panel ends its caret and status ----
+  await panel2.fill("#message", "tab two asks again");
+  await panel2.press("#message", "Enter");
+  const m2b = (await agent2.tool("get_ui_context", { wait_seconds: 10 })).structuredContent;
+  check(m2b.userMessage === "tab two asks again" && m2b.messageId !== m2.messageId, `a new message, with an id of its own: ${m2b.messageId}`);
+  await agent2.tool("update_status", { sessionId: g2.sessionId, status: "editing", detail: "page.css" });
+  await agent2.tool("respond_to_browser", { sessionId: g2.sessionId, messageId: m2b.messageId, message: "Half an answer", isComplete: false });
+  const last2 = () => panel2.$eval("#chat > li.assistant:last-child", (e) => ({
+    text: e.querySelector(".md")?.textContent ?? "",
+    complete: e.dataset.complete,
+    message: e.dataset.messageId,
+    closed: e.querySelector(".meta.closed")?.textContent ?? "",
+  }));
+  await until("the part, its caret and the status", async () => {
+    const b = await last2();
+    const status = await panel2.textContent("#status");
+    return b.text === "Half an answer" && b.complete === "false" && b.message === m2b.messageId && status.includes("editing");
+  });
+  agent2.close();
+  agent2 = undefined;
+  await until("the answer closed unfinished, the status cleared", async () => {
+    const b = await last2();
+    const status = await panel2.textContent("#status");
+    return b.text === "Half an answer" && b.complete === "true" && b.closed.includes("disconnected") && status === "";
+  });
+  check(
+    (await panel2.$$eval("#chat > li.assistant", (es) => es.map((e) => e.dataset.messageId))).join(",") === `${m2.messageId},${m2b.messageId}`,
+    "each answer under its own message",
   );
   await panel.bringToFront();
   await panel.fill("#message", "tab one again");

@@ -213,6 +213,32 @@ function agentName(tab: WfTab, id: string | undefined): string {
   return a.builtIn ? a.client : `${a.client} in ${a.project}`;
 }
 
+/** Why the daemon closed an answer, as the user reads it. */
+const CLOSED: Record<WfProtocol.CloseReason, string> = {
+  disconnected: "the agent disconnected before it finished",
+  superseded: "another agent answered this message",
+};
+
+/** The answer to `messageId` still being written, if any. */
+function openAnswer(tab: WfTab, messageId: string): WfChatEntry | undefined {
+  return tab.chat.find((e) => e.role === "assistant" && !e.complete && e.messageId === messageId);
+}
+
+/** Puts an answer under the message it answers (after earlier answers to it), else last. */
+function place(tab: WfTab, entry: WfChatEntry): WfChatEntry {
+  let at = -1;
+  tab.chat.forEach((e, i) => {
+    if (e.messageId === entry.messageId) at = i;
+  });
+  if (at < 0) tab.chat.push(entry);
+  else tab.chat.splice(at + 1, 0, entry);
+  return entry;
+}
+
+function answerEntry(messageId: string, contextId: string, text: string, complete: boolean): WfChatEntry {
+  return { role: "assistant", text, messageId: String(messageId), contextId: String(contextId), complete, at: Date.now() };
+}
+
 function onFrame(tabId: number, link: Link, text: string) {
   const tab = tabs.get(tabId);
   if (!tab) return;
@@ -250,7 +276,10 @@ function onFrame(tabId: number, link: Link, text: string) {
       break;
     case "message_stored": {
       const entry = [...tab.chat].reverse().find((e) => e.role === "user" && !e.deliveredTo && !e.error);
-      if (entry) entry.deliveredTo = agentName(tab, frame.payload.agentId);
+      if (entry) {
+        entry.deliveredTo = agentName(tab, frame.payload.agentId);
+        entry.messageId = String(frame.payload.messageId);
+      }
       tab.problem = undefined;
       break;
     }
@@ -259,24 +288,36 @@ function onFrame(tabId: number, link: Link, text: string) {
       tab.status = { status: p.status, detail: typeof p.detail === "string" ? p.detail : undefined };
       break;
     }
+    // An answer belongs to one user message: its frames name the message,
+    // and only the open answer to that message grows.
     case "agent_response_chunk": {
       const p = frame.payload;
-      const open = tab.chat.find((e) => e.role === "assistant" && !e.complete && e.contextId === p.contextId);
+      const open = openAnswer(tab, p.messageId);
       if (open) open.text += String(p.chunk);
-      else tab.chat.push({ role: "assistant", text: String(p.chunk), contextId: String(p.contextId), complete: false, at: Date.now() });
+      else place(tab, answerEntry(p.messageId, p.contextId, String(p.chunk), false));
       break;
     }
     case "agent_response": {
       const p = frame.payload;
-      const result = p.result;
-      const open = tab.chat.find((e) => e.role === "assistant" && !e.complete && e.contextId === p.contextId);
+      const open = openAnswer(tab, p.messageId) ?? place(tab, answerEntry(p.messageId, p.contextId, "", false));
+      open.text = String(p.message);
+      open.complete = true;
+      open.result = p.result;
+      break;
+    }
+    case "answer_closed": {
+      // The daemon closed an unfinished answer: no caret, no status left.
+      const p = frame.payload;
+      const open = openAnswer(tab, p.messageId);
+      const note = `Unfinished: ${CLOSED[p.reason] ?? "the answer was closed"}.`;
       if (open) {
         open.text = String(p.message);
         open.complete = true;
-        open.result = result;
-      } else {
-        tab.chat.push({ role: "assistant", text: String(p.message), contextId: String(p.contextId), complete: true, result, at: Date.now() });
+        open.closed = note;
+      } else if (String(p.message).trim()) {
+        place(tab, { ...answerEntry(p.messageId, p.contextId, String(p.message), true), closed: note });
       }
+      tab.status = undefined;
       break;
     }
     case "get_html": {

@@ -175,6 +175,7 @@ function render(v: WfView) {
   for (const e of tab?.chat ?? []) {
     const li = document.createElement("li");
     li.className = e.role;
+    if (e.messageId) li.dataset.messageId = e.messageId;
     if (e.role === "assistant") {
       li.dataset.complete = String(!!e.complete);
       const body = document.createElement("div");
@@ -182,6 +183,12 @@ function render(v: WfView) {
       body.append(renderMarkdown(e.text));
       li.append(body);
       if (e.result) li.append(...resultNodes(e.result));
+      if (e.closed) {
+        const meta = document.createElement("div");
+        meta.className = "meta closed";
+        meta.textContent = e.closed;
+        li.append(meta);
+      }
       if (e.error) {
         const meta = document.createElement("div");
         meta.className = "meta error";

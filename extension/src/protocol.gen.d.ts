@@ -25,6 +25,8 @@ declare namespace WfProtocol {
     isComplete: boolean;
     /** Markdown. */
     message: string;
+    /** The user message this answers (`message_stored`'s `messageId`). */
+    messageId: string;
     /** The built-in agent's structured answer, beside its words. */
     result?: AgentResult;
   }
@@ -32,6 +34,8 @@ declare namespace WfProtocol {
   export interface AgentResponseChunk {
     chunk: string;
     contextId: string;
+    /** The user message this answers (`message_stored`'s `messageId`). */
+    messageId: string;
   }
 
   /**
@@ -63,6 +67,16 @@ declare namespace WfProtocol {
     classList: string[];
     id?: string;
     tagName: string;
+  }
+
+  /** An answer left open, closed by the daemon: no more parts will come. */
+  export interface AnswerClosed {
+    contextId: string;
+    /** The answer's text as it stands (Markdown), unfinished. */
+    message: string;
+    /** The user message it answered. */
+    messageId: string;
+    reason: CloseReason;
   }
 
   export interface BoundingBox {
@@ -148,6 +162,9 @@ declare namespace WfProtocol {
     type: "get_view";
   };
 
+  /** Why an answer was closed before it was complete. */
+  export type CloseReason = "disconnected" | "superseded";
+
   export interface ContextStored {
     contextId: string;
   }
@@ -227,6 +244,8 @@ declare namespace WfProtocol {
   export interface MessageStored {
     agentId: string;
     contextId: string;
+    /** The message's id: every frame of an answer to it names it. */
+    messageId: string;
   }
 
   export interface PageInfo {
@@ -254,6 +273,9 @@ declare namespace WfProtocol {
   } | {
     payload: AgentResponseChunk;
     type: "agent_response_chunk";
+  } | {
+    payload: AnswerClosed;
+    type: "answer_closed";
   } | {
     payload: Agents;
     type: "agents";

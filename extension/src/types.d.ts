@@ -41,8 +41,12 @@ interface WfChatEntry {
   role: "user" | "assistant";
   text: string;
   contextId?: string;
+  /** The user message (its id from `message_stored`), or the message an answer answers. */
+  messageId?: string;
   /** An answer still streaming (false) or done. */
   complete?: boolean;
+  /** For an answer the daemon closed unfinished: why, for the user. */
+  closed?: string;
   /** For user messages: stored by the daemon for this agent. */
   deliveredTo?: string;
   error?: string;

@@ -174,7 +174,9 @@ pub async fn round_trips(
         let sent = Instant::now();
         send(&mut tab, ClientFrame::UserMessage(message)).await?;
         let (got, returned) = call.await?;
-        let got = got?.and_then(|c| c.user_message);
+        let (got, message_id) = got?
+            .map(|c| (c.user_message, c.message_id.unwrap_or_default()))
+            .unwrap_or_default();
         anyhow::ensure!(
             got.as_deref() == Some(format!("message {i}").as_str()),
             "round {i} got {got:?}"
@@ -189,7 +191,7 @@ pub async fn round_trips(
         agent
             .request(RespondToBrowser {
                 session_id: session.clone(),
-                context_id: context_id.clone(),
+                message_id,
                 message: format!("answer {i}"),
                 is_complete: true,
             })

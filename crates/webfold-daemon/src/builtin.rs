@@ -58,6 +58,7 @@ impl BuiltinAgent {
 pub(crate) struct Ask {
     pub session_id: String,
     pub context_id: String,
+    pub message_id: String,
     pub message: String,
 }
 
@@ -156,6 +157,7 @@ async fn reply(hub: &Hub, ask: &Ask, outcome: &Outcome) -> ServerFrame {
         .await;
     ServerFrame::AgentResponse(AgentResponse {
         context_id: ask.context_id.clone(),
+        message_id: ask.message_id.clone(),
         message,
         is_complete: true,
         result: Some(Box::new(AgentResult {

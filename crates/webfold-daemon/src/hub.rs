@@ -15,8 +15,9 @@
 //!
 //! One state, one lock, split by concern: `tabs` (sockets, picks, frames
 //! out), `agents` (agents, their inboxes and what they read), `requests`
-//! (requests waiting for a tab's answer) and `routing` (which agent a
-//! message goes to, which tab an answer goes to). What is
+//! (requests waiting for a tab's answer), `routing` (which agent a
+//! message goes to) and `answers` (an answer belongs to one user message:
+//! its parts, its end, the statuses shown meanwhile). What is
 //! not on this daemon is reached through a [`Transport`]: [`Local`] when
 //! the daemon is alone, [`Cluster`] when it shares a database with others.
 
@@ -36,6 +37,7 @@ use crate::registry::Registry;
 use webfold_protocol::{ErrorFrame, ServerFrame, StoredContext};
 
 mod agents;
+mod answers;
 mod cluster;
 mod requests;
 mod routing;
@@ -60,7 +62,13 @@ struct Session {
     contexts: VecDeque<StoredContext>,
     selected_agent: Option<String>,
     last_active: i64,
-    partial: HashMap<String, String>,
+    /// Answers being written, by the id of the user message they answer.
+    answers: HashMap<String, answers::OpenAnswer>,
+    /// The messages agents read here lately (id → its context), so an
+    /// answer names one of them.
+    asked: VecDeque<(String, String)>,
+    /// The agent whose status the tab shows, if any.
+    status_by: Option<String>,
     outbox: VecDeque<ServerFrame>,
     /// Cancels the built-in agent's runs for this tab when it disconnects.
     runs: Option<CancellationToken>,
@@ -88,6 +96,18 @@ struct Delivery {
     context_id: String,
     message: String,
     timestamp: i64,
+}
+
+impl Delivery {
+    fn message_id(&self) -> String {
+        message_id(self.history_id, self.timestamp)
+    }
+}
+
+/// A user message's id, as agents and the panel name it: its history row
+/// and when it arrived (rows of two projects' histories never share both).
+pub(crate) fn message_id(history_id: i64, timestamp: i64) -> String {
+    format!("m{history_id}-{timestamp}")
 }
 
 #[derive(Default)]

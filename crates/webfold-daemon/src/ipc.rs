@@ -89,7 +89,7 @@ async fn connection(stream: UnixStream, hub: Arc<Hub>, port: u16) {
         });
     }
     if let Some(a) = agent {
-        hub.disconnect_agent(&a);
+        hub.disconnect_agent(&a).await;
     }
     drop(tx);
     let _ = writer.await;
@@ -172,7 +172,7 @@ async fn dispatch(
                 .respond(
                     me()?,
                     session(&a.session_id)?,
-                    &a.context_id,
+                    &a.message_id,
                     &a.message,
                     a.is_complete,
                 )

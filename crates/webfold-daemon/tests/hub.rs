@@ -79,6 +79,27 @@ impl World {
             other => panic!("{other:?}"),
         }
     }
+
+    /// The user writes about a pick; `agent` reads it: the message's id.
+    async fn asked(&self, agent: &str, session: &str, context_id: &str, text: &str) -> String {
+        let m = UserMessage {
+            context_id: context_id.into(),
+            message: text.into(),
+            agent_id: Some(agent.into()),
+        };
+        let stored = match self.hub.user_message(session, m).await {
+            ServerFrame::MessageStored(s) => s.message_id,
+            other => panic!("{other:?}"),
+        };
+        let got = self
+            .hub
+            .get_ui_context(agent, Some(session), Duration::ZERO)
+            .await
+            .unwrap()
+            .expect("the agent reads the message");
+        assert_eq!(got.message_id.as_deref(), Some(stored.as_str()));
+        stored
+    }
 }
 
 /// Everything the hub has sent a tab so far.
@@ -184,9 +205,14 @@ async fn a_reply_reaches_the_tab_it_names_and_no_other() {
     let (_, mut rx_two) = w.tab(&two);
     let ctx = w.picked(&one, "cart").await;
     w.picked(&two, "home").await;
+    let asked = w.asked("a", &one, &ctx, "is it done?").await;
     drain(&mut rx_one);
     drain(&mut rx_two);
-    let delivered = w.hub.respond("a", &one, &ctx, "done", true).await.unwrap();
+    let delivered = w
+        .hub
+        .respond("a", &one, &asked, "done", true)
+        .await
+        .unwrap();
     assert!(delivered);
     assert_eq!(answers(&drain(&mut rx_one)), ["done"]);
     assert!(answers(&drain(&mut rx_two)).is_empty());
@@ -200,15 +226,16 @@ async fn frames_for_an_offline_tab_wait_for_its_next_socket() {
     let tab = session(5);
     let (conn, rx) = w.tab(&tab);
     let ctx = w.picked(&tab, "cart").await;
+    let asked = w.asked("a", &tab, &ctx, "what now?").await;
     drop(rx);
     w.hub.disconnect_tab(&tab, conn);
     w.hub
-        .respond("a", &tab, &ctx, "part one, ", false)
+        .respond("a", &tab, &asked, "part one, ", false)
         .await
         .unwrap();
     let delivered = w
         .hub
-        .respond("a", &tab, &ctx, "then the rest", true)
+        .respond("a", &tab, &asked, "then the rest", true)
         .await
         .unwrap();
     assert!(!delivered, "no socket of the tab is open");

@@ -70,8 +70,9 @@ async fn ask(tab: &mut Tab, context_id: &str, message: &str) -> Value {
     }
 }
 
-/// The agent answers in three parts; the tab gets them in order.
-async fn answer_in_parts(agent: &Connection, tab: &mut Tab, session: &str, context_id: &str) {
+/// The agent answers a message in three parts; the tab gets them in order,
+/// then the status cleared.
+async fn answer_in_parts(agent: &Connection, tab: &mut Tab, session: &str, message_id: &str) {
     let status = call(
         agent,
         "update_status",
@@ -90,14 +91,14 @@ async fn answer_in_parts(agent: &Connection, tab: &mut Tab, session: &str, conte
         call(
             agent,
             "respond_to_browser",
-            json!({"sessionId": session, "contextId": context_id, "message": part, "isComplete": last}),
+            json!({"sessionId": session, "messageId": message_id, "message": part, "isComplete": last}),
         )
         .await;
     }
     let mut got = Vec::new();
     while got
         .last()
-        .is_none_or(|f: &Value| f["type"] != "agent_response")
+        .is_none_or(|f: &Value| f["payload"]["status"] != "idle")
     {
         let f = tab.frame().await;
         if f["type"] != "agents" {
@@ -111,10 +112,12 @@ async fn answer_in_parts(agent: &Connection, tab: &mut Tab, session: &str, conte
             "status_update",
             "agent_response_chunk",
             "agent_response_chunk",
-            "agent_response"
+            "agent_response",
+            "status_update"
         ],
         "{got:?}"
     );
+    assert_eq!(got[3]["payload"]["messageId"], message_id);
     assert_eq!(got[1]["payload"]["chunk"], "The price ");
     assert_eq!(got[2]["payload"]["chunk"], "is red: ");
     assert_eq!(got[3]["payload"]["message"], "The price is red: `.sale`.");
@@ -164,7 +167,13 @@ async fn a_tab_on_one_daemon_talks_to_an_agent_on_another() {
     );
     assert_eq!(std::fs::read_to_string(html_path).unwrap(), PAGE);
 
-    answer_in_parts(&agent, &mut tab, &session, &context).await;
+    answer_in_parts(
+        &agent,
+        &mut tab,
+        &session,
+        got["messageId"].as_str().unwrap(),
+    )
+    .await;
 
     // Either daemon reads the same history and knows where the tab is.
     let history = call(
@@ -226,5 +235,11 @@ async fn a_tab_on_one_daemon_talks_to_an_agent_on_another() {
     assert_eq!(stored["type"], "message_stored", "{stored}");
     let got = call(&agent, "get_ui_context", json!({"wait_seconds": 10})).await;
     assert_eq!(got["userMessage"], "And now?", "{got}");
-    answer_in_parts(&agent, &mut tab, &session, &context).await;
+    answer_in_parts(
+        &agent,
+        &mut tab,
+        &session,
+        got["messageId"].as_str().unwrap(),
+    )
+    .await;
 }

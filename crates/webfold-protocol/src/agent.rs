@@ -166,6 +166,9 @@ pub struct UiContext {
     pub context: StoredContext,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub user_message: Option<String>,
+    /// The user message's id, which `respond_to_browser` answers.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub message_id: Option<String>,
     /// Other tabs of the project, when the answer picked one of several.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub other_sessions: Vec<SessionInfo>,
@@ -197,7 +200,8 @@ pub struct SessionList {
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct RespondToBrowser {
     pub session_id: String,
-    pub context_id: String,
+    /// The user message answered, from get_ui_context
+    pub message_id: String,
     /// Markdown
     pub message: String,
     /// false: a part, more follows
@@ -248,6 +252,9 @@ pub struct HistoryMessage {
     pub content: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub context_id: Option<String>,
+    /// A user message's id (what `respond_to_browser` answers).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub message_id: Option<String>,
     /// Milliseconds since the Unix epoch.
     pub timestamp: i64,
 }

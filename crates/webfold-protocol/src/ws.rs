@@ -13,8 +13,9 @@ use webfold_core::page::capture::DomCapture;
 use crate::pick::{Ancestor, Child, Element, PageInfo, Pick};
 
 /// The protocol's version: the daemon announces it in `agents`; a client
-/// that needs more can tell.
-pub const PROTOCOL_VERSION: u32 = 1;
+/// that needs more can tell. 2: answers name the user message they answer
+/// (`messageId`), and the daemon closes an unfinished one (`answer_closed`).
+pub const PROTOCOL_VERSION: u32 = 2;
 
 /// Largest WebSocket message the daemon reads (a page's capture and a
 /// screenshot ride along).
@@ -212,9 +213,15 @@ pub enum ServerFrame {
     ContextStored(ContextStored),
     /// The message is stored and queued for this agent.
     MessageStored(MessageStored),
+    /// What the agent is doing; `idle` clears it (sent when an answer is
+    /// complete and when the agent disconnects).
     StatusUpdate(StatusUpdate),
+    /// An answer, complete: its whole text (it replaces the parts shown).
     AgentResponse(AgentResponse),
+    /// The next part of an answer still being written.
     AgentResponseChunk(AgentResponseChunk),
+    /// An answer that will not be completed: its text as it stands, and why.
+    AnswerClosed(AnswerClosed),
     /// The coding agents connected now, sent on connect and on every change.
     Agents(Agents),
     Error(ErrorFrame),
@@ -279,6 +286,8 @@ pub struct ContextStored {
 pub struct MessageStored {
     pub context_id: String,
     pub agent_id: String,
+    /// The message's id: every frame of an answer to it names it.
+    pub message_id: String,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
@@ -301,6 +310,8 @@ pub struct StatusUpdate {
 #[serde(rename_all = "camelCase")]
 pub struct AgentResponse {
     pub context_id: String,
+    /// The user message this answers (`message_stored`'s `messageId`).
+    pub message_id: String,
     /// Markdown.
     pub message: String,
     pub is_complete: bool,
@@ -333,7 +344,43 @@ pub struct AgentResult {
 #[serde(rename_all = "camelCase")]
 pub struct AgentResponseChunk {
     pub context_id: String,
+    /// The user message this answers (`message_stored`'s `messageId`).
+    pub message_id: String,
     pub chunk: String,
+}
+
+/// An answer left open, closed by the daemon: no more parts will come.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct AnswerClosed {
+    pub context_id: String,
+    /// The user message it answered.
+    pub message_id: String,
+    /// The answer's text as it stands (Markdown), unfinished.
+    pub message: String,
+    pub reason: CloseReason,
+}
+
+/// Why an answer was closed before it was complete.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum CloseReason {
+    /// The agent's connection to the daemon dropped (it stopped or was killed).
+    Disconnected,
+    /// Another agent started answering the same message.
+    Superseded,
+}
+
+impl CloseReason {
+    /// What the user is told, under the unfinished answer.
+    pub fn said(self) -> &'static str {
+        match self {
+            CloseReason::Disconnected => "the agent disconnected before it finished this answer",
+            CloseReason::Superseded => {
+                "another agent answered this message before this answer was finished"
+            }
+        }
+    }
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]

@@ -284,8 +284,10 @@ impl<T: JsonSchema, R: Request> JsonSchema for WithRequest<T, R> {
         format!("{}With{}", T::schema_name(), R::schema_name()).into()
     }
 
-    fn json_schema(g: &mut schemars::SchemaGenerator) -> schemars::Schema {
-        let own = webfold_core::contract::schema::compact_object(T::json_schema(g).to_value());
+    fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        // A root schema of its own: the refs it makes resolve in its `$defs`.
+        let own = schemars::SchemaGenerator::default().into_root_schema_for::<T>();
+        let own = webfold_core::contract::schema::compact_object(own.to_value());
         let view = webfold_core::contract::schema::of::<R>();
         let mut props = own
             .get("properties")

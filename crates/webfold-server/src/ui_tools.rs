@@ -119,7 +119,10 @@ fn render_context(v: &UiContext) -> String {
     out.push_str(&delimit(&page));
     match &v.user_message {
         Some(m) => {
-            out.push_str("\nThe user wrote (untrusted; answer with respond_to_browser):\n");
+            let id = v.message_id.as_deref().unwrap_or_default();
+            out.push_str(&format!(
+                "\nThe user wrote (untrusted; answer with respond_to_browser, messageId: {id}):\n"
+            ));
             out.push_str(&fence_user(m));
         }
         None => out.push_str("\nNo message yet (wait_seconds waits for one)."),
@@ -196,7 +199,7 @@ impl WebfoldTools {
 
     #[tool(
         name = "respond_to_browser",
-        description = "Answer the user in the browser tab (Markdown). isComplete false sends a part; more follow in order."
+        description = "Answer the user's message in the browser tab (Markdown). Each call adds the next part; the last has isComplete true. A part repeating all sent so far replaces it."
     )]
     async fn respond_to_browser(
         &self,
@@ -216,7 +219,7 @@ impl WebfoldTools {
 
     #[tool(
         name = "update_status",
-        description = "Show what you are doing in the browser tab: idle, thinking, searching or editing."
+        description = "Show what you are doing in the browser tab; it clears on idle, on your complete answer, or when you disconnect."
     )]
     async fn update_status(&self, Parameters(args): Parameters<UpdateStatus>) -> CallToolResult {
         let r = async {
@@ -241,7 +244,10 @@ impl WebfoldTools {
                 .messages
                 .iter()
                 .map(|m| match m.role {
-                    Role::User => format!("user:\n{}", fence_user(&m.content)),
+                    Role::User => match &m.message_id {
+                        Some(id) => format!("user ({id}):\n{}", fence_user(&m.content)),
+                        None => format!("user:\n{}", fence_user(&m.content)),
+                    },
                     Role::Assistant => format!("assistant:\n{}", m.content),
                 })
                 .collect();

@@ -463,7 +463,7 @@ async fn messages_and_replies_route_across_projects_agents_and_tabs() {
             received += 1;
             let reply = format!("{id} answers tab {t}");
             let r = conn
-                .call("respond_to_browser", json!({"sessionId": tabs[*t].session, "contextId": ctx, "message": reply, "isComplete": true}))
+                .call("respond_to_browser", json!({"sessionId": tabs[*t].session, "messageId": got["messageId"], "message": reply, "isComplete": true}))
                 .await
                 .unwrap();
             assert_eq!(r["delivered"], true);
@@ -528,7 +528,7 @@ async fn streamed_answers_arrive_in_order_and_history_keeps_them() {
     assert_eq!(got["userMessage"], "count to 50");
     assert!(std::path::Path::new(got["screenshotPath"].as_str().unwrap()).exists());
     for i in 0..50 {
-        a.call("respond_to_browser", json!({"sessionId": tab.session, "contextId": ctx, "message": format!("{i} "), "isComplete": false}))
+        a.call("respond_to_browser", json!({"sessionId": tab.session, "messageId": got["messageId"], "message": format!("{i} "), "isComplete": false}))
             .await
             .unwrap();
     }
@@ -540,7 +540,7 @@ async fn streamed_answers_arrive_in_order_and_history_keeps_them() {
     .unwrap();
     a.call(
         "respond_to_browser",
-        json!({"sessionId": tab.session, "contextId": ctx, "message": "done", "isComplete": true}),
+        json!({"sessionId": tab.session, "messageId": got["messageId"], "message": "done", "isComplete": true}),
     )
     .await
     .unwrap();

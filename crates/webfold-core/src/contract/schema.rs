@@ -67,14 +67,17 @@ pub fn of<R: Request>() -> Map<String, Value> {
 }
 
 /// Any object schema reduced as [`of`] reduces a request's: for a surface's
-/// own parameters beside a view's options.
+/// own parameters beside a view's options. A `$ref` to the schema's own
+/// definitions (`$defs`, `definitions`) is replaced by what it names, so an
+/// enum keeps its values and the result needs no definitions.
 pub fn compact_object(schema: Value) -> Value {
+    let defs = Defs::of(&schema);
     let mut out = Map::new();
     out.insert("type".into(), "object".into());
     let mut props = Map::new();
     if let Some(p) = schema.get("properties").and_then(Value::as_object) {
         for (name, prop) in p {
-            props.insert(name.clone(), compact(prop));
+            props.insert(name.clone(), compact_in(&defs.resolve(prop, 0), &defs, 0));
         }
     }
     out.insert("properties".into(), Value::Object(props));
@@ -170,14 +173,93 @@ fn kind_of(p: &Value) -> Kind {
     }
 }
 
+/// A schema's definitions, for its `$ref`s to be read in place.
+struct Defs<'a> {
+    defs: Option<&'a Map<String, Value>>,
+    /// The pointer prefix its refs use (`#/$defs/`, `#/definitions/`).
+    prefix: &'static str,
+}
+
+/// How deep refs are followed (a recursive type stops there, accepting any value).
+const MAX_REF_DEPTH: usize = 8;
+
+impl<'a> Defs<'a> {
+    fn of(schema: &'a Value) -> Defs<'a> {
+        for (key, prefix) in [("$defs", "#/$defs/"), ("definitions", "#/definitions/")] {
+            if let Some(d) = schema.get(key).and_then(Value::as_object) {
+                return Defs {
+                    defs: Some(d),
+                    prefix,
+                };
+            }
+        }
+        Defs {
+            defs: None,
+            prefix: "#/$defs/",
+        }
+    }
+
+    /// `prop` with its `$ref` replaced by the definition it names, the
+    /// property's own keywords (its description, its default) kept over the
+    /// definition's. A value type (an enum of strings, a number) comes whole;
+    /// a structure is an object its description explains (what every tool
+    /// list would otherwise repeat); an unresolvable ref becomes a schema any
+    /// value meets.
+    fn resolve(&self, prop: &Value, depth: usize) -> Value {
+        let Some(obj) = prop.as_object() else {
+            return prop.clone();
+        };
+        let Some(target) = obj.get("$ref").and_then(Value::as_str) else {
+            return prop.clone();
+        };
+        let found = target
+            .strip_prefix(self.prefix)
+            .and_then(|name| self.defs?.get(name))
+            .filter(|_| depth < MAX_REF_DEPTH);
+        let mut merged = match found.map(|def| self.resolve(def, depth + 1)) {
+            Some(Value::Object(m)) if is_structure(&m) => {
+                Map::from_iter([("type".to_string(), Value::from("object"))])
+            }
+            Some(Value::Object(m)) => m,
+            _ => Map::new(),
+        };
+        for (k, v) in obj {
+            if k != "$ref" {
+                merged.insert(k.clone(), v.clone());
+            }
+        }
+        Value::Object(merged)
+    }
+}
+
+/// Whether a definition is an object, or a choice of objects (a tagged enum).
+fn is_structure(def: &Map<String, Value>) -> bool {
+    let object = |s: &Value| s.get("type") == Some(&Value::from("object"));
+    let arms_are_objects = ["oneOf", "anyOf"].iter().any(|k| {
+        def.get(*k)
+            .and_then(Value::as_array)
+            .is_some_and(|arms| !arms.is_empty() && arms.iter().all(object))
+    });
+    def.get("type") == Some(&Value::from("object")) || arms_are_objects
+}
+
 /// One property, reduced to what a caller reads.
 fn compact(prop: &Value) -> Value {
-    let mut prop = prop.clone();
+    compact_in(prop, &Defs::of(&Value::Null), 0)
+}
+
+/// One property (its refs read from `defs`), reduced to what a caller reads.
+fn compact_in(prop: &Value, defs: &Defs, depth: usize) -> Value {
+    let mut prop = defs.resolve(prop, depth);
     // `Option<T>` is `anyOf: [T, null]` or `type: [T, "null"]`: keep T.
     if let Some(any) = prop.get("anyOf").and_then(Value::as_array)
-        && let Some(inner) = any.iter().find(|s| s.get("type") != Some(&"null".into()))
+        && let [inner] = any
+            .iter()
+            .filter(|s| s.get("type") != Some(&"null".into()))
+            .collect::<Vec<_>>()
+            .as_slice()
     {
-        let mut merged = inner.clone();
+        let mut merged = defs.resolve(inner, depth);
         if let (Some(m), Some(obj)) = (merged.as_object_mut(), prop.as_object()) {
             for (k, v) in obj {
                 if k != "anyOf" {
@@ -190,11 +272,11 @@ fn compact(prop: &Value) -> Value {
     let Some(obj) = prop.as_object_mut() else {
         return prop;
     };
-    // Definitions are not carried over: a referenced type is an object the
-    // description explains.
-    if obj.contains_key("$ref") {
-        obj.remove("$ref");
-        obj.insert("type".into(), "object".into());
+    // Several arms (an untagged enum): each arm reduced, none dropped.
+    if let Some(Value::Array(arms)) = obj.get_mut("anyOf") {
+        for arm in arms.iter_mut() {
+            *arm = compact_in(arm, defs, depth + 1);
+        }
     }
     if let Some(Value::Array(types)) = obj.get("type") {
         let t = types.iter().find(|t| *t != "null").cloned();
@@ -203,12 +285,15 @@ fn compact(prop: &Value) -> Value {
         }
     }
     // Enums with documented variants come as `oneOf` of consts.
-    if let Some(Value::Array(arms)) = obj.remove("oneOf") {
-        let values: Vec<Value> = arms
-            .iter()
-            .filter_map(|a| a.get("const").cloned())
-            .collect();
-        obj.insert("type".into(), "string".into());
+    let consts: Option<Vec<Value>> = match obj.get("oneOf") {
+        Some(Value::Array(arms)) => arms.iter().map(|a| a.get("const").cloned()).collect(),
+        _ => None,
+    };
+    if let Some(values) = consts {
+        obj.remove("oneOf");
+        if values.iter().all(Value::is_string) {
+            obj.insert("type".into(), "string".into());
+        }
         obj.insert("enum".into(), Value::Array(values));
     }
     // A default of nothing (null, false, an empty string or list) tells a
@@ -234,7 +319,80 @@ fn compact(prop: &Value) -> Value {
         obj.remove("minimum");
     }
     if let Some(items) = obj.get_mut("items") {
-        *items = compact(items);
+        *items = compact_in(items, defs, depth + 1);
+    }
+    if let Some(Value::Object(props)) = obj.get_mut("properties") {
+        for p in props.values_mut() {
+            *p = compact_in(p, defs, depth + 1);
+        }
     }
     prop
+}
+
+#[cfg(test)]
+mod tests {
+    use schemars::JsonSchema;
+    use serde_json::json;
+
+    #[allow(dead_code)]
+    #[derive(JsonSchema)]
+    #[serde(rename_all = "snake_case")]
+    enum Mood {
+        Calm,
+        Busy,
+    }
+
+    /// A structure: an object its description explains.
+    #[allow(dead_code)]
+    #[derive(JsonSchema)]
+    struct Step {
+        key: String,
+    }
+
+    #[allow(dead_code)]
+    #[derive(JsonSchema)]
+    struct Args {
+        mood: Mood,
+        /// How it feels later
+        later: Option<Mood>,
+        /// One step
+        step: Step,
+        /// Steps in order
+        steps: Vec<Step>,
+        /// A number or a word
+        either: NumberOrWord,
+    }
+
+    #[allow(dead_code)]
+    #[derive(JsonSchema)]
+    #[serde(untagged)]
+    enum NumberOrWord {
+        Number(u32),
+        Word(String),
+    }
+
+    #[test]
+    fn refs_are_read_from_the_schemas_definitions() {
+        let root = schemars::SchemaGenerator::default().into_root_schema_for::<Args>();
+        let compact = super::compact_object(root.to_value());
+        let props = &compact["properties"];
+        // An enum keeps its values, with or without `Option`.
+        assert_eq!(
+            props["mood"],
+            json!({"type": "string", "enum": ["calm", "busy"]})
+        );
+        assert_eq!(props["later"]["enum"], json!(["calm", "busy"]));
+        assert_eq!(props["later"]["type"], "string");
+        // A structure is an object, alone or in a list.
+        assert_eq!(
+            props["step"],
+            json!({"type": "object", "description": "One step"})
+        );
+        assert_eq!(props["steps"]["items"], json!({"type": "object"}));
+        // Every arm of a choice is kept.
+        let arms = props["either"]["anyOf"].as_array().unwrap();
+        assert_eq!(arms.len(), 2, "{}", props["either"]);
+        assert!(compact.get("$defs").is_none(), "{compact}");
+        assert!(!compact.to_string().contains("$ref"), "{compact}");
+    }
 }

@@ -90,12 +90,14 @@ impl Hub {
         }
     }
 
-    pub fn disconnect_agent(&self, agent_id: &str) {
-        let mut st = self.state();
-        if st.agents.remove(agent_id).is_some() {
-            self.transport.agent_gone(agent_id);
-            self.broadcast_agents(&mut st);
+    /// An agent's link dropped: it leaves every tab's agents list, and
+    /// the answers it left open are closed.
+    pub async fn disconnect_agent(&self, agent_id: &str) {
+        if self.state().agents.remove(agent_id).is_none() {
+            return;
         }
+        self.transport.agent_gone(agent_id);
+        self.close_answers_of(agent_id).await;
     }
 
     /// The project an agent announced.
@@ -130,6 +132,8 @@ impl Hub {
                 if let Ok(h) = self.history(&project) {
                     let _ = h.mark_delivered(d.history_id).await;
                 }
+                let message_id = d.message_id();
+                self.asked(&d.session_id, message_id.clone(), d.context_id.clone());
                 let context = self.context(&d.session_id, &d.context_id).await;
                 return Ok(context.map(|context| UiContext {
                     session_id: d.session_id,
@@ -138,6 +142,7 @@ impl Hub {
                         ..context
                     },
                     user_message: Some(d.message),
+                    message_id: Some(message_id),
                     other_sessions: Vec::new(),
                 }));
             }
@@ -185,6 +190,7 @@ impl Hub {
             session_id: chosen.clone(),
             context,
             user_message: None,
+            message_id: None,
             other_sessions: sessions
                 .into_iter()
                 .filter(|s| s.session_id != chosen)
@@ -263,6 +269,7 @@ impl Hub {
         Ok(recent
             .into_iter()
             .map(|m| HistoryMessage {
+                message_id: (m.role == Role::User).then(|| super::message_id(m.id, m.timestamp)),
                 role: match m.role {
                     Role::User => webfold_protocol::agent::Role::User,
                     Role::Assistant => webfold_protocol::agent::Role::Assistant,

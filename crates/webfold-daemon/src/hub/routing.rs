@@ -1,5 +1,5 @@
-//! Which agent a user message goes to (the rules in the module above),
-//! and which tab an agent's answer goes to: the one it names.
+//! Which agent a user message goes to (the rules in the module above).
+//! An agent's answer goes to the tab whose message it answers (`answers`).
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -7,12 +7,9 @@ use std::sync::Arc;
 use webfold_agent::CancellationToken;
 use webfold_store::{Message, Role};
 
-use super::{Delivery, Hub, State, error, now_ms};
+use super::{Delivery, Hub, State, error, message_id, now_ms};
 use crate::builtin::{AGENT_ID, Ask, BuiltinAgent};
-use webfold_protocol::{
-    AgentResponse, AgentResponseChunk, MessageStored, ServerFrame, Status, StatusUpdate,
-    UserMessage,
-};
+use webfold_protocol::{MessageStored, ServerFrame, UserMessage};
 
 /// Where a user message goes.
 pub(super) enum Route {
@@ -142,6 +139,7 @@ impl Hub {
         ServerFrame::MessageStored(MessageStored {
             context_id: m.context_id,
             agent_id,
+            message_id: message_id(history_id, timestamp),
         })
     }
 
@@ -153,12 +151,13 @@ impl Hub {
         m: UserMessage,
         agent: Arc<BuiltinAgent>,
     ) -> ServerFrame {
-        if let Err(e) = self
+        let message_id = match self
             .remember(session_id, Role::User, &m.message, &m.context_id)
             .await
         {
-            return error("storage", e);
-        }
+            Ok(id) => id,
+            Err(e) => return error("storage", e),
+        };
         let cancel = {
             let mut st = self.state();
             let session = st.sessions.entry(session_id.to_string()).or_default();
@@ -172,6 +171,7 @@ impl Hub {
             let ask = Ask {
                 session_id: session_id.to_string(),
                 context_id: m.context_id.clone(),
+                message_id: message_id.clone(),
                 message: m.message,
             };
             tokio::spawn(crate::builtin::answer(hub, agent, ask, cancel));
@@ -179,18 +179,20 @@ impl Hub {
         ServerFrame::MessageStored(MessageStored {
             context_id: m.context_id,
             agent_id: AGENT_ID.into(),
+            message_id,
         })
     }
 
     /// Keeps one message of a conversation with the built-in agent in the
-    /// tab's history (its project's, when it has one).
+    /// tab's history (its project's, when it has one); its message id.
     pub(crate) async fn remember(
         &self,
         session_id: &str,
         role: Role,
         content: &str,
         context_id: &str,
-    ) -> Result<i64, String> {
+    ) -> Result<String, String> {
+        let timestamp = now_ms();
         let stored = Message {
             id: 0,
             session_id: session_id.to_string(),
@@ -198,7 +200,7 @@ impl Hub {
             content: content.to_string(),
             context_id: Some(context_id.to_string()),
             agent_id: Some(AGENT_ID.into()),
-            timestamp: now_ms(),
+            timestamp,
         };
         let history = self
             .history_in(
@@ -206,7 +208,8 @@ impl Hub {
                 self.registry.project_of(session_id).as_deref(),
             )
             .map_err(|e| e.to_string())?;
-        history.append(stored).await.map_err(|e| e.to_string())
+        let id = history.append(stored).await.map_err(|e| e.to_string())?;
+        Ok(message_id(id, timestamp))
     }
 
     /// A tab chose the agent it talks to.
@@ -281,91 +284,5 @@ impl Hub {
             .get(agent_id)
             .map(|a| a.project.clone())
             .or_else(|| state.remote_agents.get(agent_id).map(|a| a.project.clone()))
-    }
-
-    /// Sends an answer (or a part of one) to the tab it answers.
-    pub async fn respond(
-        &self,
-        agent_id: &str,
-        session_id: &str,
-        context_id: &str,
-        message: &str,
-        complete: bool,
-    ) -> Result<bool, String> {
-        let project = self.project_of_agent(agent_id)?;
-        let known = self.state().sessions.contains_key(session_id)
-            || self.registry.project_of(session_id).is_some();
-        if !known {
-            return Err(format!(
-                "no tab has session {session_id}; list_sessions shows this project's tabs"
-            ));
-        }
-        // A part goes out now (`Err`: whether it reached the tab here); the
-        // last part completes the answer.
-        let full = {
-            let mut st = self.state();
-            let session = st.sessions.entry(session_id.to_string()).or_default();
-            if complete {
-                let mut full = session.partial.remove(context_id).unwrap_or_default();
-                full.push_str(message);
-                Ok(full)
-            } else {
-                session
-                    .partial
-                    .entry(context_id.to_string())
-                    .or_default()
-                    .push_str(message);
-                let frame = ServerFrame::AgentResponseChunk(AgentResponseChunk {
-                    context_id: context_id.to_string(),
-                    chunk: message.to_string(),
-                });
-                Err(self.send(&mut st, session_id, frame, true))
-            }
-        };
-        let full = match full {
-            Ok(full) => full,
-            Err(here) => return Ok(here || self.is_elsewhere(session_id).await),
-        };
-        let stored = Message {
-            id: 0,
-            session_id: session_id.to_string(),
-            role: Role::Assistant,
-            content: full.clone(),
-            context_id: Some(context_id.to_string()),
-            agent_id: Some(agent_id.to_string()),
-            timestamp: now_ms(),
-        };
-        self.history(&project)
-            .map_err(|e| e.to_string())?
-            .append(stored)
-            .await
-            .map_err(|e| e.to_string())?;
-        let frame = ServerFrame::AgentResponse(AgentResponse {
-            context_id: context_id.to_string(),
-            message: full,
-            is_complete: true,
-            result: None,
-        });
-        let here = {
-            let mut st = self.state();
-            self.send(&mut st, session_id, frame, true)
-        };
-        Ok(here || self.is_elsewhere(session_id).await)
-    }
-
-    pub async fn update_status(
-        &self,
-        agent_id: &str,
-        session_id: &str,
-        status: Status,
-        detail: Option<String>,
-    ) -> Result<bool, String> {
-        self.project_of_agent(agent_id)?;
-        let frame = ServerFrame::StatusUpdate(StatusUpdate { status, detail });
-        let here = {
-            let mut st = self.state();
-            self.send(&mut st, session_id, frame, false)
-        };
-        Ok(here || self.is_elsewhere(session_id).await)
     }
 }

@@ -59,15 +59,15 @@ async def run(binary, project, db):
         sessions = await client.call_tool("list_sessions", {})
         seen["sessions"] = sessions.structured_content
 
-        session, context = ctx["sessionId"], ctx["contextId"]
+        session, message = ctx["sessionId"], ctx["messageId"]
         await client.call_tool("update_status", {"sessionId": session, "status": "thinking"})
         for part in ["The ", "button ", "is "]:
             r = await client.call_tool("respond_to_browser", {
-                "sessionId": session, "contextId": context,
+                "sessionId": session, "messageId": message,
                 "message": part, "isComplete": False})
             check(not r.is_error, f"part sent: {r}")
         r = await client.call_tool("respond_to_browser", {
-            "sessionId": session, "contextId": context,
+            "sessionId": session, "messageId": message,
             "message": "**blue**.", "isComplete": True})
         check(r.structured_content.get("delivered") is True, f"delivered: {r}")
 
