@@ -140,9 +140,10 @@ impl JsonSchema for ScriptArgs {
         "ScriptArgs".into()
     }
 
-    fn json_schema(g: &mut schemars::SchemaGenerator) -> schemars::Schema {
-        let own =
-            webfold_core::contract::schema::compact_object(ScriptSteps::json_schema(g).to_value());
+    fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        // A root schema of its own: the refs it makes resolve in its `$defs`.
+        let own = schemars::SchemaGenerator::default().into_root_schema_for::<ScriptSteps>();
+        let own = webfold_core::contract::schema::compact_object(own.to_value());
         let mut out = serde_json::Map::new();
         out.insert("type".into(), "object".into());
         for key in ["properties", "required"] {

@@ -128,6 +128,19 @@ fn accepted(conversation: &str) -> Vec<(&'static str, Value, Expect)> {
         json!({"html": PAGE, "expand": "6", "max_tokens": 400}),
         Answer,
     );
+    // A task to focus on: what it names ranks first.
+    for tool in ["cnt_view", "page_snapshot"] {
+        add(
+            tool,
+            json!({"html": PAGE, "focus": "buy the boots"}),
+            Answer,
+        );
+    }
+    add(
+        "page_find",
+        json!({"html": PAGE, "query": "boots", "focus": "buy the boots"}),
+        Answer,
+    );
     add(
         "page_links",
         json!({"html": PAGE, "base_url": "http://shop.test/", "start_line": 1, "max_tokens": 300}),
@@ -167,7 +180,7 @@ fn accepted(conversation: &str) -> Vec<(&'static str, Value, Expect)> {
     );
     add(
         "browser_snapshot",
-        json!({"ref": "e3", "mode": "ai"}),
+        json!({"ref": "e3", "mode": "ai", "focus": "open the cart"}),
         NO_BROWSER,
     );
     add(
