@@ -59,7 +59,7 @@ use crate::contract::DEFAULT_MAX_TOKENS;
 pub struct SnapshotOptions {
     /// ai (with refs) or aria
     pub mode: Mode,
-    /// Only interactive elements, headings, live regions
+    /// Only interactive elements (with headings and live regions)
     pub interactive_only: bool,
     /// Everything, no limits
     pub full_snapshot: bool,
