@@ -10,10 +10,10 @@ use super::actions::Actions;
 use super::focus::{OTHER, TIERS};
 use super::id::HiddenRange;
 use super::{Cnt, CntNode, CutStats, render};
-use crate::Error;
 use crate::contract::Surface;
 use crate::fit;
 use crate::tokens::{self, Encoding};
+use crate::{Error, NodeId};
 
 /// How much of the tree a view shows.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -118,35 +118,67 @@ impl Plan {
         self.cuts[cnt.focus.tier(i)]
     }
 
-    /// Hidden runs of a list of `len` children of node `i` at `depth`:
-    /// the width's middle, split around the pinned children that fall there
-    /// (the one leading to the main content, those leading to actions).
-    fn gaps(&self, cnt: &Cnt, ranks: &Actions, i: usize, len: usize, depth: usize) -> Gaps {
+    /// Appends to `out` the hidden runs of a list of `len` children of
+    /// node `i` at `depth`: the width's middle, split around the pinned
+    /// children that fall there (the one leading to the main content, those
+    /// leading to pinned actions).
+    fn gaps_into(
+        &self,
+        (cnt, ranks): (&Cnt, &Actions),
+        i: usize,
+        (len, depth): (usize, usize),
+        out: &mut Vec<Run>,
+    ) {
         let Some((h, t)) = self.cut_of(cnt, i).split(len, depth) else {
-            return Gaps::new();
+            return;
         };
-        let content = if self.pins { cnt.focus.pin(i) } else { None };
-        let mut pinned: Vec<usize> = ranks
-            .pinned_kids(i, self.actions)
-            .chain(content)
-            .filter(|&p| h <= p && p < t)
-            .collect();
-        pinned.sort_unstable();
-        pinned.dedup();
-        let mut runs = Gaps::new();
+        let inside = |p: &usize| h <= *p && *p < t;
+        let mut content = self.pins.then(|| cnt.focus.pin(i)).flatten().filter(inside);
         let mut from = h;
-        for p in pinned.into_iter().chain([t]) {
+        let mut keep = |p: usize, out: &mut Vec<Run>| {
             if from < p {
-                runs.push((from, p));
+                out.push((from, p));
             }
-            from = p + 1;
+            from = from.max(p + 1);
+        };
+        // Both in position order: merge them.
+        for p in ranks.pinned_kids(i, self.actions).filter(inside) {
+            if let Some(c) = content.filter(|&c| c <= p) {
+                keep(c, out);
+                content = None;
+            }
+            keep(p, out);
         }
-        runs
+        if let Some(c) = content {
+            keep(c, out);
+        }
+        keep(t, out);
     }
 }
 
-/// The hidden runs `(first, end)` of list positions, in order.
-pub(crate) type Gaps = Vec<(usize, usize)>;
+/// A hidden run `(first, end)` of list positions.
+pub(crate) type Run = (usize, usize);
+
+/// The hidden runs of an opened node's children, in order.
+#[derive(Clone, Copy)]
+pub(crate) struct Hidden<'r> {
+    parent: NodeId,
+    runs: &'r [Run],
+}
+
+impl Hidden<'_> {
+    pub(crate) fn is_empty(&self) -> bool {
+        self.runs.is_empty()
+    }
+
+    pub(crate) fn iter(&self) -> impl Iterator<Item = HiddenRange> + '_ {
+        self.runs.iter().map(|&(h, t)| HiddenRange {
+            parent: self.parent,
+            first: h as u32,
+            last: t as u32 - 1,
+        })
+    }
+}
 
 /// What a view shows: the whole page, a node's subtree, or the children
 /// behind a marker.
@@ -196,13 +228,13 @@ impl Scope {
 }
 
 /// A step of the walk over what a view shows, in document order.
-pub(crate) enum Event<'c> {
+pub(crate) enum Event<'c, 'r> {
     /// A node, shown under `cut`; `hidden` is the part of its children
-    /// behind markers (a second run when a pinned child splits them).
+    /// behind markers (several runs when pinned children split them).
     Open {
         node: &'c CntNode,
         depth: usize,
-        hidden: Vec<HiddenRange>,
+        hidden: Hidden<'r>,
         cut: Cut,
     },
     /// After a node's shown descendants.
@@ -216,23 +248,30 @@ struct Frame<'c> {
     /// Position of `list[0]` among the owner's children (ranges start late).
     base: u32,
     pos: usize,
-    gaps: Gaps,
+    /// Where this list's hidden runs start in the walk's run stack, and the
+    /// next one to reach.
+    runs_from: usize,
+    next_run: usize,
     owner: Option<&'c CntNode>,
     depth: usize,
 }
 
-/// Calls `f` for every shown node and marker: an explicit stack, no recursion.
+/// Calls `f` for every shown node and marker: an explicit stack, no
+/// recursion, and the hidden runs of open lists on one stack of their own
+/// (no allocation per node).
 pub(crate) fn walk<'c>(
     cnt: &'c Cnt,
     ranks: &Actions,
     scope: Scope,
     plan: &Plan,
-    f: &mut dyn FnMut(Event<'c>),
+    f: &mut dyn FnMut(Event<'c, '_>),
 ) {
-    let mut stack = vec![top_frame(cnt, scope, plan)];
+    let mut runs: Vec<Run> = Vec::new();
+    let mut stack = vec![top_frame(cnt, scope, plan, &mut runs)];
     while let Some(fr) = stack.last_mut() {
         if fr.pos == fr.list.len() {
             let owner = fr.owner;
+            runs.truncate(fr.runs_from);
             stack.pop();
             // Frames below the top one belong to an opened node.
             if let Some(node) = owner
@@ -242,7 +281,7 @@ pub(crate) fn walk<'c>(
             }
             continue;
         }
-        if let Some((h, t)) = fr.gaps.iter().copied().find(|g| g.0 == fr.pos) {
+        if let Some(&(h, t)) = runs.get(fr.next_run).filter(|r| r.0 == fr.pos) {
             if let Some(owner) = fr.owner {
                 let hidden = HiddenRange {
                     parent: owner.id,
@@ -255,35 +294,35 @@ pub(crate) fn walk<'c>(
                 });
             }
             fr.pos = t;
+            fr.next_run += 1;
             continue;
         }
         let idx = fr.list[fr.pos];
         fr.pos += 1;
         let depth = fr.depth;
         let node = &cnt.nodes[idx as usize];
-        let gaps = plan.gaps(cnt, ranks, idx as usize, node.children.len(), depth + 1);
-        let hidden = gaps
-            .iter()
-            .map(|&(h, t)| HiddenRange {
-                parent: node.id,
-                first: h as u32,
-                last: t as u32 - 1,
-            })
-            .collect();
+        let from = runs.len();
+        let list = (node.children.len(), depth + 1);
+        plan.gaps_into((cnt, ranks), idx as usize, list, &mut runs);
         f(Event::Open {
             node,
             depth,
-            hidden,
+            hidden: Hidden {
+                parent: node.id,
+                runs: &runs[from..],
+            },
             cut: plan.cut_of(cnt, idx as usize),
         });
         if node.children.is_empty() {
+            runs.truncate(from);
             f(Event::Close { node });
         } else {
             stack.push(Frame {
                 list: &node.children,
                 base: 0,
                 pos: 0,
-                gaps,
+                runs_from: from,
+                next_run: from,
                 owner: Some(node),
                 depth: depth + 1,
             });
@@ -293,12 +332,13 @@ pub(crate) fn walk<'c>(
 
 /// The frame the walk starts from: the root, one node, or a run of a
 /// node's children (with the markers its cut puts among them).
-fn top_frame<'c>(cnt: &'c Cnt, scope: Scope, plan: &Plan) -> Frame<'c> {
+fn top_frame<'c>(cnt: &'c Cnt, scope: Scope, plan: &Plan, runs: &mut Vec<Run>) -> Frame<'c> {
     let lone = |list: &'c [u32]| Frame {
         list,
         base: 0,
         pos: 0,
-        gaps: Gaps::new(),
+        runs_from: 0,
+        next_run: 0,
         owner: None,
         depth: 0,
     };
@@ -312,15 +352,13 @@ fn top_frame<'c>(cnt: &'c Cnt, scope: Scope, plan: &Plan) -> Frame<'c> {
         } => {
             let p = &cnt.nodes[parent as usize];
             let list = &p.children[first as usize..=last as usize];
+            runs.extend(plan.cut_of(cnt, parent as usize).split_expanded(list.len()));
             Frame {
                 list,
                 base: first,
                 pos: 0,
-                gaps: plan
-                    .cut_of(cnt, parent as usize)
-                    .split_expanded(list.len())
-                    .into_iter()
-                    .collect(),
+                runs_from: 0,
+                next_run: 0,
                 owner: Some(p),
                 depth: 0,
             }
@@ -410,7 +448,7 @@ pub(crate) fn fit(
     };
     let (best, fits) = attempt(smallest);
     if fits {
-        let best = pin_actions(ranks, &attempt, best, budget);
+        let best = pin_actions(ranks, &renderer, best, budget);
         return Ok(fit_tiers(cnt, scope, &attempt, best, depth));
     }
     // Even the smallest view with the path to the content shown does not
@@ -448,6 +486,20 @@ struct Renderer<'c> {
 }
 
 impl Renderer<'_> {
+    /// The length of `plan`'s rendering, not counted in tokens (`None`
+    /// past the byte cap).
+    fn bytes(&self, plan: Plan) -> Option<usize> {
+        render::text_capped(
+            self.cnt,
+            self.ranks,
+            self.scope,
+            &plan,
+            self.max_bytes,
+            self.surface,
+        )
+        .map(|(text, _)| text.len())
+    }
+
     /// The rendering of `plan`, and whether it fits.
     fn attempt(&self, plan: Plan) -> (Fitted, bool) {
         let shown = render::text_capped(
@@ -500,18 +552,13 @@ const ACTION_CAP: usize = 2500;
 
 /// `best` (the smallest plan, which fits) with as many of the best-ranked
 /// actions pinned as fit in [`ACTION_SHARE_PERMILLE`] of the budget.
-fn pin_actions(
-    ranks: &Actions,
-    attempt: &dyn Fn(Plan) -> (Fitted, bool),
-    best: Fitted,
-    budget: usize,
-) -> Fitted {
+fn pin_actions(ranks: &Actions, renderer: &Renderer<'_>, best: Fitted, budget: usize) -> Fitted {
     let total = ranks.count as usize;
-    if total == 0 {
+    if total == 0 || best.text.is_empty() {
         return best;
     }
-    let base_tokens = best.tokens;
-    let room = base_tokens
+    let room = best
+        .tokens
         .saturating_add((budget.saturating_mul(ACTION_SHARE_PERMILLE) / 1000).min(ACTION_CAP));
     let base = best.plan;
     let with = |k: usize| {
@@ -519,13 +566,37 @@ fn pin_actions(
         p.actions = k as u32;
         p
     };
-    // A pinned action costs some 40 tokens with its path and markers: the
-    // search starts near the answer.
-    let guess = (room - base_tokens) / 40;
-    let (_, best) = fit::largest_fitting((0, best), guess.max(1), total + 1, |k| {
-        let (f, fits) = attempt(with(k));
-        (fits && f.tokens <= room).then_some(f)
-    });
+    // The share is a target, not the budget: the search estimates each
+    // rendering's tokens from its bytes instead of counting them, at the
+    // smallest plan's rate, then again at the rate of the plan it found,
+    // and only the plans it settles on are counted.
+    let search = |per_byte: f64| {
+        let estimate = |k: usize| {
+            renderer
+                .bytes(with(k))
+                .map(|b| (b as f64 * per_byte).ceil() as usize)
+                .filter(|&t| t <= room)
+        };
+        // A pinned action costs some 40 tokens with its path and markers.
+        let guess = (room - best.tokens) / 40;
+        fit::largest_fitting((0, ()), guess.max(1), total + 1, |k| {
+            estimate(k).map(|_| ())
+        })
+        .0
+    };
+    let first = search(best.tokens as f64 / best.text.len() as f64);
+    if first == 0 {
+        return best;
+    }
+    let (found, _) = renderer.attempt(with(first));
+    let mut k = search(found.tokens as f64 / found.text.len().max(1) as f64);
+    while k > 0 {
+        let (f, fits) = renderer.attempt(with(k));
+        if fits && f.tokens <= room {
+            return f;
+        }
+        k = k * 9 / 10;
+    }
     best
 }
 

@@ -3,7 +3,7 @@
 
 use std::fmt::Write;
 
-use super::compress::{Event, cut_text, walk};
+use super::compress::{Event, Hidden, cut_text, walk};
 use super::id::HiddenRange;
 use super::render::shown_value;
 use super::{CntNode, View};
@@ -99,7 +99,7 @@ fn opt(v: usize) -> String {
     }
 }
 
-fn open_node(out: &mut String, node: &CntNode, hidden: &[HiddenRange], limit: usize) {
+fn open_node(out: &mut String, node: &CntNode, hidden: &Hidden<'_>, limit: usize) {
     let _ = write!(out, "{{\"id\":{},\"tag\":", node.id);
     string(out, if node.is_text() { "#text" } else { &node.tag });
     let (text, text_cut) = cut_text(&node.text, limit);
@@ -131,9 +131,11 @@ fn open_node(out: &mut String, node: &CntNode, hidden: &[HiddenRange], limit: us
         let _ = write!(out, "{a}");
     }
     out.push_str("],");
-    if let Some((h, rest)) = hidden.split_first() {
-        compressed(out, h);
+    let mut runs = hidden.iter();
+    if let Some(h) = runs.next() {
+        compressed(out, &h);
         out.push(',');
+        let rest: Vec<HiddenRange> = runs.collect();
         // The runs after a child a view keeps (on the path to the main
         // content or to a pinned control).
         if !rest.is_empty() {

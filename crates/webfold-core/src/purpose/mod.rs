@@ -99,17 +99,18 @@ impl Purposes {
 
     /// The purposes `text` (a name, label, placeholder or URL) says.
     pub fn of(text: &str) -> Purposes {
-        Purposes::of_words(&words(text))
+        let (lower, spans) = split_words(text);
+        Purposes::of_words(&spans.iter().map(|&(a, b)| &lower[a..b]).collect::<Vec<_>>())
     }
 
-    fn of_words(words: &[String]) -> Purposes {
+    fn of_words(words: &[&str]) -> Purposes {
         let lexicon = lexicon();
         let mut out = Purposes::NONE;
         for (i, w) in words.iter().enumerate() {
             let Some(first) = w.chars().next() else {
                 continue;
             };
-            for (p, parts) in lexicon.get(&first).into_iter().flatten() {
+            for (p, parts) in lexicon.get(first) {
                 if !out.contains(*p) && says_at(&words[i..], parts) {
                     out.insert(*p);
                 }
@@ -124,12 +125,27 @@ impl Purposes {
     /// not what it does, so only its first and last words count there
     /// ("… Wake News Radio/TV →" is still the next post).
     pub fn of_label(text: &str) -> Purposes {
-        let words = words(text);
+        // Most texts on a page are long: their edges are read without
+        // splitting the rest (a word never spans a space).
+        let mut spaced = text.split_whitespace();
+        if spaced.clone().nth(LABEL_WORDS).is_some() {
+            let (first, last) = (spaced.next(), spaced.next_back());
+            let edge = |w: Option<&str>, last: bool| {
+                let (lower, spans) = split_words(w.unwrap_or_default());
+                let span = if last { spans.last() } else { spans.first() };
+                span.map_or(Purposes::NONE, |&(a, b)| {
+                    Purposes::of_words(&[&lower[a..b]])
+                })
+            };
+            return edge(first, false).union(edge(last, true));
+        }
+        let (lower, spans) = split_words(text);
+        let words: Vec<&str> = spans.iter().map(|&(a, b)| &lower[a..b]).collect();
         if words.len() <= LABEL_WORDS {
             return Purposes::of_words(&words);
         }
-        let edges = [words[0].clone(), words[words.len() - 1].clone()];
-        Purposes::of_words(&edges[..1]).union(Purposes::of_words(&edges[1..]))
+        let edge = |w: &str| Purposes::of_words(&[w]);
+        edge(words[0]).union(edge(words[words.len() - 1]))
     }
 
     /// The purposes of a link's address: its path and query words
@@ -137,8 +153,8 @@ impl Purposes {
     pub fn of_url(url: &str) -> Purposes {
         let rest = url.split_once("://").map_or(url, |(_, r)| r);
         let (host, path) = rest.split_once('/').unwrap_or((rest, ""));
-        let mut out = Purposes::of(&path.replace(['/', '-', '_', '.', '?', '=', '&'], " "));
-        let host = host.to_ascii_lowercase();
+        // Slashes, dashes and the query's marks all end words.
+        let mut out = Purposes::of(path);
         const SHARE_HOSTS: [&str; 6] = [
             "twitter.com",
             "x.com",
@@ -148,7 +164,11 @@ impl Purposes {
             "wa.me",
         ];
         let sharing = path.contains("share") || path.contains("intent") || path.contains("pin/");
-        if sharing && SHARE_HOSTS.iter().any(|h| host.contains(h)) {
+        if sharing
+            && SHARE_HOSTS
+                .iter()
+                .any(|h| host.to_ascii_lowercase().contains(h))
+        {
             out.insert(Purpose::Share);
         }
         out
@@ -161,42 +181,71 @@ const LABEL_WORDS: usize = 8;
 /// Lower-cased words of `text`: runs of letters and digits; each symbol a
 /// word of its own (`›`, `»`), so arrows name a purpose too.
 pub(crate) fn words(text: &str) -> Vec<String> {
-    let mut out = Vec::new();
-    let mut word = String::new();
+    let (lower, spans) = split_words(text);
+    spans
+        .iter()
+        .map(|&(a, b)| lower[a..b].to_string())
+        .collect()
+}
+
+/// [`words`] as byte spans of one lower-cased copy of `text`: two
+/// allocations whatever the length, for the views' hot paths.
+fn split_words(text: &str) -> (String, Vec<(usize, usize)>) {
+    let mut lower = String::with_capacity(text.len());
+    let mut spans: Vec<(usize, usize)> = Vec::new();
+    let mut start: Option<usize> = None;
     for c in text.chars() {
         if c.is_alphanumeric() || c == '\'' {
-            word.extend(c.to_lowercase());
+            start.get_or_insert(lower.len());
+            lower.extend(c.to_lowercase());
             continue;
         }
-        if !word.is_empty() {
-            out.push(std::mem::take(&mut word));
+        if let Some(s) = start.take() {
+            spans.push((s, lower.len()));
         }
         if !c.is_whitespace() && !c.is_ascii_punctuation() || matches!(c, '<' | '>') {
-            out.push(c.to_string());
+            let s = lower.len();
+            lower.push(c);
+            // `>>` and `<<` as one word.
+            let doubled = spans.last().is_some_and(|l| {
+                l.1 == s && matches!(&lower[l.0..s], ">" | "<") && lower[l.0..s] == lower[s..]
+            });
+            match spans.last_mut() {
+                Some(last) if doubled => last.1 = lower.len(),
+                _ => spans.push((s, lower.len())),
+            }
         }
     }
-    if !word.is_empty() {
-        out.push(word);
+    if let Some(s) = start {
+        spans.push((s, lower.len()));
     }
-    // `>>` and `<<` as one word.
-    out.dedup_by(|b, a| {
-        let joined = (a.as_str() == ">" || a.as_str() == "<") && a == b;
-        if joined {
-            a.push_str(b);
-        }
-        joined
-    });
-    out
+    (lower, spans)
 }
 
 /// Every stem of `words.txt`, split into its words, by its first
-/// character: a name's words are looked up, not matched against every stem.
-type Lexicon = std::collections::HashMap<char, Vec<(Purpose, Vec<&'static str>)>>;
+/// character (ASCII in a table, the rest in a map): a name's words are
+/// looked up, not matched against every stem.
+struct Lexicon {
+    ascii: Vec<Vec<(Purpose, Vec<&'static str>)>>,
+    other: std::collections::HashMap<char, Vec<(Purpose, Vec<&'static str>)>>,
+}
+
+impl Lexicon {
+    fn get(&self, first: char) -> &[(Purpose, Vec<&'static str>)] {
+        if first.is_ascii() {
+            return &self.ascii[first as usize];
+        }
+        self.other.get(&first).map_or(&[], Vec::as_slice)
+    }
+}
 
 fn lexicon() -> &'static Lexicon {
     static LEXICON: std::sync::OnceLock<Lexicon> = std::sync::OnceLock::new();
     LEXICON.get_or_init(|| {
-        let mut map = Lexicon::new();
+        let mut map = Lexicon {
+            ascii: vec![Vec::new(); 128],
+            other: Default::default(),
+        };
         for line in include_str!("words.txt").lines() {
             let Some((name, stems)) = line.split_once(": ") else {
                 continue;
@@ -206,8 +255,13 @@ fn lexicon() -> &'static Lexicon {
             };
             for stem in stems.split(", ") {
                 let parts: Vec<&'static str> = stem.split([' ', '-']).collect();
-                if let Some(first) = parts[0].chars().next() {
-                    map.entry(first).or_default().push((p, parts));
+                let Some(first) = parts[0].chars().next() else {
+                    continue;
+                };
+                if first.is_ascii() {
+                    map.ascii[first as usize].push((p, parts));
+                } else {
+                    map.other.entry(first).or_default().push((p, parts));
                 }
             }
         }
@@ -218,7 +272,7 @@ fn lexicon() -> &'static Lexicon {
 /// Whether `words` start with the stem's `parts`: every word equal but the
 /// last, which may also start with its part (parts of three letters or fewer
 /// match whole words only).
-fn says_at(words: &[String], parts: &[&str]) -> bool {
+fn says_at(words: &[&str], parts: &[&str]) -> bool {
     if words.len() < parts.len() {
         return false;
     }
@@ -227,7 +281,13 @@ fn says_at(words: &[String], parts: &[&str]) -> bool {
         .iter()
         .zip(words)
         .enumerate()
-        .all(|(i, (s, w))| w == s || (i == last && s.chars().count() > 3 && w.starts_with(s)))
+        .all(|(i, (s, w))| w == s || (i == last && w.starts_with(s) && over_three_letters(s)))
+}
+
+/// Whether `s` has more than three characters, counting them only when
+/// its length in bytes cannot tell (a character is at most four bytes).
+fn over_three_letters(s: &str) -> bool {
+    s.len() > 12 || (s.len() > 3 && s.chars().count() > 3)
 }
 
 #[cfg(test)]
@@ -258,8 +318,11 @@ mod tests {
     #[test]
     fn every_purpose_has_its_words() {
         for p in Purpose::ALL {
-            let n = lexicon()
-                .values()
+            let l = lexicon();
+            let n = l
+                .ascii
+                .iter()
+                .chain(l.other.values())
                 .flatten()
                 .filter(|(q, _)| *q == p)
                 .count();
