@@ -449,7 +449,7 @@ pub(crate) fn fit(
     let (best, fits) = attempt(smallest);
     if fits {
         let best = pin_actions(ranks, &renderer, best, budget);
-        return Ok(fit_tiers(cnt, scope, &attempt, best, depth));
+        return Ok(fit_tiers(cnt, scope, &renderer, best, depth));
     }
     // Even the smallest view with the path to the content shown does not
     // fit: the seed's uniform cut, which can hide more.
@@ -465,7 +465,7 @@ pub(crate) fn fit(
         });
     }
     Ok(search(
-        &attempt,
+        &renderer,
         Plan::uniform,
         best,
         max_level(cnt, None),
@@ -489,28 +489,18 @@ impl Renderer<'_> {
     /// The length of `plan`'s rendering, not counted in tokens (`None`
     /// past the byte cap).
     fn bytes(&self, plan: Plan) -> Option<usize> {
-        render::text_capped(
-            self.cnt,
-            self.ranks,
-            self.scope,
-            &plan,
-            self.max_bytes,
-            self.surface,
-        )
-        .map(|(text, _)| text.len())
+        self.render(plan).map(|(text, _)| text.len())
+    }
+
+    /// The text of `plan`, or `None` past the byte cap.
+    fn render(&self, plan: Plan) -> Option<(String, CutStats)> {
+        let (cnt, ranks) = (self.cnt, self.ranks);
+        render::text_capped(cnt, ranks, self.scope, &plan, self.max_bytes, self.surface)
     }
 
     /// The rendering of `plan`, and whether it fits.
     fn attempt(&self, plan: Plan) -> (Fitted, bool) {
-        let shown = render::text_capped(
-            self.cnt,
-            self.ranks,
-            self.scope,
-            &plan,
-            self.max_bytes,
-            self.surface,
-        );
-        match shown {
+        match self.render(plan) {
             Some((text, stats)) => {
                 let tokens = tokens::count(&text, self.enc);
                 let fits = tokens <= self.budget;
@@ -605,7 +595,7 @@ fn pin_actions(ranks: &Actions, renderer: &Renderer<'_>, best: Fitted, budget: u
 fn fit_tiers(
     cnt: &Cnt,
     scope: Scope,
-    attempt: &dyn Fn(Plan) -> (Fitted, bool),
+    renderer: &Renderer<'_>,
     mut best: Fitted,
     depth: usize,
 ) -> Fitted {
@@ -617,12 +607,12 @@ fn fit_tiers(
             p.cuts[tier] = cut;
             p
         };
-        let (whole, fits) = attempt(with(Cut::NONE));
+        let (whole, fits) = renderer.attempt(with(Cut::NONE));
         if fits {
             best = whole;
             continue;
         }
-        best = search(attempt, with, best, max_level(cnt, Some(tier)), depth);
+        best = search(renderer, with, best, max_level(cnt, Some(tier)), depth);
     }
     // The cut a view reports: the one of the tier served first.
     if let Some(first) = (0..TIERS).find(|&t| present[t]) {
@@ -635,25 +625,52 @@ fn fit_tiers(
 /// `with` fixes it. `best` is `with(Cut::level(0))`, which fits;
 /// `with(Cut::level(top))` does not.
 fn search(
-    attempt: &dyn Fn(Plan) -> (Fitted, bool),
+    renderer: &Renderer<'_>,
     with: impl Fn(Cut) -> Plan,
     best: Fitted,
     top: usize,
     depth: usize,
 ) -> Fitted {
-    let fits = |plan: Plan| {
-        let (f, fits) = attempt(plan);
-        fits.then_some(f)
-    };
-    let (level, best) = fit::largest_fitting((0, best), 1, top, |k| fits(with(Cut::level(k))));
+    let (level, best) = largest_counted(renderer, best, 1, top, |k| with(Cut::level(k)));
     // Width `level + 1` does not fit; widen the shallowest lists by one as
     // deep as the budget allows. Output grows with width to the power of
     // depth, so without this a page could get half its budget.
     let base = Cut::level(level);
-    let (_, best) = fit::largest_fitting((0, best), (depth + 2) / 2, depth + 2, |k| {
-        fits(with(base.widened(k)))
-    });
+    let guess = (depth + 2) / 2;
+    let (_, best) = largest_counted(renderer, best, guess, depth + 2, |k| with(base.widened(k)));
     best
+}
+
+/// [`fit::largest_fitting`] over `plan(k)` for `k` below `end`, `best`
+/// being `plan(0)`'s rendering, which fits. Counting tokens is most of a
+/// view's cost, so the search runs on an estimate (bytes at the rate of the
+/// last counted rendering) and counts only where it lands: if that fits and
+/// the next does not, done; otherwise the exact search takes over from
+/// there. The answer is the one the exact search alone would give.
+fn largest_counted(
+    renderer: &Renderer<'_>,
+    best: Fitted,
+    guess: usize,
+    end: usize,
+    plan: impl Fn(usize) -> Plan,
+) -> (usize, Fitted) {
+    let exact = |k: usize| {
+        let (f, fits) = renderer.attempt(plan(k));
+        fits.then_some(f)
+    };
+    let rate = best.tokens as f64 / best.text.len().max(1) as f64;
+    let (landed, _) = fit::largest_fitting((0, ()), guess, end, |k| {
+        let bytes = renderer.bytes(plan(k))?;
+        (bytes as f64 * rate <= renderer.budget as f64).then_some(())
+    });
+    if landed == 0 {
+        return fit::largest_fitting((0, best), guess, end, exact);
+    }
+    match exact(landed) {
+        Some(f) if landed + 1 >= end || exact(landed + 1).is_none() => (landed, f),
+        Some(f) => fit::largest_fitting((landed, f), landed + 1, end, exact),
+        None => fit::largest_fitting((0, best), landed - 1, landed, exact),
+    }
 }
 
 /// Which tiers have nodes in `scope`.

@@ -14,6 +14,8 @@
 
 mod focus;
 
+use std::collections::HashMap;
+
 pub use focus::{FOCUSED, Place, TaskFocus};
 
 /// One job an element can serve.
@@ -99,19 +101,16 @@ impl Purposes {
 
     /// The purposes `text` (a name, label, placeholder or URL) says.
     pub fn of(text: &str) -> Purposes {
-        let (lower, spans) = split_words(text);
-        Purposes::of_words(&spans.iter().map(|&(a, b)| &lower[a..b]).collect::<Vec<_>>())
+        with_words(text, Purposes::of_words)
     }
 
-    fn of_words(words: &[&str]) -> Purposes {
+    /// The purposes the words `spans` of `lower` say.
+    fn of_words(lower: &str, spans: &[Span]) -> Purposes {
         let lexicon = lexicon();
         let mut out = Purposes::NONE;
-        for (i, w) in words.iter().enumerate() {
-            let Some(first) = w.chars().next() else {
-                continue;
-            };
-            for (p, parts) in lexicon.get(first) {
-                if !out.contains(*p) && says_at(&words[i..], parts) {
+        for (i, &(a, b)) in spans.iter().enumerate() {
+            for (p, parts) in lexicon.get(&lower[a..b]) {
+                if !out.contains(*p) && says_at(lower, &spans[i..], parts) {
                     out.insert(*p);
                 }
             }
@@ -125,27 +124,30 @@ impl Purposes {
     /// not what it does, so only its first and last words count there
     /// ("… Wake News Radio/TV →" is still the next post).
     pub fn of_label(text: &str) -> Purposes {
+        let edges = |lower: &str, spans: &[Span]| match spans {
+            [] => Purposes::NONE,
+            [.., last] => Purposes::of_words(lower, &spans[..1])
+                .union(Purposes::of_words(lower, std::slice::from_ref(last))),
+        };
         // Most texts on a page are long: their edges are read without
         // splitting the rest (a word never spans a space).
         let mut spaced = text.split_whitespace();
         if spaced.clone().nth(LABEL_WORDS).is_some() {
-            let (first, last) = (spaced.next(), spaced.next_back());
-            let edge = |w: Option<&str>, last: bool| {
-                let (lower, spans) = split_words(w.unwrap_or_default());
-                let span = if last { spans.last() } else { spans.first() };
-                span.map_or(Purposes::NONE, |&(a, b)| {
-                    Purposes::of_words(&[&lower[a..b]])
-                })
-            };
-            return edge(first, false).union(edge(last, true));
+            let first = with_words(spaced.next().unwrap_or_default(), |l, sp| {
+                Purposes::of_words(l, &sp[..sp.len().min(1)])
+            });
+            let last = with_words(spaced.next_back().unwrap_or_default(), |l, sp| {
+                Purposes::of_words(l, &sp[sp.len().saturating_sub(1)..])
+            });
+            return first.union(last);
         }
-        let (lower, spans) = split_words(text);
-        let words: Vec<&str> = spans.iter().map(|&(a, b)| &lower[a..b]).collect();
-        if words.len() <= LABEL_WORDS {
-            return Purposes::of_words(&words);
-        }
-        let edge = |w: &str| Purposes::of_words(&[w]);
-        edge(words[0]).union(edge(words[words.len() - 1]))
+        with_words(text, |lower, spans| {
+            if spans.len() <= LABEL_WORDS {
+                Purposes::of_words(lower, spans)
+            } else {
+                edges(lower, spans)
+            }
+        })
     }
 
     /// The purposes of a link's address: its path and query words
@@ -181,18 +183,35 @@ const LABEL_WORDS: usize = 8;
 /// Lower-cased words of `text`: runs of letters and digits; each symbol a
 /// word of its own (`›`, `»`), so arrows name a purpose too.
 pub(crate) fn words(text: &str) -> Vec<String> {
-    let (lower, spans) = split_words(text);
-    spans
-        .iter()
-        .map(|&(a, b)| lower[a..b].to_string())
-        .collect()
+    with_words(text, |lower, spans| {
+        spans
+            .iter()
+            .map(|&(a, b)| lower[a..b].to_string())
+            .collect()
+    })
 }
 
-/// [`words`] as byte spans of one lower-cased copy of `text`: two
-/// allocations whatever the length, for the views' hot paths.
-fn split_words(text: &str) -> (String, Vec<(usize, usize)>) {
-    let mut lower = String::with_capacity(text.len());
-    let mut spans: Vec<(usize, usize)> = Vec::new();
+/// A word of [`words`] as a byte range of the lower-cased text.
+type Span = (usize, usize);
+
+/// Calls `f` with [`words`] as spans of one lower-cased copy of `text`,
+/// in buffers the thread reuses: the views read the words of every link
+/// and field on a page, and allocating for each cost more than the rest.
+fn with_words<R>(text: &str, f: impl FnOnce(&str, &[Span]) -> R) -> R {
+    thread_local! {
+        static BUFFERS: std::cell::RefCell<(String, Vec<Span>)> = Default::default();
+    }
+    BUFFERS.with(|b| {
+        let mut guard = b.borrow_mut();
+        let (lower, spans) = &mut *guard;
+        split_into(text, lower, spans);
+        f(lower, spans)
+    })
+}
+
+fn split_into(text: &str, lower: &mut String, spans: &mut Vec<Span>) {
+    lower.clear();
+    spans.clear();
     let mut start: Option<usize> = None;
     for c in text.chars() {
         if c.is_alphanumeric() || c == '\'' {
@@ -219,33 +238,60 @@ fn split_words(text: &str) -> (String, Vec<(usize, usize)>) {
     if let Some(s) = start {
         spans.push((s, lower.len()));
     }
-    (lower, spans)
 }
 
-/// Every stem of `words.txt`, split into its words, by its first
-/// character (ASCII in a table, the rest in a map): a name's words are
-/// looked up, not matched against every stem.
-struct Lexicon {
-    ascii: Vec<Vec<(Purpose, Vec<&'static str>)>>,
-    other: std::collections::HashMap<char, Vec<(Purpose, Vec<&'static str>)>>,
-}
+/// Every stem of `words.txt`, split into its words, by the first two
+/// characters of its first word (a one-character word: that and `\0`): a
+/// name's words are looked up, not matched against every stem.
+struct Lexicon(HashMap<(char, char), Vec<(Purpose, Vec<&'static str>)>, PairHash>);
 
 impl Lexicon {
-    fn get(&self, first: char) -> &[(Purpose, Vec<&'static str>)] {
-        if first.is_ascii() {
-            return &self.ascii[first as usize];
+    /// The stems that can match a word starting with `word`'s first two
+    /// characters.
+    fn get(&self, word: &str) -> &[(Purpose, Vec<&'static str>)] {
+        self.0.get(&key(word)).map_or(&[], Vec::as_slice)
+    }
+}
+
+fn key(word: &str) -> (char, char) {
+    let mut chars = word.chars();
+    (chars.next().unwrap_or('\0'), chars.next().unwrap_or('\0'))
+}
+
+/// A hasher for two characters: the lexicon is read for every word of every
+/// link and field on a page.
+#[derive(Default, Clone, Copy)]
+struct PairHash;
+
+impl std::hash::BuildHasher for PairHash {
+    type Hasher = PairHasher;
+    fn build_hasher(&self) -> PairHasher {
+        PairHasher(0)
+    }
+}
+
+struct PairHasher(u64);
+
+impl std::hash::Hasher for PairHasher {
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.0 = (self.0 ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3);
         }
-        self.other.get(&first).map_or(&[], Vec::as_slice)
+    }
+
+    fn write_u32(&mut self, n: u32) {
+        self.0 = (self.0 ^ u64::from(n)).wrapping_mul(0x9e37_79b9_7f4a_7c15);
+    }
+
+    fn finish(&self) -> u64 {
+        self.0
     }
 }
 
 fn lexicon() -> &'static Lexicon {
     static LEXICON: std::sync::OnceLock<Lexicon> = std::sync::OnceLock::new();
     LEXICON.get_or_init(|| {
-        let mut map = Lexicon {
-            ascii: vec![Vec::new(); 128],
-            other: Default::default(),
-        };
+        let mut map = Lexicon(HashMap::with_hasher(PairHash));
         for line in include_str!("words.txt").lines() {
             let Some((name, stems)) = line.split_once(": ") else {
                 continue;
@@ -255,14 +301,7 @@ fn lexicon() -> &'static Lexicon {
             };
             for stem in stems.split(", ") {
                 let parts: Vec<&'static str> = stem.split([' ', '-']).collect();
-                let Some(first) = parts[0].chars().next() else {
-                    continue;
-                };
-                if first.is_ascii() {
-                    map.ascii[first as usize].push((p, parts));
-                } else {
-                    map.other.entry(first).or_default().push((p, parts));
-                }
+                map.0.entry(key(parts[0])).or_default().push((p, parts));
             }
         }
         map
@@ -272,7 +311,7 @@ fn lexicon() -> &'static Lexicon {
 /// Whether `words` start with the stem's `parts`: every word equal but the
 /// last, which may also start with its part (parts of three letters or fewer
 /// match whole words only).
-fn says_at(words: &[&str], parts: &[&str]) -> bool {
+fn says_at(lower: &str, words: &[Span], parts: &[&str]) -> bool {
     if words.len() < parts.len() {
         return false;
     }
@@ -281,7 +320,10 @@ fn says_at(words: &[&str], parts: &[&str]) -> bool {
         .iter()
         .zip(words)
         .enumerate()
-        .all(|(i, (s, w))| w == s || (i == last && w.starts_with(s) && over_three_letters(s)))
+        .all(|(i, (s, &(a, b)))| {
+            let w = &lower[a..b];
+            w == *s || (i == last && w.starts_with(s) && over_three_letters(s))
+        })
 }
 
 /// Whether `s` has more than three characters, counting them only when
@@ -318,11 +360,9 @@ mod tests {
     #[test]
     fn every_purpose_has_its_words() {
         for p in Purpose::ALL {
-            let l = lexicon();
-            let n = l
-                .ascii
-                .iter()
-                .chain(l.other.values())
+            let n = lexicon()
+                .0
+                .values()
                 .flatten()
                 .filter(|(q, _)| *q == p)
                 .count();
