@@ -243,12 +243,15 @@ fn split_into(text: &str, lower: &mut String, spans: &mut Vec<Span>) {
 /// Every stem of `words.txt`, split into its words, by the first two
 /// characters of its first word (a one-character word: that and `\0`): a
 /// name's words are looked up, not matched against every stem.
-struct Lexicon(HashMap<(char, char), Vec<(Purpose, Vec<&'static str>)>, PairHash>);
+struct Lexicon(HashMap<(char, char), Vec<Stem>, PairHash>);
+
+/// A stem of `words.txt`: its purpose and its words.
+type Stem = (Purpose, Vec<&'static str>);
 
 impl Lexicon {
     /// The stems that can match a word starting with `word`'s first two
     /// characters.
-    fn get(&self, word: &str) -> &[(Purpose, Vec<&'static str>)] {
+    fn get(&self, word: &str) -> &[Stem] {
         self.0.get(&key(word)).map_or(&[], Vec::as_slice)
     }
 }
