@@ -118,12 +118,14 @@ fn default_order(nodes: &[CntNode], found: &[(Kind, usize)]) -> Vec<usize> {
             n.attr("href").is_some() && !seen.insert((n.text.as_str(), n.attr("href")))
         })
         .collect();
+    let keys: Vec<(bool, bool, u32, u8)> = found
+        .iter()
+        .zip(&repeat)
+        .map(|(&(k, _), &r)| (r, k.class == ADDRESSED_LINK, group[&k], k.class))
+        .collect();
     let mut order: Vec<usize> = (0..found.len()).collect();
     // Stable: document order among equals.
-    order.sort_by_key(|&j| {
-        let k = found[j].0;
-        (repeat[j], k.class == ADDRESSED_LINK, group[&k], k.class)
-    });
+    order.sort_by_key(|&j| keys[j]);
     order
 }
 

@@ -413,9 +413,9 @@ pub(crate) struct Fitted {
 /// Galloping up from level 0 and then bisecting keeps every rendering we
 /// tokenize within a small factor of the budget, so a 3 MB page costs a few
 /// budget-sized renders instead of tokenizing its whole tree repeatedly.
-pub(crate) fn fit(
-    cnt: &Cnt,
-    ranks: &Actions,
+pub(crate) fn fit<'r>(
+    cnt: &'r Cnt,
+    ranks: impl FnOnce() -> &'r Actions,
     scope: Scope,
     budget: usize,
     enc: Encoding,
@@ -424,9 +424,12 @@ pub(crate) fn fit(
     // No tokenizer packs more than this many bytes into a token on text like
     // ours; a rendering past it is rejected unread. Rejecting a cut that would
     // have fit only costs detail, never the budget: fits are always counted.
+    // Nothing is pinned in a view that shows everything: the ranking is
+    // read only when the page does not fit whole.
+    let unranked = Actions::default();
     let renderer = Renderer {
         cnt,
-        ranks,
+        ranks: &unranked,
         scope,
         budget,
         max_bytes: budget
@@ -435,11 +438,13 @@ pub(crate) fn fit(
         enc,
         surface,
     };
-    let attempt = |plan: Plan| renderer.attempt(plan);
-    let (full, fits) = attempt(Plan::uniform(Cut::NONE));
+    let (full, fits) = renderer.attempt(Plan::uniform(Cut::NONE));
     if fits {
         return Ok(full);
     }
+    let ranks = ranks();
+    let renderer = Renderer { ranks, ..renderer };
+    let attempt = |plan: Plan| renderer.attempt(plan);
     let depth = max_depth(cnt);
     let smallest = Plan {
         cuts: [Cut::level(0); TIERS],
@@ -678,7 +683,8 @@ fn tiers_in(cnt: &Cnt, scope: Scope) -> [bool; TIERS] {
     let mut present = [false; TIERS];
     walk(
         cnt,
-        &cnt.actions,
+        // A uniform plan pins nothing: no ranking needed.
+        &Actions::default(),
         scope,
         &Plan::uniform(Cut::NONE),
         &mut |ev| {

@@ -139,8 +139,9 @@ pub struct Cnt {
     title: Option<String>,
     /// Which nodes a budget serves first.
     focus: focus::Focus,
-    /// The controls a view pins whatever it cuts.
-    actions: actions::Actions,
+    /// The controls a view pins whatever it cuts, ranked when a view
+    /// first needs them.
+    actions: std::sync::OnceLock<actions::Actions>,
 }
 
 /// One CNT node: a DOM element (or text) with everything merged into it.
@@ -221,7 +222,6 @@ impl Cnt {
     pub fn build(page: &Page) -> Cnt {
         let mut cnt = merge::build(page);
         cnt.focus = focus::assign(page, &cnt.nodes);
-        cnt.actions = actions::rank(&cnt.nodes);
         cnt
     }
 
@@ -234,10 +234,15 @@ impl Cnt {
         &self.nodes[0]
     }
 
+    /// The page's ranking of the controls views pin.
+    fn actions(&self) -> &actions::Actions {
+        self.actions.get_or_init(|| actions::rank(&self.nodes))
+    }
+
     /// Where DOM node `id` ranks among the controls a budgeted view pins
     /// (0 first), if it is one of them.
     pub fn action_rank(&self, id: NodeId) -> Option<u32> {
-        self.actions.rank_of(self.find(id)?)
+        self.actions().rank_of(self.find(id)?)
     }
 
     pub fn title(&self) -> Option<&str> {
@@ -314,7 +319,7 @@ impl Cnt {
             .as_deref()
             .and_then(TaskFocus::new)
             .map(|f| Box::new(actions::rank_for(&self.nodes, &f)));
-        let ranks = focused.as_deref().unwrap_or(&self.actions);
+        let ranks = || focused.as_deref().unwrap_or_else(|| self.actions());
         let fitted = compress::fit(
             self,
             ranks,
@@ -367,7 +372,7 @@ impl Cnt {
             None => Scope::Whole,
         };
         let plan = Plan::uniform(cut);
-        let (text, stats) = render::text(self, &self.actions, scope, &plan, Surface::default());
+        let (text, stats) = render::text(self, self.actions(), scope, &plan, Surface::default());
         let tokens = tokens::count(&text, encoding);
         Ok(View {
             cnt: self,
@@ -426,7 +431,9 @@ pub struct View<'a> {
 impl View<'_> {
     /// The ranking of controls this view pinned by.
     fn ranks(&self) -> &actions::Actions {
-        self.focused.as_deref().unwrap_or(&self.cnt.actions)
+        self.focused
+            .as_deref()
+            .unwrap_or_else(|| self.cnt.actions())
     }
 
     /// The same tree as JSON: `{id, tag, text, attrs, clickable, children}`

@@ -155,8 +155,24 @@ impl Purposes {
     pub fn of_url(url: &str) -> Purposes {
         let rest = url.split_once("://").map_or(url, |(_, r)| r);
         let (host, path) = rest.split_once('/').unwrap_or((rest, ""));
-        // Slashes, dashes and the query's marks all end words.
-        let mut out = Purposes::of(path);
+        // The path's short segments (`/datenschutz/`, `/author/jane/`,
+        // `/page/2`); a segment of many words is an article's slug, which
+        // says what it is about, as a long name does. Of the query, only a
+        // page number counts.
+        let (path_only, query) = path.split_once(['?', '#']).unwrap_or((path, ""));
+        let mut out = Purposes::NONE;
+        for segment in path_only.split('/') {
+            if segment
+                .split(['-', '_', '.', '+'])
+                .nth(SLUG_WORDS)
+                .is_none()
+            {
+                out = out.union(Purposes::of(segment));
+            }
+        }
+        if query.contains("page=") {
+            out.insert(Purpose::Paging);
+        }
         const SHARE_HOSTS: [&str; 6] = [
             "twitter.com",
             "x.com",
@@ -176,6 +192,9 @@ impl Purposes {
         out
     }
 }
+
+/// Address segments longer than this many words are slugs.
+const SLUG_WORDS: usize = 4;
 
 /// Names longer than this many words are not interface labels.
 const LABEL_WORDS: usize = 8;
