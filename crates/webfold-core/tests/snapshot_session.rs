@@ -278,3 +278,16 @@ fn resolve_ref_finds_the_dom_element() {
     assert_eq!(page.element(node).unwrap().id(), Some("b"));
     assert!(snapshot::resolve_ref(&page, "e404", "", None).is_err());
 }
+
+/// HTML given inline has neither address nor title: no breadcrumb line
+/// names nothing ("# Currently on: "), and a titled page is still named.
+#[test]
+fn a_page_with_no_name_has_no_breadcrumb() {
+    let mut s = SnapshotSession::new();
+    let html = "<body><a href=/a>Home</a></body>";
+    let view = take(html, "", &SnapshotOptions::default(), &mut s);
+    assert!(!view.text.contains("Currently on"), "{}", view.text);
+    let titled = "<title>Shop</title><body><a href=/a>Home</a></body>";
+    let view = take(titled, "", &SnapshotOptions::default(), &mut s);
+    assert!(view.text.contains("# Currently on: Shop"), "{}", view.text);
+}

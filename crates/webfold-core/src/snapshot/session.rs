@@ -114,22 +114,21 @@ impl SnapshotSession {
     }
 
     /// `# Currently on: A` or `# Navigation: A → B → C` (last five pages).
+    /// A page with neither address nor title (HTML given inline) has no
+    /// name to show, and no line.
     pub fn breadcrumbs(&self) -> Option<String> {
-        match self.history.len() {
-            0 => None,
-            1 => Some(format!(
-                "# Currently on: {}",
-                one_line(&self.history[0].label())
-            )),
-            n => {
-                let recent: Vec<String> = self
-                    .history
-                    .iter()
-                    .skip(n.saturating_sub(BREADCRUMB_SIZE))
-                    .map(|h| one_line(&h.label()))
-                    .collect();
-                Some(format!("# Navigation: {}", recent.join(" → ")))
-            }
+        let n = self.history.len();
+        let recent: Vec<String> = self
+            .history
+            .iter()
+            .skip(n.saturating_sub(BREADCRUMB_SIZE))
+            .map(|h| one_line(&h.label()))
+            .filter(|l| !l.is_empty())
+            .collect();
+        match recent.as_slice() {
+            [] => None,
+            [one] => Some(format!("# Currently on: {one}")),
+            _ => Some(format!("# Navigation: {}", recent.join(" → "))),
         }
     }
 
