@@ -857,3 +857,35 @@ fn budgets_hold_on_corpus_pages() {
     }
     assert!(outlines >= 240 && chunks >= 400, "{outlines} {chunks}");
 }
+
+/// With a task, the outline keeps first the parts it names (and the lines
+/// above them), whatever their place among their siblings; the rest is
+/// counted as cut, and the budget holds.
+#[test]
+fn a_focused_outline_keeps_the_part_the_task_names() {
+    let links: String = (0..30)
+        .map(|i| format!("<p class=s{i}><a href=/p{i}>Story {i}</a></p>"))
+        .collect();
+    let html = format!(
+        "<body><header>{links}</header><main><h1>News</h1></main>\
+         <footer><a href=/impressum>Impressum</a><a href=/datenschutz>Datenschutz</a></footer></body>"
+    );
+    let plain = outline_of(&html, &budget(120));
+    // The link's own line, not the footer's preview.
+    let line = "\"Datenschutz\"";
+    assert!(!plain.text.contains(line), "{}", plain.text);
+    let focused = outline_of(
+        &html,
+        &OutlineOptions {
+            focus: Some("Open the privacy policy in the footer".into()),
+            ..budget(120)
+        },
+    );
+    assert!(focused.text.contains(line), "{}", focused.text);
+    assert!(focused.tokens <= 120, "{}", focused.text);
+    assert!(
+        focused.text.contains("[cut to fit 120 tokens"),
+        "{}",
+        focused.text
+    );
+}

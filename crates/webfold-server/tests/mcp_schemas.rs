@@ -129,7 +129,7 @@ fn accepted(conversation: &str) -> Vec<(&'static str, Value, Expect)> {
         Answer,
     );
     // A task to focus on: what it names ranks first.
-    for tool in ["cnt_view", "page_snapshot"] {
+    for tool in ["cnt_view", "page_snapshot", "get_dom_outline"] {
         add(
             tool,
             json!({"html": PAGE, "focus": "buy the boots"}),

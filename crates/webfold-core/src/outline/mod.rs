@@ -44,6 +44,7 @@ pub(crate) use scope::label;
 use crate::contract::{Ctx, DEFAULT_MAX_TOKENS, Hint, Limit};
 use crate::error::Error;
 use crate::page::{NodeId, Page};
+use crate::purpose::TaskFocus;
 use crate::tokens::{self, Encoding};
 
 pub use def::{NAME, OutlineView};
@@ -68,6 +69,8 @@ pub struct OutlineOptions {
     /// Token budget
     #[schemars(range(min = 1))]
     pub max_tokens: Option<usize>,
+    /// A task: parts it names kept first
+    pub focus: Option<String>,
 }
 
 impl crate::contract::Request for OutlineOptions {}
@@ -78,6 +81,7 @@ impl Default for OutlineOptions {
             max_depth: DEFAULT_MAX_DEPTH,
             exclude: Vec::new(),
             max_tokens: Some(DEFAULT_MAX_TOKENS),
+            focus: None,
         }
     }
 }
@@ -155,7 +159,10 @@ pub fn outline(page: &Page, opts: &OutlineOptions, ctx: Ctx) -> Result<Outline, 
         .body()
         .or_else(|| page.document_element())
         .ok_or_else(|| Error::InvalidOption("the page has no elements to outline".into()))?;
-    let plan = plan::build(&scope, root, max_depth);
+    let mut plan = plan::build(&scope, root, max_depth);
+    if let Some(focus) = opts.focus.as_deref().and_then(TaskFocus::new) {
+        plan::focus(&mut plan, &scope, &focus);
+    }
     let total = scope.count_outlined(root);
     let mut r = render::Renderer::new(&scope, &plan, total, ctx.surface);
     let all = plan.entries.len();

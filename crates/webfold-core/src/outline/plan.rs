@@ -6,6 +6,7 @@ use std::hash::{Hash, Hasher};
 
 use super::scope::Scope;
 use crate::page::NodeId;
+use crate::purpose::{FOCUSED, Place, TaskFocus};
 
 /// A run of this many same-shaped siblings becomes one line.
 pub(super) const MIN_RUN: usize = 3;
@@ -60,6 +61,61 @@ pub(super) struct Plan {
     /// then every second child, …), so the widest lists lose lines first and
     /// each parent keeps a prefix of its children.
     pub rank: Vec<usize>,
+}
+
+/// Ranks first the lines `focus` points at (by their labels, text and
+/// link), each with the lines above it, in breadth-first order; the rest
+/// keep their ranks after them. A parent's kept lines are then no longer
+/// a prefix of its children: the render lists the kept ones and counts the
+/// rest in its `… N more`.
+pub(super) fn focus(plan: &mut Plan, scope: &Scope<'_>, focus: &TaskFocus) {
+    let page = scope.page;
+    let mut first = vec![false; plan.entries.len()];
+    for (e, entry) in plan.entries.iter().enumerate() {
+        let last = entry.last();
+        let mut words: String = entry
+            .chain
+            .iter()
+            .map(|&n| super::label(page, n, true))
+            .collect::<Vec<_>>()
+            .join(" ");
+        if let Some(p) = super::preview::preview(scope, last, &|_| false) {
+            words.push(' ');
+            words.push_str(&p);
+        }
+        let url = page.element(last).and_then(|el| el.attr("href"));
+        let score = focus.score("", &words, url, place(plan, scope, e));
+        if score >= FOCUSED {
+            let mut at = Some(e);
+            while let Some(a) = at.filter(|&a| !first[a]) {
+                first[a] = true;
+                at = plan.entries[a].parent;
+            }
+        }
+    }
+    let mut order: Vec<usize> = (0..plan.entries.len()).collect();
+    order.sort_by_key(|&e| (!first[e], plan.rank[e]));
+    for (r, e) in order.into_iter().enumerate() {
+        plan.rank[e] = r;
+    }
+}
+
+/// The landmark a line sits in, from its own and its ancestors' tags.
+fn place(plan: &Plan, scope: &Scope<'_>, e: usize) -> Place {
+    let mut at = Some(e);
+    while let Some(a) = at {
+        for &n in plan.entries[a].chain.iter().rev() {
+            match scope.page.tag(n) {
+                Some("footer") => return Place::Footer,
+                Some("header") => return Place::Header,
+                Some("aside") => return Place::Sidebar,
+                Some("nav") => return Place::Navigation,
+                _ => {}
+            }
+        }
+        at = plan.entries[a].parent;
+    }
+    Place::Anywhere
 }
 
 pub(super) fn build(scope: &Scope<'_>, root: NodeId, max_depth: usize) -> Plan {

@@ -93,11 +93,14 @@ impl<'s, 'p> Renderer<'s, 'p> {
         self.plan.rank[e] < k
     }
 
-    /// Kept children are always a prefix of an entry's kids (see `Plan::rank`).
-    fn kept_kids(&self, e: usize, k: usize) -> &'s [usize] {
+    /// The kept children of entry `e`: a prefix of its kids, unless a
+    /// focus ranked some first (see `plan::focus`).
+    fn kept_kids(&self, e: usize, k: usize) -> Vec<usize> {
         let kids = &self.plan.entries[e].kids;
-        let n = kids.iter().take_while(|&&c| self.plan.rank[c] < k).count();
-        &kids[..n]
+        kids.iter()
+            .copied()
+            .filter(|&c| self.plan.rank[c] < k)
+            .collect()
     }
 
     pub fn selector(&mut self, n: NodeId) -> String {
@@ -212,14 +215,16 @@ impl<'s, 'p> Renderer<'s, 'p> {
                     let entry = &plan.entries[e];
                     shown_elements += entry.covered();
                     let kept = self.kept_kids(e, k);
-                    let hidden: usize = entry.kids[kept.len()..]
+                    let hidden: usize = entry
+                        .kids
                         .iter()
+                        .filter(|&&c| !self.kept(c, k))
                         .map(|&c| self.plan.entries[c].repeat())
                         .sum();
                     if hidden > 0 {
                         cut.push((e, hidden));
                     }
-                    push_children(&mut stack, kept, hidden, &child_prefix);
+                    push_children(&mut stack, &kept, hidden, &child_prefix);
                 }
             }
         }
