@@ -13,15 +13,10 @@
 mod common;
 
 use std::collections::BTreeSet;
-use std::sync::Arc;
 
+use common::TestApp;
 use common::mcp::{Session, stdio_tools_list};
-use common::{TestApp, fresh_db};
 use serde_json::{Value, json};
-use webfold_server::mcp::ToolContext;
-use webfold_server::security::Policy;
-use webfold_server::service::{Conversations, Freshness};
-use webfold_store::{SqliteOptions, SqliteStore};
 
 const PAGE: &str = r#"<html><head><title>Shop</title></head><body><main><h1 id="t">Boots</h1><p class="price">€129 <a href="/sale">on sale</a></p><button>Buy</button><img src="/b.png" alt="Boots"></main></body></html>"#;
 
@@ -281,21 +276,7 @@ fn accepted(conversation: &str) -> Vec<(&'static str, Value, Expect)> {
 
 /// A server with every tool group, over a fresh database.
 fn server() -> TestApp {
-    let store = SqliteStore::open(&fresh_db(), SqliteOptions::default()).unwrap();
-    let conversations = Arc::new(Conversations::new(
-        Arc::new(store),
-        64 << 20,
-        Freshness::Exclusive,
-    ));
-    let tools = ToolContext {
-        conversations: Some(conversations.clone()),
-        groups: "page,browser,ui".parse().unwrap(),
-        ..ToolContext::default()
-    };
-    TestApp {
-        app: webfold_server::app(conversations.clone(), tools, Policy::loopback(3456)),
-        conversations,
-    }
+    common::app_with_groups("page,browser,ui")
 }
 
 /// `tools/list` for `groups`, as the stdio server sends it: name → inputSchema.

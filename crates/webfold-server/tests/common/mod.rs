@@ -41,18 +41,32 @@ pub fn app_with_tools(
     fetcher: Option<webfold_fetch::Fetcher>,
     browser: Option<Arc<webfold_live::LiveBrowser>>,
 ) -> TestApp {
+    app_over(policy, |conversations| ToolContext {
+        conversations: Some(conversations),
+        fetcher,
+        browser,
+        ..ToolContext::default()
+    })
+}
+
+/// The app offering MCP tool `groups` (e.g. "page,browser,ui").
+pub fn app_with_groups(groups: &str) -> TestApp {
+    app_over(Policy::loopback(3456), |conversations| ToolContext {
+        conversations: Some(conversations),
+        groups: groups.parse().unwrap(),
+        ..ToolContext::default()
+    })
+}
+
+/// The app over a fresh database, with the tool context `tools` makes.
+fn app_over(policy: Policy, tools: impl FnOnce(Arc<Conversations>) -> ToolContext) -> TestApp {
     let store = SqliteStore::open(&fresh_db(), SqliteOptions::default()).unwrap();
     let conversations = Arc::new(Conversations::new(
         Arc::new(store),
         64 << 20,
         Freshness::Exclusive,
     ));
-    let tools = ToolContext {
-        conversations: Some(conversations.clone()),
-        fetcher,
-        browser,
-        ..ToolContext::default()
-    };
+    let tools = tools(conversations.clone());
     TestApp {
         app: webfold_server::app(conversations.clone(), tools, policy),
         conversations,
