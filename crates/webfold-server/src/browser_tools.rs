@@ -141,17 +141,7 @@ impl JsonSchema for ScriptArgs {
     }
 
     fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
-        // A root schema of its own: the refs it makes resolve in its `$defs`.
-        let own = schemars::SchemaGenerator::default().into_root_schema_for::<ScriptSteps>();
-        let own = webfold_core::contract::schema::compact_object(own.to_value());
-        let mut out = serde_json::Map::new();
-        out.insert("type".into(), "object".into());
-        for key in ["properties", "required"] {
-            if let Some(v) = own.get(key) {
-                out.insert(key.into(), v.clone());
-            }
-        }
-        schemars::Schema::from(out)
+        crate::mcp::object_schema::<ScriptSteps>(None)
     }
 }
 

@@ -285,29 +285,31 @@ impl<T: JsonSchema, R: Request> JsonSchema for WithRequest<T, R> {
     }
 
     fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
-        // A root schema of its own: the refs it makes resolve in its `$defs`.
-        let own = schemars::SchemaGenerator::default().into_root_schema_for::<T>();
-        let own = webfold_core::contract::schema::compact_object(own.to_value());
-        let view = webfold_core::contract::schema::of::<R>();
-        let mut props = own
-            .get("properties")
-            .and_then(serde_json::Value::as_object)
-            .cloned()
-            .unwrap_or_default();
-        if let Some(p) = view
-            .get("properties")
-            .and_then(serde_json::Value::as_object)
-        {
-            props.extend(p.clone());
-        }
-        let mut out = serde_json::Map::new();
-        out.insert("type".into(), "object".into());
-        out.insert("properties".into(), serde_json::Value::Object(props));
-        if let Some(req) = own.get("required") {
-            out.insert("required".into(), req.clone());
-        }
-        schemars::Schema::from(out)
+        object_schema::<T>(webfold_core::contract::schema::of::<R>().get("properties"))
     }
+}
+
+/// The compact object schema of a tool's own arguments `T`, with `more`
+/// properties (a view's options) beside them.
+pub(crate) fn object_schema<T: JsonSchema>(more: Option<&serde_json::Value>) -> schemars::Schema {
+    // A root schema of its own: the refs it makes resolve in its `$defs`.
+    let own = schemars::SchemaGenerator::default().into_root_schema_for::<T>();
+    let own = webfold_core::contract::schema::compact_object(own.to_value());
+    let mut props = own
+        .get("properties")
+        .and_then(serde_json::Value::as_object)
+        .cloned()
+        .unwrap_or_default();
+    if let Some(p) = more.and_then(serde_json::Value::as_object) {
+        props.extend(p.clone());
+    }
+    let mut out = serde_json::Map::new();
+    out.insert("type".into(), "object".into());
+    out.insert("properties".into(), serde_json::Value::Object(props));
+    if let Some(req) = own.get("required") {
+        out.insert("required".into(), req.clone());
+    }
+    schemars::Schema::from(out)
 }
 
 /// A view's request on a page.

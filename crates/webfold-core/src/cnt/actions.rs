@@ -158,21 +158,9 @@ fn place_of(nodes: &[CntNode], i: usize) -> Place {
     let mut at = nodes[i].parent;
     while let Some(p) = at {
         let n = &nodes[p as usize];
-        for tag in n.tag.split(',').rev() {
-            match tag {
-                "footer" => return Place::Footer,
-                "header" => return Place::Header,
-                "aside" => return Place::Sidebar,
-                "nav" => return Place::Navigation,
-                _ => {}
-            }
-        }
-        match n.attr("role") {
-            Some("contentinfo") => return Place::Footer,
-            Some("banner") => return Place::Header,
-            Some("complementary") => return Place::Sidebar,
-            Some("navigation") => return Place::Navigation,
-            _ => {}
+        let landmark = n.tag.split(',').rev().chain(n.attr("role"));
+        if let Some(place) = landmark.filter_map(Place::of_landmark).next() {
+            return place;
         }
         at = n.parent;
     }

@@ -104,14 +104,12 @@ pub(super) fn focus(plan: &mut Plan, scope: &Scope<'_>, focus: &TaskFocus) {
 fn place(plan: &Plan, scope: &Scope<'_>, e: usize) -> Place {
     let mut at = Some(e);
     while let Some(a) = at {
-        for &n in plan.entries[a].chain.iter().rev() {
-            match scope.page.tag(n) {
-                Some("footer") => return Place::Footer,
-                Some("header") => return Place::Header,
-                Some("aside") => return Place::Sidebar,
-                Some("nav") => return Place::Navigation,
-                _ => {}
-            }
+        let tags = plan.entries[a].chain.iter().rev();
+        if let Some(place) = tags
+            .filter_map(|&n| Place::of_landmark(scope.page.tag(n)?))
+            .next()
+        {
+            return place;
         }
         at = plan.entries[a].parent;
     }

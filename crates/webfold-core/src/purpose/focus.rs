@@ -32,6 +32,20 @@ pub enum Place {
     Navigation,
 }
 
+impl Place {
+    /// The place a landmark element makes, by its tag (`footer`) or its
+    /// ARIA role (`contentinfo`); `None` for any other.
+    pub fn of_landmark(tag_or_role: &str) -> Option<Place> {
+        match tag_or_role {
+            "footer" | "contentinfo" => Some(Place::Footer),
+            "header" | "banner" => Some(Place::Header),
+            "aside" | "complementary" => Some(Place::Sidebar),
+            "nav" | "navigation" => Some(Place::Navigation),
+            _ => None,
+        }
+    }
+}
+
 /// What a task asks for, read once and matched against every element.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct TaskFocus {

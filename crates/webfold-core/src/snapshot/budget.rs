@@ -336,13 +336,7 @@ pub(crate) fn focus_score(tree: &SnapTree, i: usize, focus: &TaskFocus) -> Optio
     let line = &tree.lines[i];
     let place = tree
         .ancestors(i)
-        .find_map(|a| match tree.lines[a].role.as_str() {
-            "contentinfo" => Some(Place::Footer),
-            "banner" => Some(Place::Header),
-            "complementary" => Some(Place::Sidebar),
-            "navigation" => Some(Place::Navigation),
-            _ => None,
-        })
+        .find_map(|a| Place::of_landmark(&tree.lines[a].role))
         .unwrap_or_default();
     let name = line.name.as_deref().unwrap_or_default();
     let score = focus.score(&line.role, name, link_url(tree, i), place);
