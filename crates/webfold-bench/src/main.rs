@@ -23,6 +23,8 @@
 //! loopback and prints RSS and open file descriptors over time.
 //! `webfold-bench targets` scores the default and task-focused views on the
 //! corpus's labelled agent tasks: is the element each task needs there?
+//! `webfold-bench scaling` times every view on generated page shapes at `n`
+//! and `2n` rows and gives the peak heap of each beside the page's size.
 
 mod agent;
 mod aria;
@@ -31,9 +33,13 @@ mod extract;
 mod instances;
 mod rss;
 mod run;
+mod scaling;
 mod soak;
 mod targets;
 mod ui_latency;
+
+#[global_allocator]
+static ALLOC: webfold_corpus::peak::PeakAlloc = webfold_corpus::peak::PeakAlloc;
 
 fn main() -> anyhow::Result<()> {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -57,6 +63,9 @@ fn main() -> anyhow::Result<()> {
     }
     if args.first().map(String::as_str) == Some("soak") {
         return soak::main(&args[1..]);
+    }
+    if args.first().map(String::as_str) == Some("scaling") {
+        return scaling::main(&args[1..]);
     }
     if args.first().map(String::as_str) == Some("targets") {
         return targets::main(&args[1..]);

@@ -1,121 +1,25 @@
-//! Views stay linear on page shapes that once made them quadratic: siblings
-//! alike but not all the same (striped table rows, classes cycling through
-//! seven names), wide flat lists and deep nesting.
+//! Every view stays linear on page shapes that once made views quadratic
+//! (`webfold_corpus::shapes`: striped rows, classes cycling through seven
+//! names, wide flat lists, deep nesting, product grids, real pages run
+//! together).
 //!
 //! Each shape is built at `n` and `2n` rows; a view's time when the rows
 //! double is compared with the same pages' parse time, so a loaded or slow
 //! machine slows both alike and the ratio stays. Times are the best of a
 //! few interleaved runs. Linear views grow about as the parse does; a
 //! quadratic one grows twice as fast again, far past the limit.
+//! (Memory is held to the same shapes in `memory.rs`.)
 
 use std::time::{Duration, Instant};
 
 use webfold_core::Page;
-use webfold_core::chunk::{ChunkOptions, ChunkTarget, chunk};
-use webfold_core::outline::{OutlineOptions, outline};
+use webfold_core::view::{Call, VIEWS};
+use webfold_corpus::shapes::{SHAPES, Shape, default_call, run};
 
 /// How much faster than the parse a view's time may grow when the rows
 /// double: 2.5× against the parse's 2× leaves room for noise and n log n.
 const MAX_GROWTH: f64 = 2.5 / 2.0;
-const RUNS: usize = 7;
-
-struct Shape {
-    name: &'static str,
-    rows: usize,
-    page: fn(usize) -> String,
-}
-
-const SHAPES: &[Shape] = &[
-    Shape {
-        name: "striped table",
-        rows: 8_000,
-        page: striped_table,
-    },
-    Shape {
-        name: "classes cycling through seven",
-        rows: 8_000,
-        page: cycling_classes,
-    },
-    Shape {
-        name: "wide flat list",
-        rows: 16_000,
-        page: flat_list,
-    },
-    Shape {
-        name: "deep nesting",
-        rows: 2_000,
-        page: deep_nesting,
-    },
-];
-
-fn wrap(body: String) -> String {
-    format!(
-        "<!doctype html><html><head><title>t</title></head><body><main>{body}</main></body></html>"
-    )
-}
-
-fn striped_table(n: usize) -> String {
-    let rows: String = (0..n)
-        .map(|i| {
-            let class = if i % 2 == 0 { "even" } else { "odd" };
-            format!(
-                "<tr class=\"{class}\"><td>Row {i}</td><td><a href=\"/r/{i}\">item {i}</a></td><td>{} EUR</td></tr>\n",
-                i * 3
-            )
-        })
-        .collect();
-    wrap(format!("<table><tbody>{rows}</tbody></table>"))
-}
-
-fn cycling_classes(n: usize) -> String {
-    let rows: String = (0..n)
-        .map(|i| {
-            format!(
-                "<div class=\"c{}\"><span>Entry {i}</span> <a href=\"/e/{i}\">link {i}</a></div>\n",
-                i % 7
-            )
-        })
-        .collect();
-    wrap(format!("<div class=\"list\">{rows}</div>"))
-}
-
-fn flat_list(n: usize) -> String {
-    let rows: String = (0..n)
-        .map(|i| format!("<li><a href=\"/x/{i}\">x {i}</a></li>\n"))
-        .collect();
-    wrap(format!("<ul>{rows}</ul>"))
-}
-
-fn deep_nesting(n: usize) -> String {
-    let open: String = (0..n)
-        .map(|i| format!("<div class=\"d{}\"><span>level {i}</span>", i % 3))
-        .collect();
-    wrap(format!("{open}{}", "</div>".repeat(n)))
-}
-
-type View = fn(&Page);
-
-fn outline_view(page: &Page) {
-    outline(
-        page,
-        &OutlineOptions::default(),
-        webfold_core::contract::Ctx::default(),
-    )
-    .expect("outline");
-}
-
-fn chunk_view(page: &Page) {
-    let target = ChunkTarget::Selector("main".into());
-    chunk(
-        page,
-        &target,
-        &ChunkOptions::default(),
-        webfold_core::contract::Ctx::default(),
-    )
-    .expect("chunk");
-}
-
-const VIEWS: &[(&str, View)] = &[("outline", outline_view), ("chunk", chunk_view)];
+const RUNS: usize = 5;
 
 fn time(f: impl FnOnce()) -> Duration {
     let start = Instant::now();
@@ -138,25 +42,25 @@ impl Best {
         }
     }
 
-    /// One more run: `html` parsed again, and `view` on the page kept.
-    fn run(&mut self, html: &str, page: &Page, view: View) {
+    /// One more run: `html` parsed again, and `call` on the page kept.
+    fn run(&mut self, html: &str, page: &Page, call: &Call) {
         self.parse = self.parse.min(time(|| drop(Page::parse(html))));
-        self.view = self.view.min(time(|| view(page)));
+        self.view = self.view.min(time(|| run(call, page)));
     }
 }
 
-/// Growth of `view`'s time relative to the parse's when `shape`'s rows
+/// Growth of the view's time relative to the parse's when `shape`'s rows
 /// double: 1.0 is linear.
 fn relative_growth(
     shape: &Shape,
     [small, large]: [&(String, Page); 2],
-    view: View,
+    call: &Call,
 ) -> (f64, String) {
     let (mut at_n, mut at_2n) = (Best::new(), Best::new());
     // Interleaved, so a slow spell of the machine touches both sizes.
     for _ in 0..RUNS {
-        at_n.run(&small.0, &small.1, view);
-        at_2n.run(&large.0, &large.1, view);
+        at_n.run(&small.0, &small.1, call);
+        at_2n.run(&large.0, &large.1, call);
     }
     let parse_growth = at_2n.parse.as_secs_f64() / at_n.parse.as_secs_f64();
     let view_growth = at_2n.view.as_secs_f64() / at_n.view.as_secs_f64();
@@ -183,10 +87,12 @@ fn views_grow_linearly_when_rows_double() {
             let page = Page::parse(&html);
             (html, page)
         });
-        for &(name, view) in VIEWS {
+        for view in VIEWS {
+            let name = view.name().as_str();
+            let call = default_call(*view);
             let mut reports = Vec::new();
             for _ in 0..ATTEMPTS {
-                let (relative, report) = relative_growth(shape, [&small, &large], view);
+                let (relative, report) = relative_growth(shape, [&small, &large], &call);
                 eprintln!("{name} on {}: {report}", shape.name);
                 reports.push(report);
                 if relative <= MAX_GROWTH {

@@ -5,7 +5,9 @@
 //! `WEBFOLD_SHARED` points elsewhere. A missing corpus is a loud failure, not
 //! a skipped test: CI always has it.
 
+pub mod peak;
 pub mod scoring;
+pub mod shapes;
 pub mod targets;
 
 use std::io::Read;

@@ -74,7 +74,8 @@ impl Sizes {
                 }
                 NodeData::Comment(t) => t.len() as u64 + 7,
                 NodeData::Doctype { name } => name.len() as u64 + 11,
-                NodeData::ProcessingInstruction { target, data } => {
+                NodeData::ProcessingInstruction(pi) => {
+                    let (target, data) = (&pi.target, &pi.data);
                     (target.len() + data.len()) as u64 + 4
                 }
                 NodeData::Document => 0,

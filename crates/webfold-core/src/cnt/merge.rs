@@ -8,6 +8,7 @@
 use std::mem;
 
 use super::filter::{self, Kind};
+use super::text::Text;
 use super::{Cnt, CntNode};
 use crate::NodeId;
 use crate::page::{NodeData, Page};
@@ -18,9 +19,11 @@ struct Item {
     id: NodeId,
     /// `""` for a text node; `ul,li,a` after merges.
     tag: String,
-    text: String,
+    text: Text,
     attrs: Vec<(String, String)>,
     clickable: bool,
+    /// Moved by [`absorb`], never appended: `append` would leave each
+    /// merged item holding an empty buffer as large as what it gave.
     absorbed: Vec<NodeId>,
     children: Vec<u32>,
     /// Whether text running into this item from the left (right) continues
@@ -57,7 +60,7 @@ impl Item {
     }
 
     fn is_blank(&self) -> bool {
-        self.text.trim().is_empty()
+        self.text.is_blank()
     }
 }
 
@@ -82,7 +85,9 @@ pub(super) fn build(page: &Page) -> Cnt {
     let root = cnt_root(page);
     let end = page.node(root).subtree_end.0;
     let base = root.0;
-    let mut items: Vec<Item> = Vec::new();
+    // At most one item per node (and the root's): sized once, the list
+    // never holds the slack and the copy of a doubling.
+    let mut items: Vec<Item> = Vec::with_capacity((end - base) as usize + 1);
     let mut slots: Vec<Slot> = (base..end).map(|_| Slot::Nothing).collect();
     let slot_of = |n: NodeId| (n.0 - base) as usize;
 
@@ -96,10 +101,10 @@ pub(super) fn build(page: &Page) -> Cnt {
         let slot = match kind {
             Kind::Dropped => Slot::Nothing,
             Kind::Text | Kind::Break => {
-                let text = match &page.node(id).data {
+                let text = Text::new(match &page.node(id).data {
                     NodeData::Text(t) => collapse_keeping_edges(t),
                     _ => " ".to_string(),
-                };
+                });
                 items.push(Item {
                     text,
                     inline_start: true,
@@ -196,7 +201,7 @@ fn empty_item(id: NodeId) -> Item {
     Item {
         id,
         tag: String::new(),
-        text: String::new(),
+        text: Text::default(),
         attrs: Vec::new(),
         clickable: false,
         absorbed: Vec::new(),
@@ -250,10 +255,10 @@ fn merge_text_runs(items: &mut [Item], kids: Vec<u32>) -> Vec<u32> {
         } else {
             head.absorbed.push(tail.id);
         }
-        head.text = join_text(
+        head.text = Text::join(
             mem::take(&mut head.text),
             head.inline_end,
-            &tail.text,
+            mem::take(&mut tail.text),
             tail.inline_start,
         );
         head.inline_end = tail.inline_end;
@@ -266,7 +271,7 @@ fn merge_text_runs(items: &mut [Item], kids: Vec<u32>) -> Vec<u32> {
         } else {
             head.attrs.retain(|a| tail.attrs.contains(a));
         }
-        head.absorbed.append(&mut tail.absorbed);
+        absorb(&mut head.absorbed, mem::take(&mut tail.absorbed));
     }
     out
 }
@@ -294,14 +299,14 @@ fn appropriate_text(items: &mut [Item], kids: Vec<u32>) -> Vec<u32> {
             {
                 let (sib, text) = two_mut(items, prev as usize, ki);
                 sib.own = Some(sib.own.unwrap_or((0, sib.text.len())));
-                sib.text = join_text(
+                sib.text = Text::join(
                     mem::take(&mut sib.text),
                     sib.inline_end,
-                    &text.text,
+                    mem::take(&mut text.text),
                     text.inline_start,
                 );
                 sib.absorbed.push(text.id);
-                sib.absorbed.append(&mut text.absorbed);
+                absorb(&mut sib.absorbed, mem::take(&mut text.absorbed));
                 continue;
             }
             out.push(k);
@@ -311,20 +316,21 @@ fn appropriate_text(items: &mut [Item], kids: Vec<u32>) -> Vec<u32> {
             }
             if let Some(t) = pending.take() {
                 let (sib, text) = two_mut(items, ki, t as usize);
-                let joined = join_text(
+                let sib_len = sib.text.len();
+                let (start, end) = sib.own.unwrap_or((0, sib_len));
+                let joined = Text::join(
                     mem::take(&mut text.text),
                     text.inline_end,
-                    &sib.text,
+                    mem::take(&mut sib.text),
                     sib.inline_start,
                 );
-                // The sibling's text ends the joined text (less a space
-                // the two shared), so its own part moves right by this.
-                let shift = joined.len().saturating_sub(sib.text.len());
-                let (start, end) = sib.own.unwrap_or((0, sib.text.len()));
+                // The sibling's text ends the joined text, so its own part
+                // moves right by what came before it.
+                let shift = joined.len() - sib_len;
                 sib.own = Some((start + shift, end + shift));
                 sib.text = joined;
                 sib.absorbed.push(text.id);
-                sib.absorbed.append(&mut text.absorbed);
+                absorb(&mut sib.absorbed, mem::take(&mut text.absorbed));
             }
             out.push(k);
         }
@@ -339,7 +345,7 @@ fn absorb_single_child(me: &mut Item, items: &mut [Item], only: u32) {
         me.own = None;
         me.text = mem::take(&mut child.text);
         me.absorbed.push(child.id);
-        me.absorbed.append(&mut child.absorbed);
+        absorb(&mut me.absorbed, mem::take(&mut child.absorbed));
         return;
     }
     if me.clickable && child.clickable {
@@ -366,7 +372,17 @@ fn absorb_single_child(me: &mut Item, items: &mut [Item], only: u32) {
     me.clickable |= child.clickable;
     me.own_line |= child.own_line;
     me.absorbed.push(child.id);
-    me.absorbed.append(&mut child.absorbed);
+    absorb(&mut me.absorbed, mem::take(&mut child.absorbed));
+}
+
+/// `from`'s ids into `into`, the shorter list moved into the longer: on a
+/// deep page every level's list would otherwise move again at each level
+/// above. `compact` puts them back in document order.
+fn absorb(into: &mut Vec<NodeId>, mut from: Vec<NodeId>) {
+    if into.len() < from.len() {
+        mem::swap(into, &mut from);
+    }
+    into.extend(from);
 }
 
 fn two_mut(items: &mut [Item], a: usize, b: usize) -> (&mut Item, &mut Item) {
@@ -378,29 +394,6 @@ fn two_mut(items: &mut [Item], a: usize, b: usize) -> (&mut Item, &mut Item) {
         let (l, r) = items.split_at_mut(a);
         (&mut r[0], &mut l[b])
     }
-}
-
-/// Joins two texts the way they read on screen: words touching across
-/// inline boundaries stay together, anything else is separated by a space.
-fn join_text(mut a: String, a_inline_end: bool, b: &str, b_inline_start: bool) -> String {
-    if b.is_empty() {
-        return a;
-    }
-    if a.is_empty() {
-        a.push_str(b);
-        return a;
-    }
-    let a_space = a.ends_with(' ');
-    let b_space = b.starts_with(' ');
-    if a_space && b_space {
-        a.push_str(&b[1..]);
-    } else if a_space || b_space || (a_inline_end && b_inline_start) {
-        a.push_str(b);
-    } else {
-        a.push(' ');
-        a.push_str(b);
-    }
-    a
 }
 
 /// `text` trimmed, and the own part within it trimmed too: `None` when it
@@ -459,7 +452,9 @@ fn compact(page: &Page, mut items: Vec<Item>, root: u32) -> Cnt {
         for &k in kids.iter().rev() {
             stack.push((k, Some(me)));
         }
-        let (text, own) = trimmed_with_own(&item.text, item.own);
+        let (text, own) = trimmed_with_own(&mem::take(&mut item.text).into_string(), item.own);
+        let mut absorbed = mem::take(&mut item.absorbed);
+        absorbed.sort_unstable();
         nodes.push(CntNode {
             id: item.id,
             tag: mem::take(&mut item.tag),
@@ -467,7 +462,7 @@ fn compact(page: &Page, mut items: Vec<Item>, root: u32) -> Cnt {
             own,
             attrs: mem::take(&mut item.attrs),
             clickable: item.clickable,
-            absorbed: mem::take(&mut item.absorbed),
+            absorbed,
             parent,
             children: Vec::with_capacity(kids.len()),
         });

@@ -116,6 +116,7 @@ mod id;
 mod json;
 mod merge;
 mod render;
+mod text;
 
 use std::fmt;
 

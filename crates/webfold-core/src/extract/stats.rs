@@ -10,6 +10,10 @@ use crate::page::tags::{is_heading, is_phrasing};
 use crate::page::{NodeData, Page};
 
 /// Sums over a subtree.
+///
+/// Element counts are 16 bits, saturating: tables of these sums are held
+/// per node, several at once, and are most of main-content extraction's
+/// memory; no decision turns on a count past 65,535.
 #[derive(Clone, Copy, Debug, Default)]
 pub(crate) struct Counts {
     /// Non-whitespace characters of text.
@@ -17,20 +21,20 @@ pub(crate) struct Counts {
     /// Of which inside links.
     pub link_chars: u32,
     pub commas: u32,
-    pub paragraphs: u32,
-    pub images: u32,
-    pub list_items: u32,
+    pub paragraphs: u16,
+    pub images: u16,
+    pub list_items: u16,
     pub heading_chars: u32,
     /// Form controls and embeds: counted although their subtrees are excluded.
-    pub controls: u32,
-    pub embeds: u32,
+    pub controls: u16,
+    pub embeds: u16,
     /// `<pre>` and `<code>` elements: code is kept whatever its link density.
-    pub code: u32,
+    pub code: u16,
     /// Text inside `<li>`: a list that is mostly list items is a list.
     pub list_chars: u32,
-    pub tables: u32,
+    pub tables: u16,
     /// `<time>` elements: dates, not prose.
-    pub times: u32,
+    pub times: u16,
     /// ASCII digits in the text.
     pub digits: u32,
 }
@@ -40,16 +44,16 @@ impl AddAssign for Counts {
         self.chars += o.chars;
         self.link_chars += o.link_chars;
         self.commas += o.commas;
-        self.paragraphs += o.paragraphs;
-        self.images += o.images;
-        self.list_items += o.list_items;
+        self.paragraphs = self.paragraphs.saturating_add(o.paragraphs);
+        self.images = self.images.saturating_add(o.images);
+        self.list_items = self.list_items.saturating_add(o.list_items);
         self.heading_chars += o.heading_chars;
-        self.controls += o.controls;
-        self.embeds += o.embeds;
-        self.code += o.code;
+        self.controls = self.controls.saturating_add(o.controls);
+        self.embeds = self.embeds.saturating_add(o.embeds);
+        self.code = self.code.saturating_add(o.code);
         self.list_chars += o.list_chars;
-        self.tables += o.tables;
-        self.times += o.times;
+        self.tables = self.tables.saturating_add(o.tables);
+        self.times = self.times.saturating_add(o.times);
         self.digits += o.digits;
     }
 }
@@ -194,12 +198,13 @@ impl Stats {
             if self.excluded[i] {
                 // An excluded root still tells its parent it was a control or embed.
                 let o = self.own[i];
-                if o.controls + o.embeds > 0
+                if (o.controls > 0 || o.embeds > 0)
                     && i > start
                     && let Some(p) = nodes[i].parent
                 {
-                    sums[p.index()].controls += o.controls;
-                    sums[p.index()].embeds += o.embeds;
+                    let sum = &mut sums[p.index()];
+                    sum.controls = sum.controls.saturating_add(o.controls);
+                    sum.embeds = sum.embeds.saturating_add(o.embeds);
                 }
                 continue;
             }

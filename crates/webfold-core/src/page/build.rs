@@ -7,6 +7,7 @@
 use std::borrow::Cow;
 use std::cell::{Cell, RefCell};
 use std::collections::HashMap;
+use std::ops::{Index, IndexMut};
 use std::rc::Rc;
 
 use html5ever::interface::tree_builder::{ElementFlags, NodeOrText, QuirksMode, TreeSink};
@@ -20,9 +21,61 @@ use html5ever::{Attribute, ExpandedName, QualName};
 use markup5ever::interface::TokenizerResult;
 use markup5ever::{LocalName, local_name, ns};
 
-use super::{Attr, ElementData, Node, NodeData, NodeId, Page};
+use super::{Attr, ElementData, Node, NodeData, NodeId, Page, ProcessingInstruction};
 
-pub(super) type Idx = usize;
+/// A builder node's index: 32 bits, as a page's ids are, so the five links
+/// of every node cost half what `usize` would while the page is built.
+pub(super) type Idx = u32;
+
+/// The builder's nodes, in creation order, in blocks of fixed size: a
+/// growing `Vec` would hold up to twice the nodes' size and copy them all
+/// at each doubling, the parse's high-water mark on dense pages.
+pub(super) struct Arena {
+    blocks: Vec<Vec<BNode>>,
+    len: usize,
+}
+
+const BLOCK_BITS: u32 = 12;
+const BLOCK: usize = 1 << BLOCK_BITS;
+
+impl Arena {
+    pub(super) fn new() -> Self {
+        let mut arena = Arena {
+            blocks: Vec::new(),
+            len: 0,
+        };
+        arena.push(BNode::new(BData::Document));
+        arena
+    }
+
+    pub(super) fn push(&mut self, node: BNode) -> Idx {
+        if self.len.is_multiple_of(BLOCK) {
+            self.blocks.push(Vec::with_capacity(BLOCK));
+        }
+        if let Some(block) = self.blocks.last_mut() {
+            block.push(node);
+        }
+        self.len += 1;
+        (self.len - 1) as Idx
+    }
+
+    pub(super) fn len(&self) -> usize {
+        self.len
+    }
+}
+
+impl Index<Idx> for Arena {
+    type Output = BNode;
+    fn index(&self, i: Idx) -> &BNode {
+        &self.blocks[(i >> BLOCK_BITS) as usize][i as usize % BLOCK]
+    }
+}
+
+impl IndexMut<Idx> for Arena {
+    fn index_mut(&mut self, i: Idx) -> &mut BNode {
+        &mut self.blocks[(i >> BLOCK_BITS) as usize][i as usize % BLOCK]
+    }
+}
 
 pub(super) enum BData {
     Document,
@@ -34,10 +87,7 @@ pub(super) enum BData {
     },
     Text(String),
     Comment(String),
-    Pi {
-        target: String,
-        data: String,
-    },
+    Pi(Box<ProcessingInstruction>),
 }
 
 pub(super) struct BNode {
@@ -67,7 +117,7 @@ impl BNode {
 }
 
 pub(super) struct Sink {
-    nodes: RefCell<Vec<BNode>>,
+    nodes: RefCell<Arena>,
     quirks: Cell<bool>,
     /// Tree depth of the element inserted last: how the depth guard knows the
     /// page is nesting past the limit.
@@ -92,12 +142,10 @@ fn no_name() -> QualName {
 
 impl Sink {
     fn push(&self, data: BData) -> Idx {
-        let mut nodes = self.nodes.borrow_mut();
-        nodes.push(BNode::new(data));
-        nodes.len() - 1
+        self.nodes.borrow_mut().push(BNode::new(data))
     }
 
-    fn detach(nodes: &mut [BNode], n: Idx) {
+    fn detach(nodes: &mut Arena, n: Idx) {
         let (parent, prev, next) = {
             let node = &mut nodes[n];
             (node.parent.take(), node.prev.take(), node.next.take())
@@ -120,7 +168,7 @@ impl Sink {
         }
     }
 
-    pub(super) fn append_child(nodes: &mut [BNode], parent: Idx, child: Idx) {
+    pub(super) fn append_child(nodes: &mut Arena, parent: Idx, child: Idx) {
         Self::detach(nodes, child);
         let last = nodes[parent].last_child;
         nodes[child].depth = nodes[parent].depth + 1;
@@ -133,7 +181,7 @@ impl Sink {
         nodes[parent].last_child = Some(child);
     }
 
-    fn insert_before(nodes: &mut [BNode], sibling: Idx, child: Idx) {
+    fn insert_before(nodes: &mut Arena, sibling: Idx, child: Idx) {
         Self::detach(nodes, child);
         let parent = nodes[sibling].parent;
         let prev = nodes[sibling].prev;
@@ -209,10 +257,10 @@ impl TreeSink for Sink {
     }
 
     fn create_pi(&self, target: StrTendril, data: StrTendril) -> Rc<Handle> {
-        let pi = BData::Pi {
+        let pi = BData::Pi(Box::new(ProcessingInstruction {
             target: String::from(&*target),
             data: String::from(&*data),
-        };
+        }));
         handle(self.push(pi), no_name())
     }
 
@@ -233,8 +281,7 @@ impl TreeSink for Sink {
                     t.push_str(&text);
                     return;
                 }
-                nodes.push(BNode::new(BData::Text(String::from(&*text))));
-                let n = nodes.len() - 1;
+                let n = nodes.push(BNode::new(BData::Text(String::from(&*text))));
                 Self::append_child(&mut nodes, *parent, n);
             }
         }
@@ -295,8 +342,7 @@ impl TreeSink for Sink {
                     t.push_str(&text);
                     return;
                 }
-                nodes.push(BNode::new(BData::Text(String::from(&*text))));
-                let n = nodes.len() - 1;
+                let n = nodes.push(BNode::new(BData::Text(String::from(&*text))));
                 Self::insert_before(&mut nodes, *sibling, n);
             }
         }
@@ -348,13 +394,13 @@ impl TreeSink for Sink {
 }
 
 /// Renumber the builder arena in preorder, dropping detached nodes, and link it.
-fn finalize(b: Vec<BNode>, quirks: bool) -> Page {
+fn finalize(b: Arena, quirks: bool) -> Page {
     finalize_with_order(b, quirks).0
 }
 
 /// Finalize and also return, for each new id, the builder index it came from
 /// (a live capture uses it to carry per-node layout over).
-pub(super) fn finalize_with_order(mut b: Vec<BNode>, quirks: bool) -> (Page, Vec<Idx>) {
+pub(super) fn finalize_with_order(mut b: Arena, quirks: bool) -> (Page, Vec<Idx>) {
     let order = preorder(&b);
     let mut nodes: Vec<Node> = Vec::with_capacity(order.len());
     for (i, &(old, parent, inert)) in order.iter().enumerate() {
@@ -364,7 +410,7 @@ pub(super) fn finalize_with_order(mut b: Vec<BNode>, quirks: bool) -> (Page, Vec
             BData::Element { data, .. } => NodeData::Element(data),
             BData::Text(t) => NodeData::Text(t),
             BData::Comment(t) => NodeData::Comment(t),
-            BData::Pi { target, data } => NodeData::ProcessingInstruction { target, data },
+            BData::Pi(pi) => NodeData::ProcessingInstruction(pi),
         };
         let id = NodeId(i as u32);
         let parent = parent.map(NodeId);
@@ -408,7 +454,7 @@ pub(super) fn finalize_with_order(mut b: Vec<BNode>, quirks: bool) -> (Page, Vec
 /// The builder's nodes in preorder, each as (builder index, new id of its
 /// parent, inert), from a walk with an explicit stack. A template's contents
 /// follow its own (normally absent) children, and are inert.
-fn preorder(b: &[BNode]) -> Vec<(Idx, Option<u32>, bool)> {
+fn preorder(b: &Arena) -> Vec<(Idx, Option<u32>, bool)> {
     let mut order: Vec<(Idx, Option<u32>, bool)> = Vec::with_capacity(b.len());
     let mut stack: Vec<(Idx, Option<u32>, bool)> = vec![(0, None, false)];
     let mut kids: Vec<Idx> = Vec::new();
@@ -519,7 +565,7 @@ impl TokenSink for DepthGuard {
 
 pub(super) fn parse_document(html: &str) -> Page {
     let sink = Sink {
-        nodes: RefCell::new(vec![BNode::new(BData::Document)]),
+        nodes: RefCell::new(Arena::new()),
         quirks: Cell::new(false),
         last_element_depth: Cell::new(0),
     };

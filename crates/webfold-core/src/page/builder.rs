@@ -5,7 +5,7 @@
 //! page is renumbered in preorder exactly as for parsed HTML, and per-node
 //! layout follows its node.
 
-use super::build::{BData, BNode, Idx, Sink};
+use super::build::{Arena, BData, BNode, Idx, Sink};
 use super::{Attr, ElementData, Layout, Page, QualName};
 use markup5ever::{LocalName, Namespace, ns};
 
@@ -16,13 +16,13 @@ pub struct BuilderId(Idx);
 impl BuilderId {
     /// Position in insertion order (0 is the document).
     pub fn index(self) -> usize {
-        self.0
+        self.0 as usize
     }
 }
 
 /// Assembles a page node by node.
 pub struct PageBuilder {
-    nodes: Vec<BNode>,
+    nodes: Arena,
     layout: Vec<Option<Layout>>,
     quirks: bool,
 }
@@ -36,7 +36,7 @@ impl Default for PageBuilder {
 impl PageBuilder {
     pub fn new() -> Self {
         PageBuilder {
-            nodes: vec![BNode::new(BData::Document)],
+            nodes: Arena::new(),
             layout: vec![None],
             quirks: false,
         }
@@ -52,9 +52,8 @@ impl PageBuilder {
     }
 
     fn add(&mut self, parent: BuilderId, data: BData) -> BuilderId {
-        self.nodes.push(BNode::new(data));
+        let id = self.nodes.push(BNode::new(data));
         self.layout.push(None);
-        let id = self.nodes.len() - 1;
         if parent.0 < id {
             Sink::append_child(&mut self.nodes, parent.0, id);
         }
@@ -118,7 +117,7 @@ impl PageBuilder {
 
     /// Real layout for a node, from the capture.
     pub fn set_layout(&mut self, id: BuilderId, layout: Layout) {
-        if let Some(slot) = self.layout.get_mut(id.0) {
+        if let Some(slot) = self.layout.get_mut(id.index()) {
             *slot = Some(layout);
         }
     }
@@ -147,11 +146,11 @@ impl PageBuilder {
             let mut layout = self.layout;
             let remapped = order
                 .iter()
-                .map(|&old| layout.get_mut(old).and_then(Option::take))
+                .map(|&old| layout.get_mut(old as usize).and_then(Option::take))
                 .collect();
             page.set_layout(remapped);
         }
-        (page, order)
+        (page, order.into_iter().map(|i| i as usize).collect())
     }
 }
 

@@ -93,11 +93,20 @@ impl ElementData {
 #[derive(Clone, Debug)]
 pub enum NodeData {
     Document,
-    Doctype { name: String },
+    Doctype {
+        name: String,
+    },
     Element(Box<ElementData>),
     Text(String),
     Comment(String),
-    ProcessingInstruction { target: String, data: String },
+    /// Boxed: rare, and two strings inline would grow every node.
+    ProcessingInstruction(Box<ProcessingInstruction>),
+}
+
+#[derive(Clone, Debug)]
+pub struct ProcessingInstruction {
+    pub target: String,
+    pub data: String,
 }
 
 #[derive(Clone, Debug)]

@@ -100,7 +100,8 @@ impl Page {
                     out.push_str(t);
                     out.push_str("-->");
                 }
-                NodeData::ProcessingInstruction { target, data } => {
+                NodeData::ProcessingInstruction(pi) => {
+                    let (target, data) = (&pi.target, &pi.data);
                     out.push_str("<?");
                     out.push_str(target);
                     out.push(' ');

@@ -210,7 +210,12 @@ pub(crate) fn push_item(out: &mut String, depth: usize, item: &str) {
 /// Parse snapshot YAML. Blank lines are ignored; anything that is not an
 /// item or a comment is an error naming the line.
 pub fn parse(text: &str) -> Result<SnapTree, Error> {
-    let mut tree = SnapTree::default();
+    // Sized once: grown by doubling, the lines of a large page would take
+    // up to twice their room, and a copy of them at every step.
+    let mut tree = SnapTree {
+        lines: Vec::with_capacity(count_byte(text.as_bytes(), b'\n') + 1),
+        ..SnapTree::default()
+    };
     // Open items by depth: the stack of ancestors of the next line.
     let mut open: Vec<usize> = Vec::new();
     for (lineno, raw) in text.lines().enumerate() {
@@ -276,6 +281,10 @@ pub fn parse(text: &str) -> Result<SnapTree, Error> {
         tree.lines[i].subtree_end = end;
     }
     Ok(tree)
+}
+
+fn count_byte(bytes: &[u8], needle: u8) -> usize {
+    bytes.iter().filter(|&&b| b == needle).count()
 }
 
 fn truncate_for_error(s: &str) -> String {
