@@ -3,10 +3,11 @@
 //! `webfold mcp --tools ui` as the coding agent. `extension/e2e/drive.mjs`
 //! (playwright-core, no browser download) works the browser and the agent
 //! and checks each step (pick, ask, streamed answer, Refresh, a service
-//! worker restart, two tabs routed to two agents); this test builds what it
-//! needs, starts the daemon, runs the driver, and checks the daemon's own
-//! record afterwards. `extension/e2e/agent.mjs` asks the daemon's built-in
-//! agent, with a scripted provider on 127.0.0.1 as its model.
+//! worker restart, two tabs routed to two agents); this test writes the
+//! extension out as users do (`webfold extension DIR`), starts the daemon,
+//! runs the driver, and checks the daemon's own record afterwards.
+//! `extension/e2e/agent.mjs` asks the daemon's built-in agent, with a
+//! scripted provider on 127.0.0.1 as its model.
 
 use std::ffi::OsStr;
 use std::path::{Path, PathBuf};
@@ -66,15 +67,34 @@ fn daemon(home: &Path, extra: &[&str]) -> KillOnDrop {
     daemon
 }
 
-/// Builds the extension and installs its driver; Chromium's path.
+/// Installs the driver; Chromium's path.
 fn prepare() -> PathBuf {
     let chromium = chromium();
-    run_script("build-extension", "the extension did not build");
     run_script(
         "install-extension-e2e",
         "playwright-core (the test's driver) did not install",
     );
     chromium
+}
+
+/// The extension as users get it: written out by `webfold extension`, from
+/// the copy built into the binary (so a test run loads what ships).
+fn unpacked(home: &Path) -> PathBuf {
+    let dir = home.join("extension");
+    let out = Command::new(BIN)
+        .args(["extension", "--json"])
+        .arg(&dir)
+        .output()
+        .expect("webfold runs");
+    assert!(
+        out.status.success(),
+        "webfold extension failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let written: Value = serde_json::from_slice(&out.stdout).expect("JSON");
+    assert_eq!(written["extension_id"], EXTENSION_ID);
+    assert!(dir.join("manifest.json").is_file());
+    dir
 }
 
 /// Runs a driver script of `extension/e2e` with `envs`; its JSON summary.
@@ -84,7 +104,7 @@ fn drive(script: &str, home: &Path, chromium: &Path, envs: &[(&str, &OsStr)]) ->
         .arg(ext.join("e2e").join(script))
         .env("WEBFOLD_BIN", BIN)
         .env("WEBFOLD_HOME", home)
-        .env("EXTENSION_DIR", ext.join("dist").canonicalize().unwrap())
+        .env("EXTENSION_DIR", unpacked(home))
         .env("EXTENSION_ID", EXTENSION_ID)
         .env("CHROMIUM", chromium)
         .envs(envs.iter().copied())

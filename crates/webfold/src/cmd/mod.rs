@@ -3,6 +3,7 @@
 pub mod agent;
 pub mod daemon;
 pub mod doctor;
+pub mod extension;
 pub mod fetch;
 pub mod get_chunk;
 pub mod mcp;

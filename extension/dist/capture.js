@@ -1,0 +1,141 @@
+"use strict";
+// The page as facts: the live DOM as a flat list (parents first), with each
+// element's box and computed visibility, the viewport and the scroll. The
+// daemon turns it into a page with real layout, so the agent's views show
+// what the user sees: a menu a stylesheet hides is not in them, a typed value
+// is. Injected before content.js, into the same isolated world.
+// Only function declarations at the top: this file is injected again on
+// every pick, and a second `const` at the top of a classic script would throw.
+/** What `content` renders for `::before` / `::after`, when it is plain text. */
+function generated(el, pseudo) {
+    const cs = getComputedStyle(el, pseudo);
+    const content = cs.content;
+    if (!content || content === "none" || content === "normal")
+        return undefined;
+    // A quoted string (possibly several): anything else (counters, images) has no text we can read.
+    const parts = content.match(/"((?:[^"\\]|\\.)*)"/g);
+    if (!parts || cs.display === "none")
+        return undefined;
+    const text = parts.map((p) => p.slice(1, -1).replace(/\\(.)/g, "$1")).join("");
+    return text ? [text, cs.display] : undefined;
+}
+/** Attributes with the live form state written in, as the agent should read them. */
+function liveAttributes(el) {
+    const out = [];
+    const skip = new Set();
+    if (el instanceof HTMLInputElement) {
+        if (el.type === "checkbox" || el.type === "radio") {
+            skip.add("checked");
+            if (el.checked)
+                out.push("checked", "");
+        }
+        else if (el.type !== "file" && el.type !== "password") {
+            skip.add("value");
+            if (el.value)
+                out.push("value", el.value);
+        }
+    }
+    else if (el instanceof HTMLOptionElement) {
+        skip.add("selected");
+        if (el.selected)
+            out.push("selected", "");
+    }
+    const attrs = [];
+    for (const a of Array.from(el.attributes)) {
+        if (!skip.has(a.name))
+            attrs.push(a.name, a.value);
+    }
+    return attrs.concat(out);
+}
+function webfoldCaptureDom(skip) {
+    /** Elements that never get a box of their own: Chromium draws a <select>'s options itself. */
+    const NO_BOX_INSIDE = new Set(["select", "datalist"]);
+    const HTML_NS = "http://www.w3.org/1999/xhtml";
+    const nodes = [];
+    const sx = window.scrollX;
+    const sy = window.scrollY;
+    if (document.doctype)
+        nodes.push({ p: 0, k: 10, n: document.doctype.name });
+    const stack = [
+        { node: document.documentElement, parent: 0, hidden: false, visible: true, noBox: false, dx: sx, dy: sy },
+    ];
+    while (stack.length) {
+        const cur = stack.pop();
+        const { node } = cur;
+        if (node === skip)
+            continue;
+        if (node.nodeType === Node.TEXT_NODE) {
+            const entry = { p: cur.parent, k: 3, t: node.data };
+            if (!cur.hidden && !cur.noBox)
+                entry.l = { r: cur.visible };
+            nodes.push(entry);
+            continue;
+        }
+        if (node.nodeType === Node.COMMENT_NODE) {
+            nodes.push({ p: cur.parent, k: 8, t: node.data });
+            continue;
+        }
+        if (node.nodeType !== Node.ELEMENT_NODE)
+            continue;
+        const el = node;
+        const entry = { p: cur.parent, k: 1, n: el.localName, a: liveAttributes(el) };
+        if (el.namespaceURI && el.namespaceURI !== HTML_NS)
+            entry.ns = el.namespaceURI;
+        let hidden = cur.hidden;
+        let visible = cur.visible;
+        if (!hidden) {
+            const cs = getComputedStyle(el);
+            visible = cs.visibility === "visible";
+            if (cs.display === "none")
+                hidden = true;
+            else if (cs.display !== "contents" && !cur.noBox) {
+                const r = el.getBoundingClientRect();
+                const l = { b: [r.x + cur.dx, r.y + cur.dy, r.width, r.height], r: visible, d: cs.display };
+                if (cs.cursor && cs.cursor !== "auto")
+                    l.c = cs.cursor;
+                if (cs.pointerEvents === "none")
+                    l.x = true;
+                const before = generated(el, "::before");
+                if (before)
+                    l.bf = before;
+                const after = generated(el, "::after");
+                if (after)
+                    l.af = after;
+                entry.l = l;
+            }
+        }
+        nodes.push(entry);
+        const index = nodes.length;
+        const noBox = cur.noBox || NO_BOX_INSIDE.has(el.localName);
+        const next = (child, dx = cur.dx, dy = cur.dy) => ({ node: child, parent: index, hidden, visible, noBox, dx, dy });
+        // Pushed last-first so they come off the stack in document order: an
+        // open shadow root's children (what renders) before the light children,
+        // as the browser's own capture lists them; a same-origin frame's document
+        // under its <iframe>.
+        const children = [];
+        if (el.shadowRoot)
+            for (const c of Array.from(el.shadowRoot.childNodes))
+                children.push(next(c));
+        for (const c of Array.from(el.childNodes))
+            children.push(next(c));
+        if (el instanceof HTMLIFrameElement) {
+            let inner = null;
+            try {
+                inner = el.contentDocument;
+            }
+            catch {
+                inner = null; // another origin: its content is not ours to read
+            }
+            if (inner?.documentElement) {
+                const r = el.getBoundingClientRect();
+                children.push(next(inner.documentElement, r.x + el.clientLeft + sx, r.y + el.clientTop + sy));
+            }
+        }
+        for (let i = children.length - 1; i >= 0; i--)
+            stack.push(children[i]);
+    }
+    return {
+        viewport: { width: window.innerWidth, height: window.innerHeight, scrollX: sx, scrollY: sy },
+        nodes,
+    };
+}
