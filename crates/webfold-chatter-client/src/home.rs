@@ -66,6 +66,11 @@ impl Home {
     pub fn log(&self) -> PathBuf {
         self.dir.join("daemon.log")
     }
+    /// The tabs `webfold ui list` numbered last, so that `ui N` means the
+    /// tab that list showed as N whatever became active since.
+    pub fn ui_list(&self) -> PathBuf {
+        self.dir.join("ui-list.json")
+    }
     /// Extension ids allowed besides webfold's own (one per line).
     pub fn extensions(&self) -> PathBuf {
         self.dir.join("extensions")

@@ -975,6 +975,8 @@ async fn pair_doctor_and_ui_speak_for_the_daemon() {
         .map(|s| s["sessionId"].as_str().unwrap())
         .collect();
     assert_eq!(ids, [session(71), session(70)]);
+    // #2 stays the tab the list showed as #2 when it becomes the newest.
+    tabs[0].pick("tab 0 again").await;
     let picked = cli(&d, &project, &["ui", "#2"]);
     assert!(picked.status.success());
     assert!(String::from_utf8_lossy(&picked.stdout).contains("now read #2"));

@@ -1,7 +1,10 @@
+use std::path::{Path, PathBuf};
+
 use anyhow::Context;
 use clap::Parser;
+use serde::{Deserialize, Serialize};
 use webfold_chatter_client::client::Connection;
-use webfold_chatter_client::home::Home;
+use webfold_chatter_client::home::{Home, write_private};
 use webfold_protocol::agent::{SessionInfo, UiList, UiPick};
 
 /// List this project's browser tabs (`ui list`), or pick the one agents read
@@ -35,22 +38,28 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             .map_err(|e| anyhow::anyhow!("{e}"))?
             .sessions;
         if args.what == "list" {
+            remember(&home, &project, &sessions);
             return print_list(&sessions, args.json);
         }
+        let numbered = numbered(&home, &project, &sessions);
         let n: usize = args
             .what
             .trim_start_matches('#')
             .parse()
             .ok()
-            .filter(|n| (1..=sessions.len()).contains(n))
+            .filter(|n| (1..=numbered.len()).contains(n))
             .with_context(|| {
                 format!(
                     "'{}' is not a tab number: `webfold ui list` shows {} tab(s)",
                     args.what,
-                    sessions.len()
+                    numbered.len()
                 )
             })?;
-        let picked = &sessions[n - 1];
+        let Some(picked) = numbered[n - 1] else {
+            anyhow::bail!(
+                "tab #{n} of the last `webfold ui list` is gone (closed or forgotten): run `webfold ui list` again"
+            );
+        };
         conn.request(UiPick {
             project,
             session_id: picked.session_id.clone(),
@@ -66,6 +75,46 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             ))
         }
     })
+}
+
+/// What `ui list` printed, by number: the list kept by [`remember`] for
+/// this project (a tab no longer among `sessions` is `None`), or `sessions`
+/// as they stand when no list was printed here.
+fn numbered<'a>(
+    home: &Home,
+    project: &Path,
+    sessions: &'a [SessionInfo],
+) -> Vec<Option<&'a SessionInfo>> {
+    let kept = std::fs::read(home.ui_list())
+        .ok()
+        .and_then(|b| serde_json::from_slice::<PrintedList>(&b).ok())
+        .filter(|l| l.project == project);
+    match kept {
+        Some(list) => list
+            .sessions
+            .iter()
+            .map(|id| sessions.iter().find(|s| &s.session_id == id))
+            .collect(),
+        None => sessions.iter().map(Some).collect(),
+    }
+}
+
+#[derive(Serialize, Deserialize)]
+struct PrintedList {
+    project: PathBuf,
+    sessions: Vec<String>,
+}
+
+/// Keeps the numbering `ui list` prints; failing to is not worth an error
+/// (`ui N` then numbers the tabs as they stand).
+fn remember(home: &Home, project: &Path, sessions: &[SessionInfo]) {
+    let list = PrintedList {
+        project: project.to_owned(),
+        sessions: sessions.iter().map(|s| s.session_id.clone()).collect(),
+    };
+    if let Ok(json) = serde_json::to_vec(&list) {
+        let _ = write_private(&home.ui_list(), &json);
+    }
 }
 
 fn print_list(sessions: &[SessionInfo], json: bool) -> anyhow::Result<()> {
