@@ -1017,7 +1017,9 @@ fn header_fixpoint(header: &dyn Fn(usize) -> String, rest: usize, enc: Encoding)
 
 /// Group cut candidates by the nearest container ancestor with a ref.
 fn group_cut(tree: &SnapTree, cut: &[usize]) -> Vec<CutGroup> {
-    let mut groups: Vec<(usize, usize)> = Vec::new(); // (line, count)
+    // Counted by line in a map: a page of many small lists (a spec list
+    // per product card) has as many groups as cut elements.
+    let mut counts: std::collections::HashMap<usize, usize> = Default::default();
     let mut loose = 0usize;
     for &c in cut {
         let container = tree.ancestors(c).find(|&a| {
@@ -1025,13 +1027,11 @@ fn group_cut(tree: &SnapTree, cut: &[usize]) -> Vec<CutGroup> {
             l.aria_ref.is_some() && CONTAINER_ROLES.contains(&l.role.as_str())
         });
         match container {
-            Some(a) => match groups.iter_mut().find(|(g, _)| *g == a) {
-                Some(g) => g.1 += 1,
-                None => groups.push((a, 1)),
-            },
+            Some(a) => *counts.entry(a).or_default() += 1,
             None => loose += 1,
         }
     }
+    let mut groups: Vec<(usize, usize)> = counts.into_iter().collect(); // (line, count)
     // Biggest groups first; equal counts in document order.
     groups.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
     let mut out: Vec<CutGroup> = groups

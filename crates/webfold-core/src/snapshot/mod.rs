@@ -700,8 +700,14 @@ fn budgeted_view(
     }
     let c = compact::compact(tree, urls, opts.interactive_only);
     let in_viewport: Vec<bool> = c.source.iter().map(|&s| in_viewport[s]).collect();
+    let mut is_forced = vec![false; tree.lines.len()];
+    for &f in forced {
+        if let Some(slot) = is_forced.get_mut(f) {
+            *slot = true;
+        }
+    }
     let forced: Vec<usize> = (0..c.source.len())
-        .filter(|&k| forced.contains(&c.source[k]))
+        .filter(|&k| is_forced[c.source[k]])
         .collect();
     let compaction = budget::Compaction {
         origin: tree,
