@@ -6,18 +6,25 @@
 //! the shorter side only, and the text is written out once, at the end.
 
 use std::collections::VecDeque;
+use std::mem;
 
+/// The pieces in order: `first`, then `more`. Most texts are one piece
+/// and never join, so the first lives apart and costs no second allocation.
+/// `first` is empty only when the whole text is.
 #[derive(Debug, Default)]
 pub(super) struct Text {
-    pieces: VecDeque<String>,
+    first: String,
+    more: VecDeque<String>,
     len: usize,
 }
 
 impl Text {
     pub(super) fn new(s: String) -> Text {
-        let mut t = Text::default();
-        t.push_back(s);
-        t
+        Text {
+            len: s.len(),
+            first: s,
+            more: VecDeque::new(),
+        }
     }
 
     /// Bytes, as the written-out text will have.
@@ -26,34 +33,40 @@ impl Text {
     }
 
     pub(super) fn is_blank(&self) -> bool {
-        self.pieces.iter().all(|p| p.trim().is_empty())
+        self.first.trim().is_empty() && self.more.iter().all(|p| p.trim().is_empty())
     }
 
     fn starts_with_space(&self) -> bool {
-        self.pieces.front().is_some_and(|p| p.starts_with(' '))
+        self.first.starts_with(' ')
     }
 
     fn ends_with_space(&self) -> bool {
-        self.pieces.back().is_some_and(|p| p.ends_with(' '))
+        self.more.back().unwrap_or(&self.first).ends_with(' ')
     }
 
     fn push_back(&mut self, s: String) {
-        if !s.is_empty() {
-            self.len += s.len();
-            self.pieces.push_back(s);
+        self.len += s.len();
+        if self.first.is_empty() {
+            self.first = s;
+        } else if !s.is_empty() {
+            self.more.push_back(s);
         }
     }
 
-    /// `a` then `b`, the pieces of the one with fewer moved to the other.
+    /// `a` then `b` (neither empty), the pieces of the one with fewer moved
+    /// to the other.
     fn concat(mut a: Text, mut b: Text) -> Text {
-        if a.pieces.len() >= b.pieces.len() {
+        if a.more.len() >= b.more.len() {
             a.len += b.len;
-            a.pieces.extend(b.pieces);
+            a.more.push_back(b.first);
+            a.more.extend(b.more);
             a
         } else {
             b.len += a.len;
-            for p in a.pieces.into_iter().rev() {
-                b.pieces.push_front(p);
+            let b_first = mem::replace(&mut b.first, a.first);
+            b.more.push_front(b_first);
+            for p in a.more.into_iter().rev() {
+                b.more.push_front(p);
             }
             b
         }
@@ -72,9 +85,14 @@ impl Text {
         }
         let (a_space, b_space) = (a.ends_with_space(), b.starts_with_space());
         if a_space && b_space {
-            if let Some(last) = a.pieces.back_mut() {
-                last.pop();
-                a.len -= 1;
+            a.more.back_mut().unwrap_or(&mut a.first).pop();
+            a.len -= 1;
+            if a.more.back().is_some_and(String::is_empty) {
+                a.more.pop_back();
+            }
+            if a.first.is_empty() {
+                // `a` was the one space: `b` alone is the join.
+                return b;
             }
         } else if !(a_space || b_space || (a_inline_end && b_inline_start)) {
             a.push_back(" ".to_string());
@@ -83,10 +101,9 @@ impl Text {
     }
 
     pub(super) fn into_string(self) -> String {
-        let mut pieces = self.pieces.into_iter();
-        let mut out = pieces.next().unwrap_or_default();
+        let mut out = self.first;
         out.reserve(self.len - out.len());
-        pieces.for_each(|p| out.push_str(&p));
+        self.more.iter().for_each(|p| out.push_str(p));
         out
     }
 }
@@ -127,5 +144,14 @@ mod tests {
         let tail = Text::join(Text::new(" d".into()), false, Text::new(" e".into()), false);
         t = Text::join(t, false, tail, false);
         assert_eq!(t.into_string(), "a b c d e");
+    }
+
+    #[test]
+    fn a_space_piece_taken_by_the_join_leaves_no_empty_piece() {
+        let t = Text::join(Text::new("a".into()), false, Text::new(" ".into()), true);
+        let t = Text::join(t, true, Text::new(" b".into()), false);
+        assert_eq!(t.len(), 3);
+        let t = Text::join(t, false, Text::new("c".into()), false);
+        assert_eq!(t.into_string(), "a b c");
     }
 }
