@@ -66,6 +66,12 @@ fn an_aria_modal_dialog_leads_the_snapshot() {
       - /url: /contact
 # Interactive elements only; all roles (--all-roles) add text and structure"#;
     assert_eq!(s.text, expected);
+    // Structured: the dialog and its ref.
+    let dialog = snapshot::ModalDialog {
+        name: "Cookie settings".into(),
+        aria_ref: Some("e10".into()),
+    };
+    assert_eq!(s.modal_dialog, Some(dialog));
     // The refs are the full snapshot's: the dialog's resolve to its elements.
     let page = Page::parse(MODAL);
     let accept = snapshot::resolve_ref(&page, "e13", "https://shop.example/", None).unwrap();
@@ -104,6 +110,15 @@ fn an_aria_modal_dialog_leads_the_cnt() {
  38 footer,a* href=/contact Contact
 "#;
     assert_eq!(text, expected);
+    let page = Page::parse(MODAL);
+    // Named by the CNT node holding it (the overlay that absorbed it: `23 div`).
+    let cnt = Cnt::build(&page);
+    let id = cnt
+        .node_of(page.query("[role=dialog]").unwrap())
+        .unwrap()
+        .id;
+    assert_eq!(cnt.modal_dialog(), Some((id, "Cookie settings")));
+    assert!(text.contains(&format!("\n {id} div role=dialog")), "{text}");
 }
 
 #[test]
@@ -166,6 +181,8 @@ fn a_non_modal_dialog_ranks_high_and_is_not_in_front() {
     assert!(s.text.contains("link \"Subscribe\""), "{}", s.text);
     let (text, _) = cnt_text(NON_MODAL, 8000).unwrap();
     assert!(!text.contains("Behind"), "{text}");
+    assert_eq!(s.modal_dialog, None);
+    assert_eq!(Cnt::build(&Page::parse(NON_MODAL)).modal_dialog(), None);
 }
 
 #[test]
@@ -198,4 +215,55 @@ fn acting_behind_a_modal_dialog_names_it() {
     let cnt = Cnt::build(&page);
     let buy = page.query("main button").unwrap();
     assert!(click(buy).validate(&page, &cnt).is_ok());
+}
+
+#[test]
+fn a_modal_dialog_leads_a_page_whose_chrome_is_collapsed() {
+    let chrome = r#"<header><a href="/">Logo</a><nav aria-label="Main"><a href="/a">A</a><a href="/b">B</a></nav></header>"#;
+    let modal = r#"<div role="alertdialog" aria-modal="true" aria-label="Session expired"><button>Sign in again</button></div>"#;
+    let mut session = snapshot::SnapshotSession::new();
+    let take = |html: String, url: &str, s: &mut snapshot::SnapshotSession| {
+        let page = Page::parse(&html);
+        let opts = SnapshotOptions::default();
+        snapshot::snapshot(&page, url, &Scope::Page, &opts, Some(s), Ctx::default()).unwrap()
+    };
+    take(
+        format!("<body>{chrome}<main><button>One</button></main></body>"),
+        "https://site.example/1",
+        &mut session,
+    );
+    let second = take(
+        format!("<body>{chrome}<main><button>Two</button></main>{modal}</body>"),
+        "https://site.example/2",
+        &mut session,
+    );
+    let items: Vec<&str> = second
+        .text
+        .lines()
+        .filter(|l| !l.starts_with('#'))
+        .collect();
+    assert!(
+        items[0].starts_with("- alertdialog \"Session expired\""),
+        "{}",
+        second.text
+    );
+    assert!(
+        items[1].contains("button \"Sign in again\""),
+        "{}",
+        second.text
+    );
+    let note = "# Behind the modal dialog \"Session expired\" (inert until it closes):";
+    let at = |needle: &str| second.text.find(needle).expect(&second.text);
+    assert!(
+        at("Sign in again") < at(note) && at(note) < at("Two"),
+        "{}",
+        second.text
+    );
+    assert!(
+        second
+            .text
+            .contains(webfold_core::snapshot::dedup::UNCHANGED),
+        "the chrome is still collapsed:\n{}",
+        second.text
+    );
 }

@@ -118,7 +118,7 @@ async fn a_consent_modal_leads_the_views_and_blocks_the_page_behind_it() {
         .view(snapshot(SnapshotOptions::default()))
         .await
         .unwrap();
-    let text = snap.envelope.text;
+    let text = snap.envelope.text.clone();
     let first_item = text.lines().find(|l| !l.starts_with('#')).unwrap();
     assert!(
         first_item.starts_with("- dialog \"Cookie settings\""),
@@ -133,6 +133,9 @@ async fn a_consent_modal_leads_the_views_and_blocks_the_page_behind_it() {
         "{text}"
     );
     let dialog = ref_of(&text, "dialog \"Cookie settings\"");
+    let named = &snap.envelope.data["modal_dialog"];
+    assert_eq!(named["name"], "Cookie settings", "{named}");
+    assert_eq!(named["ref"], dialog.as_str(), "{named}");
     let (buy, accept) = (ref_of(&text, "Buy now"), ref_of(&text, "Accept all"));
 
     // The full view is Playwright's: document order, no note.

@@ -145,9 +145,8 @@ pub struct Cnt {
     title: Option<String>,
     /// Per node: in the open modal dialog, in an open popup, or neither.
     front: Vec<Front>,
-    /// When a modal dialog leads the root's children: how many of them are
-    /// its, and the line said before the page behind it.
-    lead: Option<(u32, String)>,
+    /// The modal dialog leading the root's children, when one does.
+    lead: Option<Lead>,
     /// Which nodes a budget serves first.
     focus: focus::Focus,
     /// The controls a view pins whatever it cuts, ranked when a view
@@ -248,10 +247,21 @@ impl Cnt {
             .first()
             .is_some_and(|r| r.children.len() > moved as usize);
         if let Some(m) = layers.modal.filter(|_| moved > 0 && behind) {
-            cnt.lead = Some((moved, behind_note(&dialog_name(page, m))));
+            let name = dialog_name(page, m);
+            cnt.lead = Some(Lead {
+                moved,
+                id: cnt.node_of(m).map_or(m, |n| n.id),
+                note: behind_note(&name),
+                name,
+            });
         }
         cnt.focus = focus::assign(page, &cnt.nodes, &cnt.front);
         cnt
+    }
+
+    /// The open modal dialog the views lead with: its CNT id and name.
+    pub fn modal_dialog(&self) -> Option<(NodeId, &str)> {
+        self.lead.as_ref().map(|l| (l.id, l.name.as_str()))
     }
 
     /// Where node `i` stands: in the open modal dialog, an open popup, or
@@ -423,6 +433,18 @@ impl Cnt {
             encoding,
         })
     }
+}
+
+/// An open modal dialog leading the root's children.
+#[derive(Debug, Clone)]
+struct Lead {
+    /// How many of the root's children are the dialog's.
+    moved: u32,
+    /// The dialog's CNT id.
+    id: NodeId,
+    name: String,
+    /// The line printed before the page behind it.
+    note: String,
 }
 
 /// What a view left out.

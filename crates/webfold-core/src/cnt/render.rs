@@ -51,8 +51,8 @@ pub(crate) fn text_capped(
         _ => None,
     };
     let mut note_behind = |out: &mut String, starts: bool| {
-        if let Some((_, note)) = behind.filter(|_| starts) {
-            out.push_str(note);
+        if let Some(lead) = behind.filter(|_| starts) {
+            out.push_str(&lead.note);
             out.push('\n');
             behind = None;
         }
@@ -74,7 +74,7 @@ pub(crate) fn text_capped(
         }
         Event::Close { .. } => {}
         Event::Marker { hidden, depth } => {
-            let moved = cnt.lead.as_ref().map_or(0, |(m, _)| *m);
+            let moved = cnt.lead.as_ref().map_or(0, |l| l.moved);
             note_behind(&mut out, depth == 1 && hidden.first >= moved);
             indent(&mut out, depth);
             let _ = writeln!(out, "… {} hidden [{hidden}]", hidden.count());

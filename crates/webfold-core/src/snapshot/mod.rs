@@ -187,6 +187,18 @@ pub struct Snapshot {
     pub url: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub title: Option<String>,
+    /// The open modal dialog the view leads with: the rest of the page is
+    /// inert until it closes.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub modal_dialog: Option<ModalDialog>,
+}
+
+/// An open modal dialog, as a view names it.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
+pub struct ModalDialog {
+    pub name: String,
+    #[serde(rename = "ref", skip_serializing_if = "Option::is_none")]
+    pub aria_ref: Option<String>,
 }
 
 impl Snapshot {
@@ -205,6 +217,7 @@ impl Snapshot {
             diff: None,
             url: None,
             title: None,
+            modal_dialog: None,
         }
     }
 }
@@ -432,6 +445,13 @@ fn view(
         modal_name.as_deref(),
     );
     let b = budgeted_view(page, &led, &urls, (&opts, ctx), history.preamble);
+    let base = Snapshot {
+        modal_dialog: led.behind.as_ref().and(modal_name).map(|name| ModalDialog {
+            name,
+            aria_ref: led.tree.lines.first().and_then(|l| l.aria_ref.clone()),
+        }),
+        ..base
+    };
     shorter_view(b, diff_view, chrome.unchanged, (&opts, ctx), base)
 }
 
