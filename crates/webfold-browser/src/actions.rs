@@ -63,6 +63,16 @@ const KEYS: &[(&str, &str, i64, &str)] = &[
     ("Space", "Space", 32, " "),
 ];
 
+/// `this` is an open modal dialog (see [`Tab::is_modal`]).
+const IS_MODAL: &str = r#"function() {
+    if (!this.isConnected) return false;
+    if (this.localName === 'dialog' && this.matches(':modal')) return true;
+    const implicit = this.localName === 'dialog' ? 'dialog' : '';
+    const role = (this.getAttribute('role') || implicit).trim().toLowerCase();
+    const ariaModal = (this.getAttribute('aria-modal') || '').trim().toLowerCase() === 'true';
+    return (role === 'dialog' || role === 'alertdialog') && ariaModal && this.checkVisibility();
+}"#;
+
 impl Tab {
     /// The live node behind `target` in `captured`, or a stale-ref error.
     pub async fn element(
@@ -103,6 +113,14 @@ impl Tab {
             return Err(stale());
         }
         Ok(el)
+    }
+
+    /// Whether the element is an open modal dialog now: `dialog:modal` (in
+    /// the top layer), or a visible `dialog`/`alertdialog` with
+    /// `aria-modal="true"`.
+    pub async fn is_modal(&self, el: &LiveElement) -> Result<bool, BrowserError> {
+        let modal = self.call_on(el, IS_MODAL, &[]).await?;
+        Ok(modal == Value::Bool(true))
     }
 
     /// Calls a JavaScript function with `this` bound to the element.

@@ -126,8 +126,18 @@ const SVG_RESOURCES: &[&str] = &[
     "symbol",
 ];
 
-/// (bounds, display, visibility, opacity, pointer-events, cursor).
-type NodeLayout = (LayoutBox, String, String, String, String, String);
+/// A layout object's box and the computed styles the capture asks for
+/// (in the order `Tab::capture` lists them).
+#[derive(Clone)]
+struct NodeLayout {
+    rect: LayoutBox,
+    display: String,
+    visibility: String,
+    pointer_events: String,
+    cursor: String,
+    /// `auto` for an element in the top layer (a modal dialog, an open popover).
+    overlay: String,
+}
 
 struct DocLayout {
     by_node: Vec<Option<NodeLayout>>,
@@ -178,7 +188,14 @@ fn document_layout(doc: &Value, strings: &Strings, node_count: usize) -> DocLayo
             .map(|a| a.iter().map(|s| strings.get(s).to_string()).collect())
             .unwrap_or_default();
         let get = |k: usize| st.get(k).cloned().unwrap_or_default();
-        by_node[n] = Some((rect, get(0), get(1), get(2), get(3), get(4)));
+        by_node[n] = Some(NodeLayout {
+            rect,
+            display: get(0),
+            visibility: get(1),
+            pointer_events: get(3),
+            cursor: get(4),
+            overlay: get(5),
+        });
     }
     DocLayout { by_node, text }
 }
@@ -209,7 +226,12 @@ fn generated_content(doc: &Value, strings: &Strings, layout: &DocLayout) -> Gene
         else {
             continue;
         };
-        let Some(Some((_, display, visibility, ..))) = layout.by_node.get(node) else {
+        let Some(Some(NodeLayout {
+            display,
+            visibility,
+            ..
+        })) = layout.by_node.get(node)
+        else {
             continue;
         };
         if visibility == "hidden" || display == "none" {
@@ -440,8 +462,14 @@ impl Capture<'_> {
     /// Set node `i`'s layout on builder node `id`, and queue the document a
     /// frame element holds, at the frame's place.
     fn layout(&mut self, d: &mut DocNodes<'_>, i: usize, id: BuilderId, offset: (f64, f64)) {
-        let Some(Some((mut rect, display, visibility, _opacity, pointer, cursor))) =
-            d.layout.by_node.get(i).cloned()
+        let Some(Some(NodeLayout {
+            mut rect,
+            display,
+            visibility,
+            pointer_events,
+            cursor,
+            overlay,
+        })) = d.layout.by_node.get(i).cloned()
         else {
             if let Some(&child_doc) = d.content_doc.get(&i) {
                 self.work.push((child_doc, id, offset));
@@ -472,10 +500,11 @@ impl Capture<'_> {
                 bounds: Some(rect),
                 in_viewport,
                 cursor: (!cursor.is_empty()).then_some(cursor),
-                receives_pointer_events: pointer != "none",
+                receives_pointer_events: pointer_events != "none",
                 display: (!display.is_empty()).then_some(display),
                 before,
                 after,
+                top_layer: overlay == "auto",
             },
         );
         if let Some(&child_doc) = d.content_doc.get(&i) {

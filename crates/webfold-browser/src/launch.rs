@@ -452,7 +452,7 @@ impl Tab {
             .call(
                 "DOMSnapshot.captureSnapshot",
                 json!({
-                    "computedStyles": ["display", "visibility", "opacity", "pointer-events", "cursor"],
+                    "computedStyles": ["display", "visibility", "opacity", "pointer-events", "cursor", "overlay"],
                     "includeDOMRects": true,
                 }),
             )

@@ -22,9 +22,10 @@ use tokio::sync::Mutex as AsyncMutex;
 use webfold_browser::{
     Browser, BrowserError, BrowserOptions, CapturedPage, CdpError, LiveElement, Tab,
 };
-use webfold_core::action::{Action, ActionError, BadTarget, Effect, Target};
+use webfold_core::action::{Action, ActionError, BadTarget, Effect, Target, reachable};
 use webfold_core::cnt::{Cnt, CntId, CntView, ViewOptions as CntViewOptions};
 use webfold_core::contract::{Ctx, Surface};
+use webfold_core::layers::Layers;
 use webfold_core::snapshot::SnapshotSession;
 use webfold_core::tokens::Encoding;
 use webfold_core::view::{Call, Envelope, Input};
@@ -183,6 +184,31 @@ impl LivePage {
         Ok(self.tab.element(last, target, Some(&self.session)).await?)
     }
 
+    /// Refuses a target behind the modal dialog the last capture shows open,
+    /// while the live page still has it open (modal: `dialog:modal`, or
+    /// `aria-modal="true"` and visible): once the agent has closed it, the
+    /// page behind is there to act on without a new snapshot.
+    async fn reachable(&self, target: &Target) -> Result<(), LiveError> {
+        let last = self.last()?;
+        let (node, _) = last.resolve(target, Some(&self.session))?;
+        let at = (last.url.as_str(), Some(&self.session));
+        let Err(refused) = reachable(&last.page, node, &target.to_string(), at) else {
+            return Ok(());
+        };
+        let Some(dialog) = Layers::of(&last.page).blocker(&last.page, node) else {
+            return Ok(());
+        };
+        let still_open = match self.tab.element(last, &Target::Node(dialog), None).await {
+            Ok(el) => self.tab.is_modal(&el).await?,
+            Err(_) => false,
+        };
+        if still_open {
+            Err(refused.into())
+        } else {
+            Ok(())
+        }
+    }
+
     fn last(&self) -> Result<&CapturedPage, LiveError> {
         self.last
             .as_ref()
@@ -214,6 +240,11 @@ impl LivePage {
             Some(target) => Some((target, self.element(target).await?)),
             None => None,
         };
+        if let Some((target, _)) = el
+            && !matches!(action, Action::ScrollIntoView { .. })
+        {
+            self.reachable(target).await?;
+        }
         let watch = self.tab.watch_navigation().await?;
         let mut done = match (action, &el) {
             (Action::Click { .. }, Some((t, el))) => {

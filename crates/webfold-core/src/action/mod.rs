@@ -16,7 +16,8 @@
 //! adds the finer steps a snapshot reader uses (type, select, check, press,
 //! hover, scroll_into_view). [`Action::validate`] checks an action against a
 //! page and its CNT before anything runs; [`Action::effect_at`] decides what
-//! it does to one element of a live page. The JSON Schema
+//! it does to one element of a live page; both refuse an element behind an
+//! open modal dialog ([`crate::layers`], [`reachable`]). The JSON Schema
 //! ([`json_schema`]) is checked in at `schema/actions.schema.json`.
 
 mod target;
@@ -30,7 +31,7 @@ use serde::{Deserialize, Serialize};
 use crate::cnt::CntId;
 
 pub use target::{BadTarget, Target};
-pub use validate::{ActionError, Effect, Resolved};
+pub use validate::{ActionError, Effect, Resolved, reachable};
 
 /// One step an agent takes.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]

@@ -3,7 +3,9 @@
 
 use super::{Action, Target};
 use crate::cnt::{Cnt, CntNode};
+use crate::layers::{BehindDialog, Layers};
 use crate::page::collapse_whitespace;
+use crate::snapshot::{SnapshotSession, ref_of};
 use crate::{NodeId, Page};
 
 /// What a valid action does, and to which element.
@@ -69,6 +71,8 @@ pub enum ActionError {
     EmptyMessage,
     #[error("cannot expand: {0}")]
     BadExpand(String),
+    #[error(transparent)]
+    BehindDialog(#[from] BehindDialog),
 }
 
 impl Action {
@@ -88,13 +92,21 @@ impl Action {
                 Some(target) => {
                     let node = cnt_node(page, cnt, target)?;
                     let tag = if node.is_text() { "text" } else { &node.tag };
+                    let what = node.id.to_string();
                     let on = Element {
                         page,
-                        what: node.id.to_string(),
+                        what: what.clone(),
                         tag: tag.to_string(),
                         members: node.members().collect(),
                     };
-                    on.effect_of(self).map(Some)
+                    let resolved = on.effect_of(self)?;
+                    // An agent reading a CNT names the dialog by its CNT id.
+                    let id_of = |m: NodeId| match cnt.node_of(m) {
+                        Some(n) => format!("id {}", n.id),
+                        None => format!("node {m}"),
+                    };
+                    Layers::of(page).check(page, resolved.node, &what, id_of)?;
+                    Ok(Some(resolved))
                 }
             },
         }
@@ -123,6 +135,23 @@ impl Action {
         };
         on.effect_of(self)
     }
+}
+
+/// Refuses `node` (named `what`) when an open modal dialog makes it inert,
+/// naming the dialog by the ref the page's snapshot session gives it: the
+/// check every acting surface runs before it acts on a live page.
+pub fn reachable(
+    page: &Page,
+    node: NodeId,
+    what: &str,
+    (url, session): (&str, Option<&SnapshotSession>),
+) -> Result<(), ActionError> {
+    let handle = |m: NodeId| match ref_of(page, m, url, session) {
+        Some(r) => format!("ref {r}"),
+        None => format!("node {m}"),
+    };
+    Layers::of(page).check(page, node, what, handle)?;
+    Ok(())
 }
 
 fn check_url(url: &str) -> Result<(), ActionError> {

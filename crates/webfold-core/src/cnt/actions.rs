@@ -14,6 +14,9 @@
 //! An action is a form field or button, or a link whose name or address
 //! says what it is for ([`Purposes`]: search, sign in, newsletter, legal
 //! pages, next page, share, comment, author, cookies). They rank:
+//! 0. those in an open modal dialog, then those in an open popup
+//!    ([`crate::layers`]), before the rest of the page, a task's focus
+//!    included;
 //! 1. first copies before repeats (a link with the text and address of an
 //!    earlier one);
 //! 2. named before addressed (a link whose only purpose is in its URL);
@@ -27,6 +30,7 @@
 use std::collections::{HashMap, HashSet};
 
 use super::CntNode;
+use crate::layers::Front;
 use crate::purpose::{FOCUSED, Place, Purpose, Purposes, TaskFocus};
 
 /// No action in the subtree.
@@ -64,18 +68,19 @@ impl Actions {
     }
 }
 
-/// Ranks the actions of `nodes` (a CNT in preorder).
-pub(crate) fn rank(nodes: &[CntNode]) -> Actions {
+/// Ranks the actions of `nodes` (a CNT in preorder; `front` per node).
+pub(crate) fn rank(nodes: &[CntNode], front: &[Front]) -> Actions {
     let found = actions_of(nodes);
-    let order = default_order(nodes, &found);
+    let order = default_order(nodes, front, &found);
     build(nodes, &found, &order)
 }
 
 /// The same, with the actions `focus` points at first (the strongest
 /// first; of equals, the later when the task says "below").
-pub(crate) fn rank_for(nodes: &[CntNode], focus: &TaskFocus) -> Actions {
+pub(crate) fn rank_for(nodes: &[CntNode], front: &[Front], focus: &TaskFocus) -> Actions {
     let found = actions_of(nodes);
-    let mut order = default_order(nodes, &found);
+    let mut order = default_order(nodes, front, &found);
+    let front_of = |j: usize| front.get(found[j].1).copied().unwrap_or_default();
     let score: Vec<u32> = found
         .iter()
         .map(|&(kind, i)| focus_score(nodes, i, kind, focus))
@@ -83,6 +88,10 @@ pub(crate) fn rank_for(nodes: &[CntNode], focus: &TaskFocus) -> Actions {
     let later = focus.prefers_later();
     order.sort_by(|&a, &b| {
         let (fa, fb) = (score[a] >= FOCUSED, score[b] >= FOCUSED);
+        let by_front = front_of(b).cmp(&front_of(a));
+        if by_front.is_ne() {
+            return by_front;
+        }
         match (fa, fb) {
             (true, true) => score[b].cmp(&score[a]).then(if later {
                 found[b].1.cmp(&found[a].1)
@@ -103,7 +112,7 @@ fn actions_of(nodes: &[CntNode]) -> Vec<(Kind, usize)> {
 }
 
 /// Positions in `found`, best first, by the rules of the module docs.
-fn default_order(nodes: &[CntNode], found: &[(Kind, usize)]) -> Vec<usize> {
+fn default_order(nodes: &[CntNode], front: &[Front], found: &[(Kind, usize)]) -> Vec<usize> {
     // How many actions share each kind: the rarer, the likelier what a task
     // needs (the one sign-in link, not one of forty reply links).
     let mut group: HashMap<Kind, u32> = HashMap::new();
@@ -118,10 +127,14 @@ fn default_order(nodes: &[CntNode], found: &[(Kind, usize)]) -> Vec<usize> {
             n.attr("href").is_some() && !seen.insert((n.text.as_str(), n.attr("href")))
         })
         .collect();
-    let keys: Vec<(bool, bool, u32, u8)> = found
+    let keys: Vec<(std::cmp::Reverse<Front>, bool, bool, u32, u8)> = found
         .iter()
         .zip(&repeat)
-        .map(|(&(k, _), &r)| (r, k.class == ADDRESSED_LINK, group[&k], k.class))
+        .map(|(&(k, i), &r)| {
+            let f = front.get(i).copied().unwrap_or_default();
+            let addressed = k.class == ADDRESSED_LINK;
+            (std::cmp::Reverse(f), r, addressed, group[&k], k.class)
+        })
         .collect();
     let mut order: Vec<usize> = (0..found.len()).collect();
     // Stable: document order among equals.

@@ -39,9 +39,11 @@ among them (`Read the \"docs\"`).
 Nodes with many children show their first and last ones around a marker
 `… N hidden [P.F-L]`; long texts end in `…+N [ID]`. The budget goes to the
 page's main content first, then the rest, then navigation, footers and
-other furniture. Pass either handle to --expand to see what it hides. Ids
-are the same node ids `webfold chunk --id` takes, so any node's original
-HTML is one command away.";
+other furniture; an open dialog or popover before all of it. An open
+modal dialog leads the tree, the page behind it after a
+`# Behind the modal dialog …` line. Pass either handle to --expand to see
+what it hides. Ids are the same node ids `webfold chunk --id` takes, so any
+node's original HTML is one command away.";
     const EXAMPLES: &'static str = "\
 webfold cnt page.html --max-tokens 2000
 webfold cnt page.html --expand 12.3-97      # the children a marker hides
@@ -74,8 +76,7 @@ webfold cnt page.html --html > cnt.html     # look at the tree in a browser";
         };
         let view = cnt.view(request, ctx)?;
         let (width, text_limit) = view.cut_figures();
-        Ok(CntOutput {
-            figures: json!({
+        let mut figures = json!({
                 "title": view.title(),
                 "scope": view.scope_label(),
                 "encoding": view.encoding,
@@ -84,7 +85,12 @@ webfold cnt page.html --html > cnt.html     # look at the tree in a browser";
                 "markers": view.stats.markers,
                 "hidden_children": view.stats.hidden_children,
                 "texts_cut": view.stats.texts_cut,
-            }),
+        });
+        if let Some((id, name)) = cnt.modal_dialog() {
+            figures["modal_dialog"] = json!({ "id": id.0, "name": name });
+        }
+        Ok(CntOutput {
+            figures,
             cut: view.stats.is_cut(),
             members: input.json.then(|| view.json_members()),
             html: input.html.then(|| view.to_html()),

@@ -9,6 +9,9 @@
 //! class words), and the budget search ([`compress`](super::compress))
 //! maximizes the cut of one tier before it gives anything to the next:
 //!
+//! 0. [`FRONT`]: an open dialog or popover, modal or not
+//!    ([`crate::layers`]): what the page just put in front of the reader,
+//!    and with a modal dialog the only part of it that can be used.
 //! 1. [`PROSE`]: the extracted article's paragraphs (blocks of text less
 //!    than half links, by extraction's own scoring rule), what is inside
 //!    them and what holds them.
@@ -36,18 +39,21 @@
 
 use super::CntNode;
 use crate::extract::{ExtractOptions, Parts, extract_parts};
+use crate::layers::Front;
 use crate::page::Page;
 
+/// An open dialog or popover.
+pub(crate) const FRONT: u8 = 0;
 /// The main content's prose: its paragraphs, inside and around.
-pub(crate) const PROSE: u8 = 0;
+pub(crate) const PROSE: u8 = 1;
 /// The rest of the extracted main content (tables, link lists, figures).
-pub(crate) const CONTENT: u8 = 1;
+pub(crate) const CONTENT: u8 = 2;
 /// Neither content nor furniture, and the ancestors of the content.
-pub(crate) const OTHER: u8 = 2;
+pub(crate) const OTHER: u8 = 3;
 /// Page furniture.
-pub(crate) const FURNITURE: u8 = 3;
+pub(crate) const FURNITURE: u8 = 4;
 /// Tiers in the order the budget serves them.
-pub(crate) const TIERS: usize = 4;
+pub(crate) const TIERS: usize = 5;
 
 /// No pinned child.
 pub(crate) const NO_PIN: u32 = u32::MAX;
@@ -76,7 +82,8 @@ impl Focus {
 }
 
 /// Tiers and pins for `nodes`, the CNT of `page` in preorder.
-pub(crate) fn assign(page: &Page, nodes: &[CntNode]) -> Focus {
+/// `front` says which nodes are in an open dialog or popover.
+pub(crate) fn assign(page: &Page, nodes: &[CntNode], front: &[Front]) -> Focus {
     let Parts {
         extraction,
         furniture,
@@ -127,6 +134,13 @@ pub(crate) fn assign(page: &Page, nodes: &[CntNode]) -> Focus {
             pin[i] = at as u32;
             // A path to the article is not furniture, whatever it is called.
             tier[i] = OTHER;
+        }
+    }
+    // A cookie dialog is furniture by its words, but while it is open it
+    // is what the page shows first (and, modal, all that can be used).
+    for (t, f) in tier.iter_mut().zip(front) {
+        if *f != Front::None {
+            *t = FRONT;
         }
     }
     Focus { tier, pin }

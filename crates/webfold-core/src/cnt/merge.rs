@@ -81,7 +81,9 @@ fn cnt_root(page: &Page) -> NodeId {
         .unwrap_or(NodeId::DOCUMENT)
 }
 
-pub(super) fn build(page: &Page) -> Cnt {
+/// With `modal` (the open modal dialog), its nodes lead the root's
+/// children; returns how many did.
+pub(super) fn build(page: &Page, modal: Option<NodeId>) -> (Cnt, u32) {
     let root = cnt_root(page);
     let end = page.node(root).subtree_end.0;
     let base = root.0;
@@ -143,7 +145,43 @@ pub(super) fn build(page: &Page) -> Cnt {
             (items.len() - 1) as u32
         }
     };
-    compact(page, items, root_item)
+    let moved = match modal {
+        Some(m) => lead_with_modal(page, &mut items, root_item, m),
+        None => 0,
+    };
+    (compact(page, items, root_item), moved)
+}
+
+/// Moves the items holding the open modal dialog `m` or what is in it (the
+/// top-most such under the root) to the front of the root's children, in
+/// document order: a view leads with the only part of the page that can be
+/// used. Returns how many moved.
+fn lead_with_modal(page: &Page, items: &mut [Item], root: u32, m: NodeId) -> u32 {
+    let inside = |n: NodeId| n == m || page.is_ancestor_of(m, n);
+    let mut found: Vec<(u32, u32)> = Vec::new();
+    let mut stack = vec![root];
+    while let Some(it) = stack.pop() {
+        for &k in &items[it as usize].children {
+            let item = &items[k as usize];
+            if std::iter::once(&item.id)
+                .chain(&item.absorbed)
+                .any(|&n| inside(n))
+            {
+                found.push((it, k));
+            } else {
+                stack.push(k);
+            }
+        }
+    }
+    found.sort_by_key(|&(_, k)| items[k as usize].id);
+    for &(p, k) in &found {
+        items[p as usize].children.retain(|&c| c != k);
+    }
+    let rest = mem::take(&mut items[root as usize].children);
+    let lead = &mut items[root as usize].children;
+    lead.extend(found.iter().map(|&(_, k)| k));
+    lead.extend(rest);
+    found.len() as u32
 }
 
 /// The item of element `id` over its kept children `kids`: their text runs
@@ -474,6 +512,8 @@ fn compact(page: &Page, mut items: Vec<Item>, root: u32) -> Cnt {
         nodes,
         index,
         title: page.title(),
+        front: Vec::new(),
+        lead: None,
         focus: Default::default(),
         actions: Default::default(),
     }

@@ -60,7 +60,11 @@
 //! (navigation, footers, sidebars, navboxes, cookie banners), each getting
 //! what the ones before it left (see `focus`); the ancestors of the main
 //! content always show the child leading to it, between two markers when
-//! it falls among hidden children. `expand` with a marker id shows the
+//! it falls among hidden children. An open dialog or popover
+//! ([`crate::layers`]) comes before all of these; an open modal dialog is
+//! moved to the front of the root's children, the rest of the page after a
+//! `# Behind the modal dialog "…" (inert until it closes):` line.
+//! `expand` with a marker id shows the
 //! hidden children, with a node id that node's subtree: each compressed the
 //! same way, within the same budget.
 //!
@@ -80,8 +84,9 @@
 //!  Contact us
 //! # to see what is cut (`… N hidden` children, `…+N` characters): cnt --expand ID
 //! ```
-//! - `#` starts the lines that are not nodes: the page title first, and a
-//!   legend last, only when something was cut.
+//! - `#` starts the lines that are not nodes: the page title first, the
+//!   line before the page behind an open modal dialog, and a legend last,
+//!   only when something was cut.
 //! - One space of indentation per level: a newline and a run of spaces are
 //!   one token together in o200k and cl100k, so depth costs nothing; two
 //!   spaces would cost a token more at depth one.
@@ -125,6 +130,7 @@ pub use filter::is_clickable;
 pub use id::{CntId, HiddenRange};
 
 use crate::contract::{Ctx, Handle, Hint, Limit, Surface};
+use crate::layers::{Front, Layers, behind_note, dialog_name};
 use crate::purpose::TaskFocus;
 use crate::tokens::{self, Encoding};
 use crate::{Error, NodeId, Page};
@@ -138,6 +144,10 @@ pub struct Cnt {
     /// DOM id → index in `nodes` of the CNT node it went into (`u32::MAX`: none).
     index: Vec<u32>,
     title: Option<String>,
+    /// Per node: in the open modal dialog, in an open popup, or neither.
+    front: Vec<Front>,
+    /// The modal dialog leading the root's children, when one does.
+    lead: Option<Lead>,
     /// Which nodes a budget serves first.
     focus: focus::Focus,
     /// The controls a view pins whatever it cuts, ranked when a view
@@ -221,9 +231,44 @@ impl crate::contract::Request for ViewOptions {}
 impl Cnt {
     /// Filter and merge `page` into its CNT (seed 003's rules).
     pub fn build(page: &Page) -> Cnt {
-        let mut cnt = merge::build(page);
-        cnt.focus = focus::assign(page, &cnt.nodes);
+        let layers = Layers::of(page);
+        let (mut cnt, moved) = merge::build(page, layers.modal);
+        cnt.front = cnt
+            .nodes
+            .iter()
+            .map(|n| {
+                n.members()
+                    .map(|m| layers.front_of(page, m))
+                    .max()
+                    .unwrap_or_default()
+            })
+            .collect();
+        let behind = cnt
+            .nodes
+            .first()
+            .is_some_and(|r| r.children.len() > moved as usize);
+        if let Some(m) = layers.modal.filter(|_| moved > 0 && behind) {
+            let name = dialog_name(page, m);
+            cnt.lead = Some(Lead {
+                moved,
+                id: cnt.node_of(m).map_or(m, |n| n.id),
+                note: behind_note(&name),
+                name,
+            });
+        }
+        cnt.focus = focus::assign(page, &cnt.nodes, &cnt.front);
         cnt
+    }
+
+    /// The open modal dialog the views lead with: its CNT id and name.
+    pub fn modal_dialog(&self) -> Option<(NodeId, &str)> {
+        self.lead.as_ref().map(|l| (l.id, l.name.as_str()))
+    }
+
+    /// Where node `i` stands: in the open modal dialog, an open popup, or
+    /// on the page.
+    pub(crate) fn front(&self, i: usize) -> Front {
+        self.front.get(i).copied().unwrap_or_default()
     }
 
     /// All nodes in preorder; index 0 is the root.
@@ -237,7 +282,8 @@ impl Cnt {
 
     /// The page's ranking of the controls views pin.
     fn actions(&self) -> &actions::Actions {
-        self.actions.get_or_init(|| actions::rank(&self.nodes))
+        self.actions
+            .get_or_init(|| actions::rank(&self.nodes, &self.front))
     }
 
     /// Where DOM node `id` ranks among the controls a budgeted view pins
@@ -319,7 +365,7 @@ impl Cnt {
             .focus
             .as_deref()
             .and_then(TaskFocus::new)
-            .map(|f| Box::new(actions::rank_for(&self.nodes, &f)));
+            .map(|f| Box::new(actions::rank_for(&self.nodes, &self.front, &f)));
         let ranks = || focused.as_deref().unwrap_or_else(|| self.actions());
         let fitted = compress::fit(
             self,
@@ -388,6 +434,18 @@ impl Cnt {
             encoding,
         })
     }
+}
+
+/// An open modal dialog leading the root's children.
+#[derive(Debug, Clone)]
+struct Lead {
+    /// How many of the root's children are the dialog's.
+    moved: u32,
+    /// The dialog's CNT id.
+    id: NodeId,
+    name: String,
+    /// The line printed before the page behind it.
+    note: String,
 }
 
 /// What a view left out.

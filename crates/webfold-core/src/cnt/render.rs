@@ -6,6 +6,7 @@ use super::actions::Actions;
 use super::compress::{Cut, Event, Plan, Scope, cut_text, walk};
 use super::{Cnt, CntNode, CutStats};
 use crate::contract::{Hint, Surface};
+use crate::layers::Front;
 
 /// Renders the view of `scope` under `cut`, and what it left out.
 pub(crate) fn text(
@@ -43,24 +44,45 @@ pub(crate) fn text_capped(
             let _ = writeln!(out, "# expand {}", scope.label(cnt));
         }
     }
+    // The page behind an open modal dialog starts at the root's first child
+    // that is not the dialog's (shown, or behind a marker).
+    let mut behind = match scope {
+        Scope::Whole => cnt.lead.as_ref(),
+        _ => None,
+    };
+    let mut note_behind = |out: &mut String, starts: bool| {
+        if let Some(lead) = behind.filter(|_| starts) {
+            out.push_str(&lead.note);
+            out.push('\n');
+            behind = None;
+        }
+    };
     walk(cnt, ranks, scope, plan, &mut |ev| match ev {
         _ if over => {}
         Event::Open {
             node, depth, cut, ..
         } => {
             over = out.len() > max_bytes;
+            let on_page = || {
+                cnt.find(node.id)
+                    .is_some_and(|i| cnt.front(i) != Front::Modal)
+            };
+            note_behind(&mut out, depth == 1 && on_page());
             indent(&mut out, depth);
             write_node(&mut out, node, cut, &mut stats);
             out.push('\n');
         }
         Event::Close { .. } => {}
         Event::Marker { hidden, depth } => {
+            let moved = cnt.lead.as_ref().map_or(0, |l| l.moved);
+            note_behind(&mut out, depth == 1 && hidden.first >= moved);
             indent(&mut out, depth);
             let _ = writeln!(out, "… {} hidden [{hidden}]", hidden.count());
             stats.markers += 1;
             stats.hidden_children += hidden.count() as usize;
         }
     });
+    note_behind(&mut out, true);
     if over || out.len() > max_bytes {
         return None;
     }

@@ -196,6 +196,7 @@ impl DomCapture {
             display: l.display.clone(),
             before: generated(&l.before),
             after: generated(&l.after),
+            top_layer: false,
         }
     }
 }

@@ -36,6 +36,10 @@ pub struct Layout {
     /// Text the element's `::after` pseudo-element renders, when it has one.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub after: Option<GeneratedContent>,
+    /// In the browser's top layer (computed `overlay: auto`): a modal
+    /// dialog, an open popover, a fullscreen element (see [`crate::layers`]).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub top_layer: bool,
 }
 
 /// CSS generated content (`::before`/`::after`) as the browser rendered it.

@@ -39,10 +39,11 @@
 
 use std::cell::Cell;
 
+use super::front::Front;
 use super::parse::{Line, LineKind, SnapTree, push_line};
 use super::priority::{
-    PURPOSE_BONUS, context_priority, element_priority, is_context_role, is_interactive_role,
-    is_live_region_role, order_by_priority,
+    PURPOSE_BONUS, context_priority, element_priority, front_priority, is_context_role,
+    is_interactive_role, is_live_region_role, order_by_priority,
 };
 use crate::contract::{Handle, Hint, Limit, Surface, Switch};
 use crate::purpose::{FOCUSED, Place, Purposes, TaskFocus};
@@ -60,6 +61,9 @@ pub struct BudgetParams {
     pub surface: Surface,
     /// The task whose elements rank first.
     pub focus: Option<TaskFocus>,
+    /// Per line: in the modal dialog or a popup, ranked over the page
+    /// ([`front`](super::front)); empty when nothing is open.
+    pub front: Vec<Front>,
 }
 
 /// Why elements were cut.
@@ -128,6 +132,9 @@ pub struct Frame {
     pub preamble: Vec<String>,
     /// Printed after the YAML.
     pub notes: Vec<String>,
+    /// A line printed before line `k` of the tree, where the page behind
+    /// an open modal dialog starts (at the end when none of it is printed).
+    pub behind: Option<(usize, String)>,
 }
 
 /// Regions of a page a reader tells apart: repeated links count only within one.
@@ -230,6 +237,7 @@ pub fn fit(
         .preamble
         .iter()
         .chain(&frame.notes)
+        .chain(frame.behind.iter().map(|(_, l)| l))
         .map(|l| count_line(l, params.encoding))
         .sum();
     let reserve = header_reserve(params) + closing_reserve(params);
@@ -304,13 +312,15 @@ fn rank_candidates(
         .iter()
         .map(|&i| {
             let l = &tree.lines[i];
-            if let Some(score) = params.focus.as_ref().and_then(|f| focus_score(tree, i, f)) {
+            let p = if let Some(score) = params.focus.as_ref().and_then(|f| focus_score(tree, i, f))
+            {
                 FOCUS_PRIORITY + score
             } else if params.interactive_only && is_context_role(&l.role) {
                 context_priority(&l.role, heading_level(l), vp(i))
             } else {
                 element_priority(&l.role, vp(i)) + purpose_bonus(tree, i)
-            }
+            };
+            p + front_priority(params.front.get(i).copied().unwrap_or_default())
         })
         .collect();
     let mut order = order_by_priority(&priorities);
@@ -887,12 +897,22 @@ impl Fitter<'_> {
         };
         let mut body = String::new();
         let mut shown = Vec::new();
+        let mut behind = self.frame.behind.as_ref();
         for (i, line) in self.tree.lines.iter().enumerate() {
             if sel.shown[i] {
+                if let Some((_, note)) = behind.filter(|(at, _)| i >= *at) {
+                    body.push_str(note);
+                    body.push('\n');
+                    behind = None;
+                }
                 push_line(&mut body, line, sel.shown_children[i] > 0);
                 body.push('\n');
                 shown.push(i);
             }
+        }
+        if let Some((_, note)) = behind {
+            body.push_str(note);
+            body.push('\n');
         }
         let (tail, cut_groups) = self.closing(sel, truncation.is_some(), &shown);
         let mut rest = String::new();

@@ -25,8 +25,10 @@ live regions (status, alert, log: their text first) that say where they are
 and what the page just answered, and their ancestors, in at most
 --max-elements elements and --max-tokens tokens (exact, header included).
 Whatever is cut is counted in a closing line that says where it is and how
-to get it. --full prints everything, byte-identical to Playwright when no
---session is given.";
+to get it. An open modal dialog comes first, the page behind it after a
+`# Behind the modal dialog …` line; what is in an open popover or non-modal
+dialog ranks high. --full prints everything, in document order,
+byte-identical to Playwright when no --session is given.";
     const EXAMPLES: &'static str = "\
 webfold snapshot page.html
 webfold snapshot page.html --full --mode aria

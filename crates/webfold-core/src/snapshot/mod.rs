@@ -14,7 +14,9 @@
 //!   prints as one line;
 //! - [`diff`]: a second snapshot of the same URL prints only what changed;
 //! - [`parse`]: the reader for the YAML all of this works on, line by line;
-//! - [`find`]: the few nodes matching a text or regex, with their refs.
+//! - [`find`]: the few nodes matching a text or regex, with their refs;
+//! - [`front`]: an open modal dialog first, the page behind it marked as
+//!   such, open popups ranked high.
 //!
 //! `full_snapshot` bypasses every limit: without a session the text is
 //! byte-for-byte Playwright's; with one it gains only the breadcrumb line and
@@ -26,6 +28,7 @@ pub mod dedup;
 mod def;
 pub mod diff;
 pub mod find;
+pub mod front;
 pub mod parse;
 pub mod priority;
 pub mod session;
@@ -33,6 +36,7 @@ pub mod session;
 use crate::aria::{self, Mode};
 use crate::contract::{Ctx, Handle, Hint, Limit, Request, Surface, Switch};
 use crate::error::Error;
+use crate::layers::Layers;
 use crate::page::{NodeData, NodeId, Page};
 use crate::purpose::TaskFocus;
 use crate::tokens;
@@ -183,6 +187,18 @@ pub struct Snapshot {
     pub url: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub title: Option<String>,
+    /// The open modal dialog the view leads with: the rest of the page is
+    /// inert until it closes.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub modal_dialog: Option<ModalDialog>,
+}
+
+/// An open modal dialog, as a view names it.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
+pub struct ModalDialog {
+    pub name: String,
+    #[serde(rename = "ref", skip_serializing_if = "Option::is_none")]
+    pub aria_ref: Option<String>,
 }
 
 impl Snapshot {
@@ -201,6 +217,7 @@ impl Snapshot {
             diff: None,
             url: None,
             title: None,
+            modal_dialog: None,
         }
     }
 }
@@ -376,6 +393,11 @@ fn view(
     let mut history = session
         .map(|s| History::record(s, page, url, &opts, scoped, &prepared, identities))
         .unwrap_or_default();
+    // What is in front of the page: the budgeted view of the whole page leads with it.
+    let (front, modal_name) = match scope {
+        Scope::Page => front::tag_lines(&prepared, page, &Layers::of(page)),
+        _ => (Vec::new(), None),
+    };
     let (tree, nodes_vp) = scoped_tree(page, scope, prepared, ctx.surface)?;
 
     let base = Snapshot {
@@ -406,21 +428,30 @@ fn view(
         ));
     }
     let chrome = match &history.previous_same_site {
-        Some(prev) if !scoped => collapse_chrome(tree, nodes_vp, prev),
+        Some(prev) if !scoped => collapse_chrome(tree, nodes_vp, &front, prev),
         _ => Chrome {
             tree,
             in_viewport: nodes_vp,
+            front,
             forced: Vec::new(),
             unchanged: Vec::new(),
         },
     };
-    let b = budgeted_view(
-        page,
-        chrome.tree_view(),
-        &urls,
-        (&opts, ctx),
-        history.preamble,
+    let led = front::lead_with_modal(
+        chrome.tree,
+        chrome.front,
+        chrome.in_viewport,
+        chrome.forced,
+        modal_name.as_deref(),
     );
+    let b = budgeted_view(page, &led, &urls, (&opts, ctx), history.preamble);
+    let base = Snapshot {
+        modal_dialog: led.behind.as_ref().and(modal_name).map(|name| ModalDialog {
+            name,
+            aria_ref: led.tree.lines.first().and_then(|l| l.aria_ref.clone()),
+        }),
+        ..base
+    };
     shorter_view(b, diff_view, chrome.unchanged, (&opts, ctx), base)
 }
 
@@ -637,22 +668,19 @@ fn changes_view(
 struct Chrome {
     tree: SnapTree,
     in_viewport: Vec<bool>,
+    /// Per line: in a dialog or popup in front of the page.
+    front: Vec<front::Front>,
     /// Marker lines the budget must keep.
     forced: Vec<usize>,
     /// The refs of the collapsed chrome.
     unchanged: Vec<String>,
 }
 
-impl Chrome {
-    fn tree_view(&self) -> (&SnapTree, &[bool], &[usize]) {
-        (&self.tree, &self.in_viewport, &self.forced)
-    }
-}
-
 /// Another page of the same site: unchanged chrome becomes one line each.
 fn collapse_chrome(
     tree: SnapTree,
     nodes_vp: Vec<bool>,
+    front: &[front::Front],
     prev: &session::PreviousSnapshot,
 ) -> Chrome {
     let c = dedup::collapse(&tree, &prev.nav);
@@ -660,6 +688,11 @@ fn collapse_chrome(
         .source
         .iter()
         .map(|&s| nodes_vp.get(s).copied().unwrap_or(false))
+        .collect();
+    let front = c
+        .source
+        .iter()
+        .map(|&s| front.get(s).copied().unwrap_or_default())
         .collect();
     let unchanged = c
         .markers
@@ -669,6 +702,7 @@ fn collapse_chrome(
     Chrome {
         tree: c.tree,
         in_viewport,
+        front,
         forced: c.markers,
         unchanged,
     }
@@ -677,11 +711,13 @@ fn collapse_chrome(
 /// The compacted tree fitted to the budget, after the preamble and notes.
 fn budgeted_view(
     page: &Page,
-    (tree, in_viewport, forced): (&SnapTree, &[bool], &[usize]),
+    led: &front::Led,
     urls: &compact::PageUrls,
     (opts, ctx): (&SnapshotOptions, Ctx),
     preamble: Vec<String>,
 ) -> budget::Budgeted {
+    let (tree, in_viewport, forced) = (&led.tree, &led.in_viewport, &led.forced);
+    let c = compact::compact(tree, urls, opts.interactive_only);
     let params = budget::BudgetParams {
         interactive_only: opts.interactive_only,
         viewport_only: opts.viewport_only,
@@ -690,6 +726,11 @@ fn budgeted_view(
         encoding: ctx.encoding,
         surface: ctx.surface,
         focus: opts.focus.as_deref().and_then(TaskFocus::new),
+        front: c
+            .source
+            .iter()
+            .map(|&s| led.front.get(s).copied().unwrap_or_default())
+            .collect(),
     };
     let mut notes = Vec::new();
     if opts.interactive_only {
@@ -698,7 +739,6 @@ fn budgeted_view(
             Hint::Switch(Switch::InteractiveOnly, false).spell(ctx.surface)
         ));
     }
-    let c = compact::compact(tree, urls, opts.interactive_only);
     let in_viewport: Vec<bool> = c.source.iter().map(|&s| in_viewport[s]).collect();
     let mut is_forced = vec![false; tree.lines.len()];
     for &f in forced {
@@ -714,7 +754,16 @@ fn budgeted_view(
         source: &c.source,
         shortened: &c.shortened,
     };
-    let frame = budget::Frame { preamble, notes };
+    // The note goes before the first line behind the dialog that the compact tree kept.
+    let behind = led.behind.as_ref().map(|(first, note)| {
+        let at = c.source.iter().position(|&s| s >= *first);
+        (at.unwrap_or(c.source.len()), note.clone())
+    });
+    let frame = budget::Frame {
+        preamble,
+        notes,
+        behind,
+    };
     let vp = page.has_layout().then_some(in_viewport.as_slice());
     budget::fit(&c.tree, vp, &forced, &params, &frame, Some(&compaction))
 }
@@ -781,6 +830,20 @@ pub fn resolve_ref(
         .find_ref(aria_ref)
         .ok_or_else(|| Error::UnknownRef(aria_ref.to_string()))?;
     p.nodes[line].ok_or_else(|| Error::UnknownRef(aria_ref.to_string()))
+}
+
+/// The ref the page's snapshot gives `node` (numbered as the session
+/// numbers it), if the snapshot prints it: the inverse of [`resolve_ref`].
+pub fn ref_of(
+    page: &Page,
+    node: NodeId,
+    url: &str,
+    session: Option<&SnapshotSession>,
+) -> Option<String> {
+    let mut scratch = session.cloned();
+    let (p, _) = prepare(page, Mode::Ai, url, scratch.as_mut()).ok()?;
+    let line = p.nodes.iter().position(|&n| n == Some(node))?;
+    p.tree.lines[line].aria_ref.clone()
 }
 
 /// The element a ref of the session's last snapshot names, read from that

@@ -4,6 +4,9 @@
 //! then containers; an element in the viewport gets +50, any other role 50.
 //! Ties keep document order (the sort is stable over document order).
 //!
+//! Elements in an open modal dialog rank over everything, and those in an
+//! open popup over the rest of the page ([`front_priority`]).
+//!
 //! Interactive-only views also keep two kinds of context the seed's table
 //! has no row for ([`context_priority`]): live regions, ranked above
 //! everything, and headings, the top two levels between the form controls
@@ -119,6 +122,25 @@ pub fn context_priority(role: &str, level: Option<u32>, in_viewport: bool) -> u3
         base + VIEWPORT_BONUS
     } else {
         base
+    }
+}
+
+/// Added to every element in the open modal dialog: the only part of the
+/// page an agent can use until it closes ranks over everything, a task's
+/// focus and live regions included.
+pub const MODAL_PRIORITY: u32 = 1_000_000;
+
+/// Added to every element in an open non-modal dialog or popover: over
+/// every element of the page (150 at most, viewport bonus included), under
+/// live regions, which say what an action just did.
+pub const POPUP_PRIORITY: u32 = 500;
+
+/// What being in front of the page adds to an element's rank.
+pub fn front_priority(front: super::front::Front) -> u32 {
+    match front {
+        super::front::Front::Modal => MODAL_PRIORITY,
+        super::front::Front::Popup => POPUP_PRIORITY,
+        super::front::Front::None => 0,
     }
 }
 
