@@ -108,7 +108,12 @@ impl Site {
 
     /// Starts serving; the base URL, `http://127.0.0.1:PORT` (no slash).
     pub fn serve(self) -> String {
-        let listener = TcpListener::bind("127.0.0.1:0").expect("bind 127.0.0.1:0");
+        self.serve_on(TcpListener::bind("127.0.0.1:0").expect("bind 127.0.0.1:0"))
+    }
+
+    /// Starts serving on `listener`, bound beforehand so that two sites'
+    /// pages can name each other's address; the base URL, no slash.
+    pub fn serve_on(self, listener: TcpListener) -> String {
         let addr = listener.local_addr().expect("local address");
         let site = Arc::new(self);
         std::thread::spawn(move || {
