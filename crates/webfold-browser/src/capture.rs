@@ -608,6 +608,17 @@ impl<'s> Capture<'s> {
         let backend = d.backend_ids.get(i).and_then(Value::as_i64);
         let remote = backend.and_then(|b| self.owners.get(&(d.frame, b)).copied());
         match remote.map(|fi| (fi, &self.frames[fi])) {
+            // The browser's error page in a frame on another site names only
+            // the host; the address is what lets a reader open it instead.
+            Some((
+                _,
+                FrameCapture {
+                    snap: Ok(s), url, ..
+                },
+            )) if is_error_page(s) => {
+                let why = "it failed to load or refuses to be shown in a frame";
+                self.note(id, shown, format!("(not readable: {why}) {url}"));
+            }
             Some((fi, FrameCapture { snap: Ok(_), .. })) => self.work.push((fi, 0, id, at)),
             Some((
                 _,
@@ -663,6 +674,15 @@ impl<'s> Capture<'s> {
             );
         }
     }
+}
+
+/// Whether a frame session's snapshot is of the browser's error page.
+fn is_error_page(snap: &Value) -> bool {
+    let strings = Strings(arr(snap, "/strings"));
+    arr(snap, "/documents")
+        .first()
+        .and_then(|d| d.get("documentURL"))
+        .is_some_and(|u| strings.get(u).starts_with("chrome-error:"))
 }
 
 /// Where a frame element is on the page.

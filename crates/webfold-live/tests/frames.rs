@@ -483,3 +483,39 @@ async fn a_crashed_frame_says_so_with_its_address() {
         "the page itself still reads: {text}"
     );
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_frame_refusing_to_be_framed_says_so_with_its_address() {
+    // X-Frame-Options: DENY on the other site: the browser shows its own
+    // error page in the frame, which names the host only.
+    let ((la, a_port), (lb, b_port)) = (listener(), listener());
+    let frame_url = format!("http://localhost:{b_port}/login");
+    Site::new()
+        .page(
+            "/",
+            format!(r#"<!doctype html><html><body><h1>Shop</h1><iframe src="{frame_url}"></iframe></body></html>"#),
+        )
+        .serve_on(la);
+    let login = r#"<!doctype html><html><body><button>Sign in</button></body></html>"#;
+    Site::new()
+        .route(
+            "/login",
+            webfold_testkit::http::Response::html(login).header("X-Frame-Options", "DENY"),
+        )
+        .serve_on(lb);
+    let live = browser();
+    let page = live.page(None).await.unwrap();
+    let mut page = page.lock().await;
+    act(
+        &mut page,
+        Action::GoTo {
+            url: format!("http://127.0.0.1:{a_port}/"),
+        },
+    )
+    .await;
+    let snap = snapshot(&mut page).await;
+    let note =
+        format!("(not readable: it failed to load or refuses to be shown in a frame) {frame_url}");
+    assert!(snap.contains(&note), "no note in\n{snap}");
+    assert!(!snap.contains("Sign in"), "{snap}");
+}
