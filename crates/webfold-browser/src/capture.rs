@@ -13,6 +13,8 @@
 //! as if it were same-process. A frame that cannot be read gets a one-line
 //! note in its place, so the view says so instead of showing it empty.
 
+use std::collections::HashSet;
+
 use serde_json::Value;
 use webfold_core::Page;
 use webfold_core::page::{BuilderId, GeneratedContent, Layout, LayoutBox, NodeId, PageBuilder};
@@ -293,15 +295,17 @@ pub fn capture_snapshot(snap: &Value, viewport: Viewport) -> Result<CapturedPage
         snap: Ok(snap.clone()),
         url: String::new(),
     };
-    merge(&[tab], viewport, "still loading")
+    merge(&[tab], viewport, "still loading", &HashSet::new())
 }
 
 /// Build one Page from the snapshots of a tab's frame sessions (the tab's
-/// first). A frame still loading gets a note ending in `loading_note`.
+/// first). A frame still loading gets a note ending in `loading_note`; one
+/// on its first empty document that has `stopped` loading shows it.
 pub(crate) fn merge(
     frames: &[FrameCapture],
     viewport: Viewport,
     loading_note: &str,
+    stopped: &HashSet<String>,
 ) -> Result<CapturedPage, BrowserError> {
     let tab = frames
         .first()
@@ -323,6 +327,7 @@ pub(crate) fn merge(
             .filter_map(|(i, f)| f.link.owner.map(|o| (o, i)))
             .collect(),
         loading_note,
+        stopped,
         loading: 0,
         view: LayoutBox {
             x: scroll.0,
@@ -376,6 +381,8 @@ struct Capture<'s> {
     /// session showing that iframe's document.
     owners: std::collections::HashMap<(usize, i64), usize>,
     loading_note: &'s str,
+    /// Frames (by id) that stopped loading.
+    stopped: &'s HashSet<String>,
     /// Frames found still loading.
     loading: usize,
     /// The viewport, in page coordinates.
@@ -395,8 +402,9 @@ struct DocNodes<'a> {
     /// The frame session whose snapshot holds the document.
     frame: usize,
     index: usize,
-    /// Every document's address in that snapshot, by document index.
-    doc_urls: Vec<&'a str>,
+    /// Every document's address and frame id in that snapshot, by
+    /// document index.
+    doc_urls: Vec<(&'a str, &'a str)>,
     parents: &'a [Value],
     types: &'a [Value],
     names: &'a [Value],
@@ -427,9 +435,10 @@ impl<'s> Capture<'s> {
         let Some(doc) = docs.get(di) else {
             return;
         };
+        let field = |d: &Value, k: &str| d.get(k).map_or("", |v| strings.get(v));
         let doc_urls = docs
             .iter()
-            .map(|d| d.get("documentURL").map_or("", |u| strings.get(u)))
+            .map(|d| (field(d, "documentURL"), field(d, "frameId")))
             .collect();
         let types = arr(doc, "/nodes/nodeType");
         let n = types.len();
@@ -594,8 +603,11 @@ impl<'s> Capture<'s> {
         let is_frame = matches!(name, "IFRAME" | "FRAME");
         if let Some(doc) = child {
             // A frame whose navigation has not committed still shows the
-            // empty document every frame starts with.
-            let initial = d.doc_urls.get(doc) == Some(&"about:blank")
+            // empty document every frame starts with; once it stopped
+            // loading, that empty document is what it shows.
+            let (url, frame_id) = d.doc_urls.get(doc).copied().unwrap_or_default();
+            let initial = url == "about:blank"
+                && !self.stopped.contains(frame_id)
                 && attr(d, i, "srcdoc").is_none()
                 && frame_src(d, i).is_some();
             if is_frame && initial {
@@ -705,7 +717,7 @@ fn attr(d: &DocNodes<'_>, i: usize, name: &str) -> Option<String> {
 /// document's address; `None` when it loads nothing from the web.
 fn frame_src(d: &DocNodes<'_>, i: usize) -> Option<String> {
     let src = attr(d, i, "src")?;
-    let base = url::Url::parse(d.doc_urls.get(d.index).copied().unwrap_or("")).ok();
+    let base = url::Url::parse(d.doc_urls.get(d.index).map_or("", |u| u.0)).ok();
     let url = match base {
         Some(base) => base.join(src.trim()).ok()?,
         None => url::Url::parse(src.trim()).ok()?,

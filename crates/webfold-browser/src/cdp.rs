@@ -96,8 +96,14 @@ impl Connection {
                             .and_then(Value::as_str)
                             .map(str::to_string),
                     };
-                    let of_target =
-                        method.starts_with("Target.") || method == "Inspector.targetCrashed";
+                    let of_target = method.starts_with("Target.")
+                        || matches!(
+                            method,
+                            "Inspector.targetCrashed"
+                                | "Page.frameStartedLoading"
+                                | "Page.frameStoppedLoading"
+                                | "Page.frameDetached"
+                        );
                     if of_target && let Ok(mut listeners) = targets.lock() {
                         listeners.retain(|l| l.send(event.clone()).is_ok());
                     }
@@ -119,8 +125,8 @@ impl Connection {
         self.events.subscribe()
     }
 
-    /// Every `Target.*` event (and `Inspector.targetCrashed`) from now on,
-    /// none dropped however long the
+    /// Every `Target.*` event (and those of frames loading, stopping,
+    /// going and crashing) from now on, none dropped however long the
     /// receiver waits: a tab learns of its out-of-process frames from them
     /// and reads them only when it captures, so a lagging broadcast must not
     /// lose one.

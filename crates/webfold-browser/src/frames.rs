@@ -8,6 +8,7 @@
 //! session and [`merge`] splices each under its `<iframe>`. A page with no
 //! frame element pays for none of this but a scan of its string table.
 
+use std::collections::HashSet;
 use std::time::Duration;
 
 use futures_util::future::join_all;
@@ -58,11 +59,16 @@ struct FrameTarget {
     crashed: bool,
 }
 
-/// The tab's out-of-process frames, kept up to date from `Target.*` events.
+/// The tab's out-of-process frames, kept up to date from `Target.*` events,
+/// and which frames have stopped loading.
 pub(crate) struct FrameTargets {
     events: mpsc::UnboundedReceiver<Event>,
     /// By session id, in the order they attached (parents first).
     attached: Vec<(String, FrameTarget)>,
+    /// Frames (by id) that stopped loading since they last started: one of
+    /// them still on its first empty document loaded nothing (a 204 answer, a
+    /// download) and is not waited for.
+    stopped: HashSet<String>,
 }
 
 impl FrameTargets {
@@ -70,15 +76,21 @@ impl FrameTargets {
         FrameTargets {
             events,
             attached: Vec::new(),
+            stopped: HashSet::new(),
+        }
+    }
+
+    /// Reads the events received so far.
+    fn drain(&mut self, tab: &str) {
+        while let Ok(e) = self.events.try_recv() {
+            self.apply(&e, tab);
         }
     }
 
     /// Reads the events received so far; the sessions whose own frames are
     /// still to attach.
     fn update(&mut self, tab: &str) -> Vec<String> {
-        while let Ok(e) = self.events.try_recv() {
-            self.apply(&e, tab);
-        }
+        self.drain(tab);
         self.attached
             .iter_mut()
             .filter(|(_, t)| !t.ready)
@@ -98,8 +110,15 @@ impl FrameTargets {
                 .unwrap_or("")
                 .to_string()
         };
-        match e.method.as_str() {
-            "Target.attachedToTarget" => {
+        let frame = e.params.get("frameId").and_then(Value::as_str);
+        match (e.method.as_str(), frame) {
+            ("Page.frameStoppedLoading", Some(f)) => {
+                self.stopped.insert(f.to_string());
+            }
+            ("Page.frameStartedLoading" | "Page.frameDetached", Some(f)) => {
+                self.stopped.remove(f);
+            }
+            ("Target.attachedToTarget", _) => {
                 let Some(parent) = e.session_id.as_deref() else {
                     return;
                 };
@@ -121,11 +140,11 @@ impl FrameTargets {
                 }
             }
             // A crashed frame stays, to say so, until it loads again.
-            "Target.detachedFromTarget" => {
+            ("Target.detachedFromTarget", _) => {
                 self.attached
                     .retain(|(s, t)| Some(s.as_str()) != session || t.crashed);
             }
-            "Inspector.targetCrashed" => {
+            ("Inspector.targetCrashed", _) => {
                 let crashed = e.session_id.as_deref();
                 for (_, t) in self
                     .attached
@@ -135,7 +154,7 @@ impl FrameTargets {
                     t.crashed = true;
                 }
             }
-            "Target.targetInfoChanged" => {
+            ("Target.targetInfoChanged", _) => {
                 let id = field("targetId");
                 for (_, t) in self.attached.iter_mut().filter(|(_, t)| t.frame_id == id) {
                     t.url = field("url");
@@ -179,12 +198,23 @@ impl Tab {
             snap: Ok(snap),
             url: String::new(),
         }];
+        let stopped = match self.frames.lock() {
+            Ok(mut f) => {
+                f.drain(&self.session);
+                if has_frames {
+                    f.stopped.clone()
+                } else {
+                    HashSet::new()
+                }
+            }
+            Err(_) => HashSet::new(),
+        };
         if has_frames {
             self.attach_frames().await;
             frames.extend(self.frame_captures().await);
         }
         let loading = format!("still loading after {} s", FRAME_WAIT.as_secs());
-        merge(&frames, self.viewport(), &loading)
+        merge(&frames, self.viewport(), &loading, &stopped)
     }
 
     /// Reads the frames attached so far, and attaches to their own frames

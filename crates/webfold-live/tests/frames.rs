@@ -519,3 +519,34 @@ async fn a_frame_refusing_to_be_framed_says_so_with_its_address() {
     assert!(snap.contains(&note), "no note in\n{snap}");
     assert!(!snap.contains("Sign in"), "{snap}");
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_frame_that_loaded_nothing_is_not_waited_for() {
+    // A 204 answer ends the frame's navigation without a page, on either site.
+    let ((la, a_port), (lb, b_port)) = (listener(), listener());
+    let empty = || webfold_testkit::http::Response::status("204 No Content", "text/plain", "");
+    Site::new()
+        .page(
+            "/",
+            format!(
+                r#"<!doctype html><html><body><h1>Shop</h1>
+<iframe src="http://localhost:{b_port}/empty"></iframe><iframe src="/empty"></iframe></body></html>"#
+            ),
+        )
+        .route("/empty", empty())
+        .serve_on(la);
+    Site::new().route("/empty", empty()).serve_on(lb);
+    let live = browser();
+    let page = live.page(None).await.unwrap();
+    let mut page = page.lock().await;
+    act(
+        &mut page,
+        Action::GoTo {
+            url: format!("http://127.0.0.1:{a_port}/"),
+        },
+    )
+    .await;
+    let snap = snapshot(&mut page).await;
+    assert!(!snap.contains("not readable"), "{snap}");
+    assert_eq!(snap.matches("- iframe [ref=").count(), 2, "{snap}");
+}
