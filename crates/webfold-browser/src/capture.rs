@@ -617,6 +617,9 @@ impl<'s> Capture<'s> {
             }
             return;
         }
+        if !is_frame && self.owners.is_empty() {
+            return; // the common case: no element here shows a frame
+        }
         let backend = d.backend_ids.get(i).and_then(Value::as_i64);
         let remote = backend.and_then(|b| self.owners.get(&(d.frame, b)).copied());
         match remote.map(|fi| (fi, &self.frames[fi])) {
