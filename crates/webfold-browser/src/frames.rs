@@ -18,7 +18,7 @@ use tokio::time::Instant;
 
 use crate::BrowserError;
 use crate::capture::{CapturedPage, FrameCapture, FrameLink, merge};
-use crate::cdp::Event;
+use crate::cdp::{CdpError, Connection, Event};
 use crate::launch::Tab;
 
 /// How long a capture waits for frames still loading, and for one frame's
@@ -34,15 +34,29 @@ fn snapshot_params() -> Value {
     })
 }
 
-/// Attach to the out-of-process frames of a session's frame, now and as they
-/// come; only frames (workers are no part of a page's view).
-pub(crate) fn auto_attach_params() -> Value {
-    json!({
+/// Has the browser attach the tab to the out-of-process frames of a
+/// session's frame, now and as they come. Only frames: workers are no part
+/// of a page's view (a browser that knows no target filter attaches them
+/// too, and the tab ignores them).
+pub(crate) async fn auto_attach(conn: &Connection, session: &str) -> Result<(), CdpError> {
+    let mut params = json!({
         "autoAttach": true,
         "waitForDebuggerOnStart": false,
         "flatten": true,
         "filter": [{ "type": "iframe" }],
-    })
+    });
+    let method = "Target.setAutoAttach";
+    if conn
+        .call(Some(session), method, params.clone())
+        .await
+        .is_ok()
+    {
+        return Ok(());
+    }
+    if let Some(p) = params.as_object_mut() {
+        p.remove("filter");
+    }
+    conn.call(Some(session), method, params).await.map(|_| ())
 }
 
 /// One out-of-process frame the browser attached the tab to.
@@ -234,13 +248,9 @@ impl Tab {
                 // Page events tell a capture waiting on the frame that it
                 // loaded; Inspector's, that it crashed. A frame dying now
                 // may never answer: it is not waited for past the limit.
-                let setup = [
-                    ("Target.setAutoAttach", auto_attach_params()),
-                    ("Page.enable", json!({})),
-                    ("Inspector.enable", json!({})),
-                ];
-                for (method, params) in setup {
-                    let call = self.conn.call(session, method, params);
+                let _ = tokio::time::timeout(FRAME_WAIT, auto_attach(&self.conn, s)).await;
+                for method in ["Page.enable", "Inspector.enable"] {
+                    let call = self.conn.call(session, method, json!({}));
                     let _ = tokio::time::timeout(FRAME_WAIT, call).await;
                 }
             }))

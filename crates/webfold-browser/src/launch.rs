@@ -11,7 +11,7 @@ use tokio::process::{Child, Command};
 
 use crate::BrowserError;
 use crate::cdp::Connection;
-use crate::frames::{FrameTargets, auto_attach_params};
+use crate::frames::{FrameTargets, auto_attach};
 
 /// The layout viewport, in CSS pixels. Playwright's default is 1280×720.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -247,8 +247,7 @@ impl Browser {
         tab.call("Page.enable", json!({})).await?;
         // Frames on other sites run in processes of their own: attached
         // as they appear, captured with the page (see `frames`).
-        tab.call("Target.setAutoAttach", auto_attach_params())
-            .await?;
+        auto_attach(&tab.conn, &tab.session).await?;
         tab.call(
             "Emulation.setDeviceMetricsOverride",
             json!({ "width": tab.viewport.width, "height": tab.viewport.height, "deviceScaleFactor": 1, "mobile": false }),
