@@ -4,6 +4,12 @@
 //! backend node id, which is how we find the live DOM node again. Before
 //! acting we check the node is still in the document and still the same kind
 //! of element: if not, the agent's view is stale and it must snapshot again.
+//!
+//! A node inside an out-of-process frame is reached through that frame's
+//! CDP session: DOM and script calls go there. Mouse and keyboard input goes
+//! to the tab, as a person's would, so the frame's place on the page (its
+//! `<iframe>`'s content box, frame by frame up to the tab) is added to the
+//! coordinates the frame reports.
 
 use serde_json::{Value, json};
 use webfold_core::action::Target;
@@ -20,6 +26,11 @@ pub struct LiveElement {
     pub backend_id: i64,
     object_id: String,
     label: String,
+    /// The CDP session of its frame; `None` for the tab's own.
+    session: Option<String>,
+    /// The `<iframe>`s holding it, innermost first: each one's session and
+    /// backend node id. Empty for a node of the tab's own process.
+    frames: Vec<(Option<String>, i64)>,
 }
 
 impl CapturedPage {
@@ -30,7 +41,7 @@ impl CapturedPage {
         &self,
         target: &Target,
         session: Option<&SnapshotSession>,
-    ) -> Result<(NodeId, i64), BrowserError> {
+    ) -> Result<(NodeId, (usize, i64)), BrowserError> {
         let stale = || BrowserError::Stale(target.to_string());
         let node = target
             .resolve(&self.page, &self.url, session)
@@ -40,8 +51,23 @@ impl CapturedPage {
                 }
                 _ => stale(),
             })?;
-        let backend = self.backend_id(node).ok_or_else(stale)?;
+        let backend = self.live_node(node).ok_or_else(stale)?;
         Ok((node, backend))
+    }
+
+    /// The `<iframe>`s holding frame session `frame`'s document, innermost
+    /// first, each with the session it is in.
+    fn frame_chain(&self, mut frame: usize) -> Vec<(Option<String>, i64)> {
+        let mut chain = Vec::new();
+        while let Some((parent, owner)) = self.frames.get(frame).and_then(|f| f.owner) {
+            if chain.len() >= self.frames.len() {
+                break; // a loop would be the browser's error; stop anyway
+            }
+            let session = self.frames.get(parent).and_then(|p| p.session.clone());
+            chain.push((session, owner));
+            frame = parent;
+        }
+        chain
     }
 }
 
@@ -81,10 +107,15 @@ impl Tab {
         target: &Target,
         session: Option<&SnapshotSession>,
     ) -> Result<LiveElement, BrowserError> {
-        let (node, backend_id) = captured.resolve(target, session)?;
+        let (node, (frame, backend_id)) = captured.resolve(target, session)?;
         let stale = || BrowserError::Stale(target.to_string());
+        let frame_session = captured.frames.get(frame).and_then(|f| f.session.clone());
         let resolved = self
-            .call("DOM.resolveNode", json!({ "backendNodeId": backend_id }))
+            .call_in(
+                frame_session.as_deref(),
+                "DOM.resolveNode",
+                json!({ "backendNodeId": backend_id }),
+            )
             .await
             .map_err(|_| stale())?;
         let object_id = resolved
@@ -101,6 +132,8 @@ impl Tab {
             backend_id,
             object_id,
             label: target.to_string(),
+            session: frame_session,
+            frames: captured.frame_chain(frame),
         };
         let same = self
             .call_on(
@@ -132,7 +165,8 @@ impl Tab {
     ) -> Result<Value, BrowserError> {
         let args: Vec<Value> = args.iter().map(|v| json!({ "value": v })).collect();
         let r = self
-            .call(
+            .call_in(
+                el.session.as_deref(),
                 "Runtime.callFunctionOn",
                 json!({
                     "objectId": el.object_id,
@@ -154,7 +188,8 @@ impl Tab {
     async fn centre(&self, el: &LiveElement) -> Result<(f64, f64), BrowserError> {
         self.scroll_into_view(el).await?;
         let quads = self
-            .call(
+            .call_in(
+                el.session.as_deref(),
                 "DOM.getContentQuads",
                 json!({ "backendNodeId": el.backend_id }),
             )
@@ -168,19 +203,54 @@ impl Tab {
         if coords.len() < 8 {
             return Err(BrowserError::NoBox(el.label.clone()));
         }
+        let (fx, fy) = self.frame_origin(el).await?;
         Ok((
-            (coords[0] + coords[2] + coords[4] + coords[6]) / 4.0,
-            (coords[1] + coords[3] + coords[5] + coords[7]) / 4.0,
+            fx + (coords[0] + coords[2] + coords[4] + coords[6]) / 4.0,
+            fy + (coords[1] + coords[3] + coords[5] + coords[7]) / 4.0,
         ))
     }
 
+    /// Where the viewport of the element's frame starts in the tab's: the
+    /// content-box corner of each out-of-process `<iframe>` holding it, as
+    /// each one's own frame reports it. (0, 0) in the tab's own process.
+    async fn frame_origin(&self, el: &LiveElement) -> Result<(f64, f64), BrowserError> {
+        let (mut x, mut y) = (0.0, 0.0);
+        for (session, owner) in &el.frames {
+            let model = self
+                .call_in(
+                    session.as_deref(),
+                    "DOM.getBoxModel",
+                    json!({ "backendNodeId": owner }),
+                )
+                .await
+                .map_err(|_| BrowserError::NoBox(el.label.clone()))?;
+            let corner = |i: usize| {
+                model
+                    .pointer(&format!("/model/content/{i}"))
+                    .and_then(Value::as_f64)
+            };
+            let (Some(cx), Some(cy)) = (corner(0), corner(1)) else {
+                return Err(BrowserError::NoBox(el.label.clone()));
+            };
+            x += cx;
+            y += cy;
+        }
+        Ok((x, y))
+    }
+
+    /// Scrolls the element into view: each `<iframe>` holding it first,
+    /// outermost first, then the element within its frame.
     pub async fn scroll_into_view(&self, el: &LiveElement) -> Result<(), BrowserError> {
-        self.call(
-            "DOM.scrollIntoViewIfNeeded",
-            json!({ "backendNodeId": el.backend_id }),
-        )
-        .await
-        .map_err(|_| BrowserError::NoBox(el.label.clone()))?;
+        let frames = el.frames.iter().rev().map(|(s, b)| (s.as_deref(), *b));
+        for (session, backend) in frames.chain([(el.session.as_deref(), el.backend_id)]) {
+            self.call_in(
+                session,
+                "DOM.scrollIntoViewIfNeeded",
+                json!({ "backendNodeId": backend }),
+            )
+            .await
+            .map_err(|_| BrowserError::NoBox(el.label.clone()))?;
+        }
         Ok(())
     }
 
@@ -210,9 +280,13 @@ impl Tab {
 
     /// Replaces the field's value with `text`, as typed (input events fire).
     pub async fn fill(&self, el: &LiveElement, text: &str) -> Result<(), BrowserError> {
-        self.call("DOM.focus", json!({ "backendNodeId": el.backend_id }))
-            .await
-            .map_err(|_| BrowserError::NotEditable(el.label.clone()))?;
+        self.call_in(
+            el.session.as_deref(),
+            "DOM.focus",
+            json!({ "backendNodeId": el.backend_id }),
+        )
+        .await
+        .map_err(|_| BrowserError::NotEditable(el.label.clone()))?;
         let editable = self
             .call_on(
                 el,
@@ -400,7 +474,17 @@ impl Tab {
                 params["captureBeyondViewport"] = json!(true);
             }
         }
+        let clipped = params.get("clip").is_some();
         let r = self.call("Page.captureScreenshot", params).await?;
+        if clipped {
+            // A clip is drawn by moving and scaling the page's view for a
+            // moment; input sent before the page is drawn at its own view
+            // again lands off target (a frame on another site misses it).
+            let drawn = self.evaluate(
+                "new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r)))",
+            );
+            let _ = tokio::time::timeout(std::time::Duration::from_secs(1), drawn).await;
+        }
         let data = r
             .get("data")
             .and_then(Value::as_str)
@@ -413,7 +497,11 @@ impl Tab {
     async fn element_clip(&self, el: &LiveElement) -> Result<Clip, BrowserError> {
         self.scroll_into_view(el).await?;
         let bm = self
-            .call("DOM.getBoxModel", json!({ "backendNodeId": el.backend_id }))
+            .call_in(
+                el.session.as_deref(),
+                "DOM.getBoxModel",
+                json!({ "backendNodeId": el.backend_id }),
+            )
             .await
             .map_err(|_| BrowserError::NoBox(el.label.clone()))?;
         let q: Vec<f64> = bm
@@ -432,13 +520,15 @@ impl Tab {
         if width < 1.0 || height < 1.0 {
             return Err(BrowserError::NoBox(el.label.clone()));
         }
-        // The box model is relative to the viewport; clips are page coordinates.
+        // The box model is relative to its frame's viewport; clips are the
+        // tab's page coordinates.
+        let (fx, fy) = self.frame_origin(el).await?;
         let scroll = self.evaluate("[window.scrollX, window.scrollY]").await?;
         let sx = scroll.pointer("/0").and_then(Value::as_f64).unwrap_or(0.0);
         let sy = scroll.pointer("/1").and_then(Value::as_f64).unwrap_or(0.0);
         Ok(Clip {
-            x: min(xs) + sx,
-            y: min(ys) + sy,
+            x: min(xs) + fx + sx,
+            y: min(ys) + fy + sy,
             width,
             height,
         })

@@ -5,6 +5,15 @@
 //! splice each iframe's document under its `<iframe>` element and each open
 //! shadow root's children under its host, and attach a `Layout` to every node
 //! that has a layout object.
+//!
+//! A snapshot holds only the documents of one renderer process. A frame on
+//! another site runs in a process of its own (out-of-process iframe), so the
+//! tab captures it through the frame's own CDP session: [`merge`] takes every
+//! frame session's snapshot and splices each at the `<iframe>` that owns it,
+//! as if it were same-process. A frame that cannot be read gets a one-line
+//! note in its place, so the view says so instead of showing it empty.
+
+use std::collections::HashSet;
 
 use serde_json::Value;
 use webfold_core::Page;
@@ -16,18 +25,48 @@ use crate::launch::Viewport;
 /// A captured page plus what we need to act on its nodes later.
 pub struct CapturedPage {
     pub page: Page,
-    /// The browser's backend node id for each of our `NodeId`s (by index).
-    pub backend_ids: Vec<Option<i64>>,
+    /// Where each of our `NodeId`s (by index) lives in the browser: the
+    /// index of its frame session in `frames` and its backend node id there
+    /// (backend ids are only unique within one renderer process).
+    pub backend_ids: Vec<Option<(usize, i64)>>,
+    /// The frame sessions the page was captured from; the first is the tab's.
+    pub frames: Vec<FrameLink>,
     pub url: String,
     pub title: String,
     pub viewport: Viewport,
     pub scroll: (f64, f64),
+    /// Frames that had not loaded yet: the tab waits for them, up to a limit.
+    pub(crate) loading: usize,
+}
+
+/// A frame session of a capture and where its frame sits in its parent's.
+#[derive(Clone, Debug, Default)]
+pub struct FrameLink {
+    /// The frame's CDP session; `None` for the tab's own.
+    pub session: Option<String>,
+    /// The frame session (index) holding the frame's `<iframe>`, and that
+    /// element's backend node id there; `None` for the tab's own.
+    pub owner: Option<(usize, i64)>,
 }
 
 impl CapturedPage {
     pub fn backend_id(&self, id: NodeId) -> Option<i64> {
+        self.live_node(id).map(|(_, b)| b)
+    }
+
+    /// The frame session (index into `frames`) and backend node id of a node.
+    pub fn live_node(&self, id: NodeId) -> Option<(usize, i64)> {
         self.backend_ids.get(id.index()).copied().flatten()
     }
+}
+
+/// One frame session's snapshot, as [`merge`] takes it.
+pub(crate) struct FrameCapture {
+    pub link: FrameLink,
+    /// The raw `DOMSnapshot.captureSnapshot` result, or why there is none.
+    pub snap: Result<Value, String>,
+    /// The frame's address as the browser last reported it.
+    pub url: String,
 }
 
 struct Strings<'a>(&'a [Value]);
@@ -111,6 +150,25 @@ impl LiveState {
             }
         }
     }
+}
+
+/// Element `i`'s attributes as (name, value) pairs.
+fn attributes(d: &DocNodes<'_>, i: usize) -> Vec<(String, String)> {
+    let a = d
+        .attrs
+        .get(i)
+        .and_then(Value::as_array)
+        .map(Vec::as_slice)
+        .unwrap_or(&[]);
+    a.chunks(2)
+        .filter(|c| c.len() == 2)
+        .map(|c| {
+            (
+                d.strings.get(&c[0]).to_string(),
+                d.strings.get(&c[1]).to_string(),
+            )
+        })
+        .collect()
 }
 
 /// SVG elements whose content is only drawn where something references it.
@@ -251,25 +309,48 @@ fn generated_content(doc: &Value, strings: &Strings, layout: &DocLayout) -> Gene
     out
 }
 
-/// Build a Page from the raw `DOMSnapshot.captureSnapshot` result.
+/// Build a Page from the raw `DOMSnapshot.captureSnapshot` result of a
+/// page whose frames all run in its process.
 pub fn capture_snapshot(snap: &Value, viewport: Viewport) -> Result<CapturedPage, BrowserError> {
-    let strings = Strings(arr(snap, "/strings"));
-    let docs = arr(snap, "/documents");
-    let main = docs
+    let tab = FrameCapture {
+        link: FrameLink::default(),
+        snap: Ok(snap.clone()),
+        url: String::new(),
+    };
+    merge(&[tab], viewport, "still loading", &HashSet::new())
+}
+
+/// Build one Page from the snapshots of a tab's frame sessions (the tab's
+/// first). A frame still loading gets a note ending in `loading_note`; one
+/// on its first empty document that has `stopped` loading shows it.
+pub(crate) fn merge(
+    frames: &[FrameCapture],
+    viewport: Viewport,
+    loading_note: &str,
+    stopped: &HashSet<String>,
+) -> Result<CapturedPage, BrowserError> {
+    let tab = frames
+        .first()
+        .and_then(|f| f.snap.as_ref().ok())
+        .ok_or_else(|| BrowserError::Protocol("snapshot has no document".into()))?;
+    let main = arr(tab, "/documents")
         .first()
         .ok_or_else(|| BrowserError::Protocol("snapshot has no document".into()))?;
-    let scroll = (
-        main.get("scrollOffsetX")
-            .and_then(Value::as_f64)
-            .unwrap_or(0.0),
-        main.get("scrollOffsetY")
-            .and_then(Value::as_f64)
-            .unwrap_or(0.0),
-    );
+    let tab_strings = Strings(arr(tab, "/strings"));
+    let offset = |k: &str| main.get(k).and_then(Value::as_f64).unwrap_or(0.0);
+    let scroll = (offset("scrollOffsetX"), offset("scrollOffsetY"));
     let b = PageBuilder::new();
     let document = b.document();
     let mut cap = Capture {
-        strings: &strings,
+        frames,
+        owners: frames
+            .iter()
+            .enumerate()
+            .filter_map(|(i, f)| f.link.owner.map(|o| (o, i)))
+            .collect(),
+        loading_note,
+        stopped,
+        loading: 0,
         view: LayoutBox {
             x: scroll.0,
             y: scroll.1,
@@ -278,53 +359,74 @@ pub fn capture_snapshot(snap: &Value, viewport: Viewport) -> Result<CapturedPage
         },
         b,
         backend: vec![None],
-        work: vec![(0, document, (0.0, 0.0))],
+        work: vec![(0, 0, document, (0.0, 0.0))],
     };
-    let mut seen_docs = vec![false; docs.len()];
-    while let Some((di, attach, offset)) = cap.work.pop() {
-        if di >= docs.len() || seen_docs[di] {
-            continue;
+    let mut seen_docs: Vec<Vec<bool>> = frames
+        .iter()
+        .map(|f| {
+            let docs = f.snap.as_ref().map(|s| arr(s, "/documents").len());
+            vec![false; docs.unwrap_or(0)]
+        })
+        .collect();
+    while let Some((fi, di, attach, offset)) = cap.work.pop() {
+        let seen = seen_docs.get_mut(fi).and_then(|s| s.get_mut(di));
+        if seen.is_some_and(|s| !std::mem::replace(s, true)) {
+            cap.document(fi, di, attach, offset);
         }
-        seen_docs[di] = true;
-        cap.document(&docs[di], di, attach, offset);
     }
     let (page, order) = cap.b.finish_with_order();
     let backend_ids = order
         .iter()
         .map(|&old| cap.backend.get(old).copied().flatten())
         .collect();
+    let text = |k: &str| {
+        main.get(k)
+            .map(|v| tab_strings.get(v).to_string())
+            .unwrap_or_default()
+    };
     Ok(CapturedPage {
         page,
         backend_ids,
-        url: main
-            .get("documentURL")
-            .map(|v| strings.get(v).to_string())
-            .unwrap_or_default(),
-        title: main
-            .get("title")
-            .map(|v| strings.get(v).to_string())
-            .unwrap_or_default(),
+        frames: frames.iter().map(|f| f.link.clone()).collect(),
+        url: text("documentURL"),
+        title: text("title"),
         viewport,
         scroll,
+        loading: cap.loading,
     })
 }
 
-/// The page being built from a snapshot's documents.
+/// The page being built from the frame sessions' documents.
 struct Capture<'s> {
-    strings: &'s Strings<'s>,
+    frames: &'s [FrameCapture],
+    /// (frame session, backend id of an `<iframe>` there) → the frame
+    /// session showing that iframe's document.
+    owners: std::collections::HashMap<(usize, i64), usize>,
+    loading_note: &'s str,
+    /// Frames (by id) that stopped loading.
+    stopped: &'s HashSet<String>,
+    /// Frames found still loading.
+    loading: usize,
     /// The viewport, in page coordinates.
     view: LayoutBox,
     b: PageBuilder,
-    /// The backend node id of each builder node, by builder index.
-    backend: Vec<Option<i64>>,
-    /// Documents still to add: (document index, builder parent for its
-    /// root's children, frame offset).
-    work: Vec<(usize, BuilderId, (f64, f64))>,
+    /// The frame session and backend node id of each builder node, by
+    /// builder index.
+    backend: Vec<Option<(usize, i64)>>,
+    /// Documents still to add: (frame session, document index, builder
+    /// parent for its root's children, frame offset).
+    work: Vec<(usize, usize, BuilderId, (f64, f64))>,
 }
 
 /// One document's node arrays, and what is read from them up front.
 struct DocNodes<'a> {
+    strings: &'a Strings<'a>,
+    /// The frame session whose snapshot holds the document.
+    frame: usize,
     index: usize,
+    /// Every document's address and frame id in that snapshot, by
+    /// document index.
+    doc_urls: Vec<(&'a str, &'a str)>,
     parents: &'a [Value],
     types: &'a [Value],
     names: &'a [Value],
@@ -342,11 +444,24 @@ struct DocNodes<'a> {
     in_svg_resource: Vec<bool>,
 }
 
-impl Capture<'_> {
-    /// Add document `doc` (index `di`) under `attach`, its boxes moved by
-    /// its frame's `offset`.
-    fn document(&mut self, doc: &Value, di: usize, attach: BuilderId, offset: (f64, f64)) {
-        let strings = self.strings;
+impl<'s> Capture<'s> {
+    /// Add document `di` of frame session `fi`'s snapshot under `attach`,
+    /// its boxes moved by its frame's `offset`.
+    fn document(&mut self, fi: usize, di: usize, attach: BuilderId, offset: (f64, f64)) {
+        let frames = self.frames;
+        let Ok(snap) = &frames[fi].snap else {
+            return;
+        };
+        let strings = &Strings(arr(snap, "/strings"));
+        let docs = arr(snap, "/documents");
+        let Some(doc) = docs.get(di) else {
+            return;
+        };
+        let field = |d: &Value, k: &str| d.get(k).map_or("", |v| strings.get(v));
+        let doc_urls = docs
+            .iter()
+            .map(|d| (field(d, "documentURL"), field(d, "frameId")))
+            .collect();
         let types = arr(doc, "/nodes/nodeType");
         let n = types.len();
         let layout = document_layout(doc, strings, n);
@@ -360,7 +475,10 @@ impl Capture<'_> {
             )
             .collect();
         let mut d = DocNodes {
+            strings,
+            frame: fi,
             index: di,
+            doc_urls,
             parents: arr(doc, "/nodes/parentIndex"),
             types,
             names: arr(doc, "/nodes/nodeName"),
@@ -402,7 +520,11 @@ impl Capture<'_> {
                 if self.backend.len() <= id.index() {
                     self.backend.resize(id.index() + 1, None);
                 }
-                self.backend[id.index()] = d.backend_ids.get(i).and_then(Value::as_i64);
+                self.backend[id.index()] = d
+                    .backend_ids
+                    .get(i)
+                    .and_then(Value::as_i64)
+                    .map(|b| (fi, b));
             }
             self.layout(&mut d, i, id, offset);
         }
@@ -412,7 +534,7 @@ impl Capture<'_> {
     /// node of ours (pseudo-elements, a frame's doctype, processing
     /// instructions).
     fn node(&mut self, d: &DocNodes<'_>, i: usize, parent_id: BuilderId) -> Option<BuilderId> {
-        let strings = self.strings;
+        let strings = d.strings;
         let name = strings.get(&d.names[i]);
         let value = || strings.get(d.values.get(i).unwrap_or(&Value::Null));
         let id = match d.types[i].as_i64().unwrap_or(0) {
@@ -420,7 +542,7 @@ impl Capture<'_> {
                 if name.starts_with("::") {
                     return None; // pseudo-elements are not DOM nodes
                 }
-                let mut pairs = self.attributes(d, i);
+                let mut pairs = attributes(d, i);
                 d.live.apply(i, name, &mut pairs);
                 // The snapshot upper-cases HTML element names; SVG keeps its case.
                 let ns = if name != name.to_ascii_uppercase() {
@@ -432,7 +554,7 @@ impl Capture<'_> {
             }
             3 => self.b.text(parent_id, value()),
             8 => self.b.comment(parent_id, value()),
-            10 if d.index == 0 => self.b.doctype(name),
+            10 if d.frame == 0 && d.index == 0 => self.b.doctype(name),
             // Shadow roots (document fragments): their children attach to the host.
             11 => parent_id,
             _ => return None,
@@ -440,27 +562,8 @@ impl Capture<'_> {
         Some(id)
     }
 
-    /// Element `i`'s attributes as (name, value) pairs.
-    fn attributes(&self, d: &DocNodes<'_>, i: usize) -> Vec<(String, String)> {
-        let a = d
-            .attrs
-            .get(i)
-            .and_then(Value::as_array)
-            .map(Vec::as_slice)
-            .unwrap_or(&[]);
-        a.chunks(2)
-            .filter(|c| c.len() == 2)
-            .map(|c| {
-                (
-                    self.strings.get(&c[0]).to_string(),
-                    self.strings.get(&c[1]).to_string(),
-                )
-            })
-            .collect()
-    }
-
-    /// Set node `i`'s layout on builder node `id`, and queue the document a
-    /// frame element holds, at the frame's place.
+    /// Set node `i`'s layout on builder node `id`, and queue what a frame
+    /// element shows, at the frame's place.
     fn layout(&mut self, d: &mut DocNodes<'_>, i: usize, id: BuilderId, offset: (f64, f64)) {
         let Some(Some(NodeLayout {
             mut rect,
@@ -471,9 +574,7 @@ impl Capture<'_> {
             overlay,
         })) = d.layout.by_node.get(i).cloned()
         else {
-            if let Some(&child_doc) = d.content_doc.get(&i) {
-                self.work.push((child_doc, id, offset));
-            }
+            self.frame_content(d, i, id, offset, None);
             return;
         };
         rect.x += offset.0;
@@ -507,8 +608,151 @@ impl Capture<'_> {
                 top_layer: overlay == "auto",
             },
         );
-        if let Some(&child_doc) = d.content_doc.get(&i) {
-            self.work.push((child_doc, id, (rect.x, rect.y)));
+        let shown = Shown {
+            rect,
+            rendered,
+            in_viewport,
+        };
+        self.frame_content(d, i, id, (rect.x, rect.y), Some(shown));
+    }
+
+    /// Queue what element `i` shows as a frame, at `at`: its document in
+    /// this snapshot, the snapshot of its out-of-process frame, or a note
+    /// saying why it cannot be read. Not a frame: nothing.
+    fn frame_content(
+        &mut self,
+        d: &DocNodes<'_>,
+        i: usize,
+        id: BuilderId,
+        at: (f64, f64),
+        shown: Option<Shown>,
+    ) {
+        let child = d.content_doc.get(&i).copied();
+        let name = d.names.get(i).map(|n| d.strings.get(n)).unwrap_or("");
+        let is_frame = matches!(name, "IFRAME" | "FRAME");
+        if let Some(doc) = child {
+            // A frame whose navigation has not committed still shows the
+            // empty document every frame starts with; once it stopped
+            // loading, that empty document is what it shows.
+            let (url, frame_id) = d.doc_urls.get(doc).copied().unwrap_or_default();
+            let initial = url == "about:blank"
+                && !self.stopped.contains(frame_id)
+                && attr(d, i, "srcdoc").is_none()
+                && frame_src(d, i).is_some();
+            if is_frame && initial {
+                self.not_loaded(d, i, id, shown);
+            } else {
+                self.work.push((d.frame, doc, id, at));
+            }
+            return;
+        }
+        if !is_frame && self.owners.is_empty() {
+            return; // the common case: no element here shows a frame
+        }
+        let backend = d.backend_ids.get(i).and_then(Value::as_i64);
+        let remote = backend.and_then(|b| self.owners.get(&(d.frame, b)).copied());
+        match remote.map(|fi| (fi, &self.frames[fi])) {
+            // The browser's error page in a frame on another site names only
+            // the host; the address is what lets a reader open it instead.
+            Some((
+                _,
+                FrameCapture {
+                    snap: Ok(s), url, ..
+                },
+            )) if is_error_page(s) => {
+                let why = "it failed to load or refuses to be shown in a frame";
+                self.note(id, shown, format!("(not readable: {why}) {url}"));
+            }
+            Some((fi, FrameCapture { snap: Ok(_), .. })) => self.work.push((fi, 0, id, at)),
+            Some((
+                _,
+                FrameCapture {
+                    snap: Err(why),
+                    url,
+                    ..
+                },
+            )) => {
+                let text = format!("(not readable: {why}) {url}");
+                self.note(id, shown, text);
+            }
+            None if is_frame => self.not_loaded(d, i, id, shown),
+            None => {}
         }
     }
+
+    /// Frame element `i` has no document to show yet: a note with its
+    /// address, counted as loading unless it loads only when scrolled to.
+    fn not_loaded(&mut self, d: &DocNodes<'_>, i: usize, id: BuilderId, shown: Option<Shown>) {
+        let Some(url) = frame_src(d, i) else {
+            return;
+        };
+        let lazy = attr(d, i, "loading").is_some_and(|l| l.eq_ignore_ascii_case("lazy"));
+        let text = if lazy && !shown.is_some_and(|s| s.in_viewport) {
+            format!("(not loaded yet: it loads when scrolled into view) {url}")
+        } else {
+            self.loading += 1;
+            format!("(not readable: {}) {url}", self.loading_note)
+        };
+        self.note(id, shown, text);
+    }
+
+    /// A stand-in document under frame element `id` holding one line of text.
+    fn note(&mut self, id: BuilderId, shown: Option<Shown>, text: String) {
+        let html = self.b.element(id, "", "html", Vec::new());
+        let body = self.b.element(html, "", "body", Vec::new());
+        let line = self.b.text(body, text);
+        let Some(shown) = shown else {
+            return;
+        };
+        for node in [html, body, line] {
+            self.b.set_layout(
+                node,
+                Layout {
+                    rendered: shown.rendered,
+                    bounds: Some(shown.rect),
+                    in_viewport: shown.in_viewport,
+                    receives_pointer_events: true,
+                    display: Some("block".into()),
+                    ..Layout::default()
+                },
+            );
+        }
+    }
+}
+
+/// Whether a frame session's snapshot is of the browser's error page.
+fn is_error_page(snap: &Value) -> bool {
+    let strings = Strings(arr(snap, "/strings"));
+    arr(snap, "/documents")
+        .first()
+        .and_then(|d| d.get("documentURL"))
+        .is_some_and(|u| strings.get(u).starts_with("chrome-error:"))
+}
+
+/// Where a frame element is on the page.
+#[derive(Clone, Copy)]
+struct Shown {
+    rect: LayoutBox,
+    rendered: bool,
+    in_viewport: bool,
+}
+
+/// The value of element `i`'s attribute `name`.
+fn attr(d: &DocNodes<'_>, i: usize, name: &str) -> Option<String> {
+    attributes(d, i)
+        .into_iter()
+        .find(|(k, _)| k.eq_ignore_ascii_case(name))
+        .map(|(_, v)| v)
+}
+
+/// The http(s) address frame element `i` loads, resolved against its
+/// document's address; `None` when it loads nothing from the web.
+fn frame_src(d: &DocNodes<'_>, i: usize) -> Option<String> {
+    let src = attr(d, i, "src")?;
+    let base = url::Url::parse(d.doc_urls.get(d.index).map_or("", |u| u.0)).ok();
+    let url = match base {
+        Some(base) => base.join(src.trim()).ok()?,
+        None => url::Url::parse(src.trim()).ok()?,
+    };
+    matches!(url.scheme(), "http" | "https").then(|| url.to_string())
 }

@@ -8,10 +8,12 @@ use std::sync::atomic::{AtomicU64, Ordering};
 
 use futures_util::{SinkExt, StreamExt};
 use serde_json::{Value, json};
-use tokio::sync::{Mutex, broadcast, oneshot};
+use tokio::sync::{Mutex, broadcast, mpsc, oneshot};
 use tokio_tungstenite::tungstenite::Message;
 
 type Pending = Arc<std::sync::Mutex<HashMap<u64, oneshot::Sender<Result<Value, CdpError>>>>>;
+/// Who hears targets' events without loss (see [`Connection::target_events`]).
+type TargetListeners = Arc<std::sync::Mutex<Vec<mpsc::UnboundedSender<Event>>>>;
 type WsSink = futures_util::stream::SplitSink<
     tokio_tungstenite::WebSocketStream<tokio_tungstenite::MaybeTlsStream<tokio::net::TcpStream>>,
     Message,
@@ -41,6 +43,7 @@ pub struct Connection {
     pending: Pending,
     next_id: AtomicU64,
     events: broadcast::Sender<Event>,
+    targets: TargetListeners,
 }
 
 impl Connection {
@@ -54,11 +57,13 @@ impl Connection {
         let (sink, mut stream) = ws.split();
         let pending: Pending = Arc::default();
         let (events, _) = broadcast::channel(1024);
+        let targets = TargetListeners::default();
         let conn = Arc::new(Connection {
             sink: Mutex::new(sink),
             pending: pending.clone(),
             next_id: AtomicU64::new(1),
             events: events.clone(),
+            targets: targets.clone(),
         });
         tokio::spawn(async move {
             while let Some(Ok(msg)) = stream.next().await {
@@ -83,14 +88,26 @@ impl Connection {
                         let _ = tx.send(result);
                     }
                 } else if let Some(method) = v.get("method").and_then(Value::as_str) {
-                    let _ = events.send(Event {
+                    let event = Event {
                         method: method.to_string(),
                         params: v.get("params").cloned().unwrap_or(Value::Null),
                         session_id: v
                             .get("sessionId")
                             .and_then(Value::as_str)
                             .map(str::to_string),
-                    });
+                    };
+                    let of_target = method.starts_with("Target.")
+                        || matches!(
+                            method,
+                            "Inspector.targetCrashed"
+                                | "Page.frameStartedLoading"
+                                | "Page.frameStoppedLoading"
+                                | "Page.frameDetached"
+                        );
+                    if of_target && let Ok(mut listeners) = targets.lock() {
+                        listeners.retain(|l| l.send(event.clone()).is_ok());
+                    }
+                    let _ = events.send(event);
                 }
             }
             // The socket closed: fail everyone still waiting.
@@ -106,6 +123,19 @@ impl Connection {
     /// Subscribe before sending the command whose events you wait for.
     pub fn subscribe(&self) -> broadcast::Receiver<Event> {
         self.events.subscribe()
+    }
+
+    /// Every `Target.*` event (and those of frames loading, stopping,
+    /// going and crashing) from now on, none dropped however long the
+    /// receiver waits: a tab learns of its out-of-process frames from them
+    /// and reads them only when it captures, so a lagging broadcast must not
+    /// lose one.
+    pub fn target_events(&self) -> mpsc::UnboundedReceiver<Event> {
+        let (tx, rx) = mpsc::unbounded_channel();
+        if let Ok(mut listeners) = self.targets.lock() {
+            listeners.push(tx);
+        }
+        rx
     }
 
     /// Send a command (to a session when given) and wait for its result.

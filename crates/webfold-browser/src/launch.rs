@@ -10,8 +10,8 @@ use tokio::io::{AsyncBufReadExt, BufReader};
 use tokio::process::{Child, Command};
 
 use crate::BrowserError;
-use crate::capture::{CapturedPage, capture_snapshot};
 use crate::cdp::Connection;
+use crate::frames::{FrameTargets, auto_attach};
 
 /// The layout viewport, in CSS pixels. Playwright's default is 1280×720.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -237,6 +237,7 @@ impl Browser {
             .await?;
         let session = str_field(&attached, "sessionId")?;
         let tab = Tab {
+            frames: std::sync::Mutex::new(FrameTargets::new(self.conn.target_events())),
             conn: self.conn.clone(),
             target_id,
             session,
@@ -244,6 +245,9 @@ impl Browser {
             timeout: self.opts.navigation_timeout,
         };
         tab.call("Page.enable", json!({})).await?;
+        // Frames on other sites run in processes of their own: attached
+        // as they appear, captured with the page (see `frames`).
+        auto_attach(&tab.conn, &tab.session).await?;
         tab.call(
             "Emulation.setDeviceMetricsOverride",
             json!({ "width": tab.viewport.width, "height": tab.viewport.height, "deviceScaleFactor": 1, "mobile": false }),
@@ -273,11 +277,25 @@ pub struct Tab {
     pub(crate) session: String,
     viewport: Viewport,
     timeout: Duration,
+    /// The out-of-process frames attached to this tab.
+    pub(crate) frames: std::sync::Mutex<FrameTargets>,
 }
 
 impl Tab {
     pub async fn call(&self, method: &str, params: Value) -> Result<Value, BrowserError> {
         Ok(self.conn.call(Some(&self.session), method, params).await?)
+    }
+
+    /// A command to one of the tab's frame sessions (`None`: the tab's own),
+    /// as a capture's [`crate::FrameLink`] names them.
+    pub async fn call_in(
+        &self,
+        session: Option<&str>,
+        method: &str,
+        params: Value,
+    ) -> Result<Value, BrowserError> {
+        let session = session.unwrap_or(&self.session);
+        Ok(self.conn.call(Some(session), method, params).await?)
     }
 
     /// Close this tab (the browser keeps running).
@@ -444,19 +462,5 @@ impl Tab {
             return Err(BrowserError::Protocol(format!("script threw: {ex}")));
         }
         Ok(r.pointer("/result/value").cloned().unwrap_or(Value::Null))
-    }
-
-    /// One round trip: the DOM with layout and the styles that decide visibility.
-    pub async fn capture(&self) -> Result<CapturedPage, BrowserError> {
-        let snap = self
-            .call(
-                "DOMSnapshot.captureSnapshot",
-                json!({
-                    "computedStyles": ["display", "visibility", "opacity", "pointer-events", "cursor", "overlay"],
-                    "includeDOMRects": true,
-                }),
-            )
-            .await?;
-        capture_snapshot(&snap, self.viewport)
     }
 }

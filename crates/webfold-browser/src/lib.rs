@@ -13,11 +13,13 @@
 mod actions;
 mod capture;
 mod cdp;
+mod frames;
 mod launch;
 
 pub use actions::LiveElement;
-pub use capture::{CapturedPage, capture_snapshot};
+pub use capture::{CapturedPage, FrameLink, capture_snapshot};
 pub use cdp::{CdpError, Connection};
+pub use frames::FRAME_WAIT;
 pub use launch::{Browser, BrowserOptions, NavigationWatch, Tab, Viewport};
 
 /// What can go wrong driving the browser. Each message says what to do next.

@@ -8,12 +8,14 @@ use std::net::{TcpListener, TcpStream};
 use std::path::PathBuf;
 use std::sync::Arc;
 
-/// One answer: status line text, content type, optional `Location`, body.
+/// One answer: status line text, content type, optional `Location`, other
+/// headers, body.
 #[derive(Clone, Debug)]
 pub struct Response {
     pub status: String,
     pub content_type: String,
     pub location: Option<String>,
+    pub headers: Vec<(String, String)>,
     pub body: Vec<u8>,
 }
 
@@ -34,8 +36,15 @@ impl Response {
             status: status.into(),
             content_type: content_type.into(),
             location: None,
+            headers: Vec::new(),
             body: body.into(),
         }
+    }
+
+    /// The answer with one more header (`X-Frame-Options: DENY`, …).
+    pub fn header(mut self, name: &str, value: &str) -> Response {
+        self.headers.push((name.into(), value.into()));
+        self
     }
 
     /// A redirect (`"302 Found"`, `"301 Moved Permanently"`) to `location`.
@@ -108,7 +117,12 @@ impl Site {
 
     /// Starts serving; the base URL, `http://127.0.0.1:PORT` (no slash).
     pub fn serve(self) -> String {
-        let listener = TcpListener::bind("127.0.0.1:0").expect("bind 127.0.0.1:0");
+        self.serve_on(TcpListener::bind("127.0.0.1:0").expect("bind 127.0.0.1:0"))
+    }
+
+    /// Starts serving on `listener`, bound beforehand so that two sites'
+    /// pages can name each other's address; the base URL, no slash.
+    pub fn serve_on(self, listener: TcpListener) -> String {
         let addr = listener.local_addr().expect("local address");
         let site = Arc::new(self);
         std::thread::spawn(move || {
@@ -158,6 +172,9 @@ impl Site {
         );
         if let Some(l) = &r.location {
             head.push_str(&format!("location: {l}\r\n"));
+        }
+        for (name, value) in &r.headers {
+            head.push_str(&format!("{name}: {value}\r\n"));
         }
         head.push_str("\r\n");
         let _ = stream.write_all(head.as_bytes());

@@ -27,11 +27,21 @@ pub struct BadTarget(pub String);
 impl FromStr for Target {
     type Err = BadTarget;
 
-    /// Reads `e12`, `[ref=e12]` (as snapshots print refs) or `57`.
+    /// Reads `e12`, a frame's `f1e3`, `[ref=e12]` (as snapshots print refs)
+    /// or `57`.
     fn from_str(s: &str) -> Result<Target, BadTarget> {
         let t = s.trim().trim_start_matches('[').trim_end_matches(']');
         let t = t.strip_prefix("ref=").unwrap_or(t);
-        if t.len() > 1 && t.starts_with('e') && t[1..].bytes().all(|b| b.is_ascii_digit()) {
+        let digits = |d: &str| !d.is_empty() && d.bytes().all(|b| b.is_ascii_digit());
+        let element = match t.strip_prefix('f') {
+            // A frame's ref: the frame's number, then the element's.
+            Some(framed) => framed
+                .split_once('e')
+                .filter(|(frame, _)| digits(frame))
+                .map(|(_, e)| e),
+            None => t.strip_prefix('e'),
+        };
+        if element.is_some_and(digits) {
             return Ok(Target::Ref(t.to_string()));
         }
         t.parse::<u32>()
@@ -102,9 +112,9 @@ impl schemars::JsonSchema for Target {
 
     fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
         schemars::json_schema!({
-            "description": "A ref from the latest snapshot (\"e12\") or a node id from the CNT (57).",
+            "description": "A ref from the latest snapshot (\"e12\", or \"f1e3\" in a frame) or a node id from the CNT (57).",
             "oneOf": [
-                {"type": "string", "pattern": "^e[0-9]+$"},
+                {"type": "string", "pattern": "^(f[0-9]+)?e[0-9]+$"},
                 {"type": "integer", "minimum": 0}
             ]
         })
@@ -120,8 +130,12 @@ mod tests {
         let t = |s: &str| s.parse::<Target>();
         assert_eq!(t("e12"), Ok(Target::Ref("e12".into())));
         assert_eq!(t("[ref=e3]"), Ok(Target::Ref("e3".into())));
+        assert_eq!(t("f2e7"), Ok(Target::Ref("f2e7".into())));
+        assert_eq!(t("[ref=f10e1]"), Ok(Target::Ref("f10e1".into())));
         assert_eq!(t("57"), Ok(Target::Node(NodeId(57))));
-        for bad in ["", "e", "button", "e1x", "-3"] {
+        for bad in [
+            "", "e", "button", "e1x", "-3", "f", "fe1", "f1", "f1e", "f1x2",
+        ] {
             assert_eq!(t(bad), Err(BadTarget(bad.into())), "{bad}");
         }
         let json: Vec<Target> = serde_json::from_str(r#"["e4", 9, "10"]"#).unwrap();
