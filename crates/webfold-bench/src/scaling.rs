@@ -5,8 +5,9 @@
 //!
 //! Run: `cargo run --release -p webfold-bench -- scaling` (`--scale K`
 //! multiplies the test's rows, default 5: 15,000 → 30,000 table rows, real
-//! pages run together 2 → 4 MB; `--scale 40` takes them to 32 MB; `--json`
-//! for the figures alone).
+//! pages run together 2 → 4 MB; `--scale 40 --shape real` takes them to
+//! 32 MB; `--shape TEXT` runs the shapes whose name holds TEXT; `--json` for
+//! the figures alone).
 
 use std::time::{Duration, Instant};
 
@@ -49,8 +50,15 @@ fn measure(html: &str, call: &Call) -> Size {
 pub fn main(args: &[String]) -> anyhow::Result<()> {
     let scale = flag(args, "--scale").unwrap_or(5);
     let as_json = args.iter().any(|a| a == "--json");
+    let only = args
+        .iter()
+        .position(|a| a == "--shape")
+        .and_then(|i| args.get(i + 1));
     let mut rows = Vec::new();
     for shape in SHAPES {
+        if only.is_some_and(|o| !shape.name.contains(o.as_str())) {
+            continue;
+        }
         let htmls = [1, 2].map(|k| (shape.page)(k * scale * shape.rows));
         if !as_json {
             print_parse(shape, &htmls[1]);
