@@ -154,4 +154,53 @@ mod tests {
         let t = Text::join(t, false, Text::new("c".into()), false);
         assert_eq!(t.into_string(), "a b c");
     }
+
+    /// The join on plain strings, as the merge did before pieces.
+    fn join_strings(mut a: String, a_inline_end: bool, b: &str, b_inline_start: bool) -> String {
+        if b.is_empty() {
+            return a;
+        }
+        if a.is_empty() {
+            return b.to_string();
+        }
+        let (a_space, b_space) = (a.ends_with(' '), b.starts_with(' '));
+        if a_space && b_space {
+            a.push_str(&b[1..]);
+        } else if a_space || b_space || (a_inline_end && b_inline_start) {
+            a.push_str(b);
+        } else {
+            a.push(' ');
+            a.push_str(b);
+        }
+        a
+    }
+
+    /// Joined in any order of nesting (appended to, prepended to), pieces
+    /// read as the plain strings would.
+    #[test]
+    fn pieces_join_as_strings_do() {
+        const WORDS: [&str; 7] = ["a", " ", "b ", " c", " d ", "", "ef"];
+        let mut seed = 7u64;
+        let mut next = |n: u64| {
+            seed = seed.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1);
+            (seed >> 33) % n
+        };
+        for _ in 0..2000 {
+            let (mut text, mut plain) = (Text::default(), String::new());
+            for _ in 0..next(8) {
+                let w = WORDS[next(WORDS.len() as u64) as usize];
+                let (edge, other) = (next(2) == 0, next(2) == 0);
+                if next(2) == 0 {
+                    text = Text::join(text, edge, Text::new(w.into()), other);
+                    plain = join_strings(plain, edge, w, other);
+                } else {
+                    text = Text::join(Text::new(w.into()), other, text, edge);
+                    plain = join_strings(w.to_string(), other, &plain, edge);
+                }
+                assert_eq!(text.len(), plain.len());
+                assert_eq!(text.is_blank(), plain.trim().is_empty());
+            }
+            assert_eq!(text.into_string(), plain);
+        }
+    }
 }
