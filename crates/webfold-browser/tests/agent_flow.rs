@@ -3,6 +3,7 @@
 //! test starts on 127.0.0.1.
 
 use std::collections::HashMap;
+use webfold_testkit::ref_of as ref_text;
 
 use serde_json::json;
 use webfold_browser::{Browser, BrowserError, BrowserOptions, CapturedPage, Tab};
@@ -41,17 +42,6 @@ fn view(cap: &CapturedPage) -> String {
     )
     .expect("snapshot")
     .text
-}
-
-/// The ref printed on the first snapshot line containing `needle`.
-fn ref_of(snapshot: &str, needle: &str) -> Target {
-    let line = snapshot
-        .lines()
-        .find(|l| l.contains(needle))
-        .unwrap_or_else(|| panic!("no line with {needle} in\n{snapshot}"));
-    let start = line.find("[ref=").expect("line has a ref") + 5;
-    let end = start + line[start..].find(']').expect("ref closes");
-    Target::Ref(line[start..end].to_string())
 }
 
 async fn open(base: &str) -> (Browser, Tab) {
@@ -211,4 +201,9 @@ fn png_size(png: &[u8]) -> (u32, u32) {
     let w = u32::from_be_bytes(png[16..20].try_into().unwrap());
     let h = u32::from_be_bytes(png[20..24].try_into().unwrap());
     (w, h)
+}
+
+/// The ref on the first snapshot line containing `needle`, as a target.
+fn ref_of(snapshot: &str, needle: &str) -> Target {
+    Target::Ref(ref_text(snapshot, needle))
 }

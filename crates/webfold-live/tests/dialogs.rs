@@ -2,6 +2,7 @@
 //! behind it; a popover ranks high and blocks nothing.
 
 use std::collections::HashMap;
+use webfold_testkit::ref_of;
 
 use webfold_browser::BrowserOptions;
 use webfold_core::action::{Action, Target};
@@ -73,17 +74,6 @@ fn pages() -> HashMap<&'static str, String> {
 
 fn snapshot(opts: SnapshotOptions) -> Call {
     Call::of::<SnapshotView>(opts, Ctx::default())
-}
-
-/// The ref on the first line of `text` containing `needle`.
-fn ref_of(text: &str, needle: &str) -> String {
-    let line = text
-        .lines()
-        .find(|l| l.contains(needle))
-        .unwrap_or_else(|| panic!("no line with {needle} in\n{text}"));
-    let start = line.find("[ref=").expect("line has a ref") + 5;
-    let end = start + line[start..].find(']').expect("ref closes");
-    line[start..end].to_string()
 }
 
 fn click(r: &str) -> Action {

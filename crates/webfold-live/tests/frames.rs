@@ -5,6 +5,7 @@
 //! frame-qualified refs, and every action reaches into them.
 
 use std::net::TcpListener;
+use webfold_testkit::ref_of as ref_text;
 
 use webfold_browser::BrowserOptions;
 use webfold_core::action::{Action, Target};
@@ -112,17 +113,6 @@ async fn view<V: View>(page: &mut LivePage, request: V::Request) -> String {
         Ok(v) => v.envelope.text,
         Err(e) => panic!("{:?} failed: {e}", V::NAME),
     }
-}
-
-/// The ref on the first line of `snapshot` containing `needle`.
-fn ref_of(snapshot: &str, needle: &str) -> Target {
-    let line = snapshot
-        .lines()
-        .find(|l| l.contains(needle))
-        .unwrap_or_else(|| panic!("no line with {needle} in\n{snapshot}"));
-    let start = line.find("[ref=").expect("line has a ref") + 5;
-    let end = start + line[start..].find(']').expect("ref closes");
-    line[start..end].parse().expect("a ref")
 }
 
 /// The frame a ref is in: `f2e5` → 2, `e5` → 0.
@@ -549,4 +539,9 @@ async fn a_frame_that_loaded_nothing_is_not_waited_for() {
     let snap = snapshot(&mut page).await;
     assert!(!snap.contains("not readable"), "{snap}");
     assert_eq!(snap.matches("- iframe [ref=").count(), 2, "{snap}");
+}
+
+/// The ref on the first line of `snapshot` containing `needle`, as a target.
+fn ref_of(snapshot: &str, needle: &str) -> Target {
+    ref_text(snapshot, needle).parse().expect("a ref")
 }

@@ -7,6 +7,7 @@ mod common;
 
 use std::collections::HashMap;
 use std::sync::Arc;
+use webfold_testkit::ref_of;
 
 use base64::Engine as _;
 use common::mcp::{Session, page_text, text_of};
@@ -72,17 +73,6 @@ fn browser_app(viewport: Viewport) -> TestApp {
         ..BrowserOptions::default()
     });
     app_with_tools(Policy::loopback(3456), None, Some(Arc::new(live)))
-}
-
-/// The ref on the first line of `snapshot` containing `needle`.
-fn ref_of(snapshot: &str, needle: &str) -> String {
-    let line = snapshot
-        .lines()
-        .find(|l| l.contains(needle))
-        .unwrap_or_else(|| panic!("no line with {needle} in\n{snapshot}"));
-    let start = line.find("[ref=").expect("line has a ref") + 5;
-    let end = start + line[start..].find(']').expect("ref closes");
-    line[start..end].to_string()
 }
 
 fn snapshot_text(r: &Value) -> String {

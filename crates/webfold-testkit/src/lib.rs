@@ -76,3 +76,16 @@ impl Drop for KillOnDrop {
         let _ = self.0.wait();
     }
 }
+
+/// The ref on the first line of a snapshot containing `needle`
+/// (`- button "Press me" [ref=e2]` → `e2`); a missing line fails the test
+/// and shows the snapshot.
+pub fn ref_of(snapshot: &str, needle: &str) -> String {
+    snapshot
+        .lines()
+        .find(|l| l.contains(needle))
+        .and_then(|line| line.split("[ref=").nth(1))
+        .and_then(|r| r.split(']').next())
+        .unwrap_or_else(|| panic!("no ref on a line with {needle} in\n{snapshot}"))
+        .to_string()
+}

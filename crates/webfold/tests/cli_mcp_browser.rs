@@ -5,6 +5,7 @@
 
 use std::collections::HashSet;
 use std::process::{Child, Command, Stdio};
+use webfold_testkit::ref_of;
 
 use serde_json::json;
 use webfold_testkit::mcp::{self, McpClient, page_text};
@@ -165,17 +166,6 @@ fn sigterm_stops_the_server_and_chromium() {
     assert!(status.success(), "a clean exit on SIGTERM: {status:?}");
     let left = left_after(&chromium, std::time::Duration::from_secs(10));
     assert!(left.is_empty(), "still running after SIGTERM: {left:?}");
-}
-
-/// The ref of the snapshot line naming `what` (`- button "Press me" [ref=e2]`
-/// → `e2`).
-fn ref_of(snap: &str, what: &str) -> String {
-    snap.lines()
-        .find(|l| l.contains(what))
-        .and_then(|line| line.split("[ref=").nth(1))
-        .and_then(|r| r.split(']').next())
-        .unwrap_or_else(|| panic!("no ref for {what} in {snap}"))
-        .to_string()
 }
 
 /// Waits (ten seconds at most) until none of `procs` runs.
