@@ -13,17 +13,7 @@ fn peak_rss_kb() -> Option<u64> {
 
 /// A page of about `target` bytes: real corpus pages' bodies concatenated.
 pub(crate) fn big_page(target: usize) -> String {
-    let mut body = String::new();
-    'outer: loop {
-        for p in webfold_corpus::pages_of("readability") {
-            let html = p.html();
-            let start = html.find("<body").unwrap_or(0);
-            body.push_str(&html[start..]);
-            if body.len() >= target {
-                break 'outer;
-            }
-        }
-    }
+    let body = webfold_corpus::pages_run_together(target);
     format!("<!doctype html><html><head><title>big</title></head>{body}</html>")
 }
 

@@ -98,6 +98,23 @@ pub fn pages_of(set: &str) -> Vec<CorpusPage> {
     pages().into_iter().filter(|p| p.set == set).collect()
 }
 
+/// At least `target` bytes of real pages' bodies (the readability set's,
+/// from `<body` on), one after another: a large page of real content.
+pub fn pages_run_together(target: usize) -> String {
+    let pages = pages_of("readability");
+    let mut body = String::with_capacity(target + 200_000);
+    while body.len() < target && !pages.is_empty() {
+        for p in &pages {
+            let html = p.html();
+            body.push_str(&html[html.find("<body").unwrap_or(0)..]);
+            if body.len() >= target {
+                break;
+            }
+        }
+    }
+    body
+}
+
 /// Every `n`-th page (at least one page per set), for tests that must stay quick.
 pub fn sample(every: usize) -> Vec<CorpusPage> {
     pages()

@@ -137,24 +137,13 @@ fn product_grid(n: usize) -> String {
     ))
 }
 
-/// About `kb` kilobytes: the readability set's page bodies, one after
-/// another, up to a unit of 400 KB repeated, so that twice the kilobytes is
+/// About `kb` kilobytes: a unit of 400 KB of real pages
+/// ([`crate::pages_run_together`]) repeated, so that twice the kilobytes is
 /// twice the same content.
 fn real_pages(kb: usize) -> String {
     const UNIT: usize = 400_000;
     let target = kb * 1000;
-    let pages = crate::pages_of("readability");
-    let mut unit = String::with_capacity(target.min(UNIT) + 200_000);
-    'fill: loop {
-        for p in &pages {
-            let html = p.html();
-            let start = html.find("<body").unwrap_or(0);
-            unit.push_str(&html[start..]);
-            if unit.len() >= target.min(UNIT) {
-                break 'fill;
-            }
-        }
-    }
+    let unit = crate::pages_run_together(target.min(UNIT));
     let body = unit.repeat(target.div_ceil(UNIT).max(1));
     format!("<!doctype html><html><head><title>big</title></head>{body}</html>")
 }

@@ -133,6 +133,15 @@ fn browser() -> LiveBrowser {
     })
 }
 
+/// The full snapshot of `url`, in a browser of its own.
+async fn snapshot_of(url: String) -> String {
+    let live = browser();
+    let page = live.page(None).await.unwrap();
+    let mut page = page.lock().await;
+    act(&mut page, Action::GoTo { url }).await;
+    snapshot(&mut page).await
+}
+
 async fn act(page: &mut LivePage, action: Action) -> String {
     match page.act(&action).await {
         Ok(done) => done,
@@ -408,17 +417,7 @@ async fn a_frame_that_never_loads_says_so_with_its_address() {
             ),
         )
         .serve_on(la);
-    let live = browser();
-    let page = live.page(None).await.unwrap();
-    let mut page = page.lock().await;
-    act(
-        &mut page,
-        Action::GoTo {
-            url: format!("http://127.0.0.1:{a_port}/"),
-        },
-    )
-    .await;
-    let snap = snapshot(&mut page).await;
+    let snap = snapshot_of(format!("http://127.0.0.1:{a_port}/")).await;
     let note = format!("(not readable: still loading after 2 s) {frame_url}");
     let line = snap.lines().find(|l| l.contains(&note));
     assert!(line.is_some(), "no note in\n{snap}");
@@ -493,17 +492,7 @@ async fn a_frame_refusing_to_be_framed_says_so_with_its_address() {
             webfold_testkit::http::Response::html(login).header("X-Frame-Options", "DENY"),
         )
         .serve_on(lb);
-    let live = browser();
-    let page = live.page(None).await.unwrap();
-    let mut page = page.lock().await;
-    act(
-        &mut page,
-        Action::GoTo {
-            url: format!("http://127.0.0.1:{a_port}/"),
-        },
-    )
-    .await;
-    let snap = snapshot(&mut page).await;
+    let snap = snapshot_of(format!("http://127.0.0.1:{a_port}/")).await;
     let note =
         format!("(not readable: it failed to load or refuses to be shown in a frame) {frame_url}");
     assert!(snap.contains(&note), "no note in\n{snap}");
@@ -526,17 +515,7 @@ async fn a_frame_that_loaded_nothing_is_not_waited_for() {
         .route("/empty", empty())
         .serve_on(la);
     Site::new().route("/empty", empty()).serve_on(lb);
-    let live = browser();
-    let page = live.page(None).await.unwrap();
-    let mut page = page.lock().await;
-    act(
-        &mut page,
-        Action::GoTo {
-            url: format!("http://127.0.0.1:{a_port}/"),
-        },
-    )
-    .await;
-    let snap = snapshot(&mut page).await;
+    let snap = snapshot_of(format!("http://127.0.0.1:{a_port}/")).await;
     assert!(!snap.contains("not readable"), "{snap}");
     assert_eq!(snap.matches("- iframe [ref=").count(), 2, "{snap}");
 }
