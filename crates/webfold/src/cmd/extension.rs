@@ -88,17 +88,18 @@ fn prepare(dir: &Path) -> anyhow::Result<PathBuf> {
         .map(|e| e.file_name().to_string_lossy().into_owned())
         .filter(|n| !ours(n))
         .collect();
-    let holds_extension = dir.join("manifest.json").is_file();
+    let manifest = dir.join("manifest.json");
+    let earlier_copy = manifest.is_file() && is_ours(&manifest);
     anyhow::ensure!(
-        foreign.is_empty() || holds_extension && is_ours(&dir.join("manifest.json")),
+        !manifest.is_file() || earlier_copy,
+        "{} holds another extension's manifest.json: choose a new or empty folder",
+        dir.display()
+    );
+    anyhow::ensure!(
+        foreign.is_empty() || earlier_copy,
         "{} already holds other files ({}): choose a new or empty folder",
         dir.display(),
         foreign.join(", ")
-    );
-    anyhow::ensure!(
-        !holds_extension || is_ours(&dir.join("manifest.json")),
-        "{} holds another extension's manifest.json: choose a new or empty folder",
-        dir.display()
     );
     Ok(dir)
 }
