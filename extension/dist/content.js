@@ -1,6 +1,7 @@
 "use strict";
 // The picker, injected into the page on demand: hover outlines an element,
-// a click selects it, Esc cancels. Only trusted (user) events count, so the
+// ↑ / ↓ (or Alt + the wheel) widen it to its parent and narrow it back
+// toward the element under the pointer, a click selects it, Esc cancels. Only trusted (user) events count, so the
 // page cannot pick for the user. It talks to the service worker only; it
 // never opens a connection of its own.
 (() => {
@@ -13,6 +14,9 @@
     const MAX_TEXT = 2000;
     const MAX_CHILDREN = 50;
     let picking = false;
+    /** The deepest element under the pointer. */
+    let pointed = null;
+    /** What a click picks: `pointed`, or an ancestor of it the user widened to. */
     let hovered = null;
     let selected = null;
     /** The element under the pointer in the side panel's view of the page. */
@@ -71,7 +75,7 @@
     }
     function setPill() {
         pill.textContent = picking
-            ? "webfold · click an element to pick it · Esc cancels"
+            ? "webfold · click to pick · ↑ ↓ or Alt+wheel: wider, narrower · Esc cancels"
             : selected
                 ? `webfold · picked ${label(selected)}`
                 : "webfold";
@@ -174,10 +178,30 @@
         if (!picking || !e.isTrusted)
             return;
         const el = target(e);
-        if (el && el !== hovered) {
+        // A new element under the pointer starts from itself; moving within the
+        // same one keeps what the user widened to.
+        if (el && el !== pointed) {
+            pointed = el;
             hovered = el;
             draw();
         }
+    }
+    /** Widens the proposal to its parent (`up`) or narrows it one step back toward `pointed`. */
+    function step(up) {
+        if (!hovered || !pointed)
+            return;
+        if (up) {
+            const parent = hovered.parentElement;
+            if (parent && parent !== document.documentElement)
+                hovered = parent;
+        }
+        else if (hovered !== pointed) {
+            let child = pointed;
+            while (child.parentElement && child.parentElement !== hovered)
+                child = child.parentElement;
+            hovered = child;
+        }
+        draw();
     }
     function swallow(e) {
         if (!picking || !e.isTrusted)
@@ -189,7 +213,9 @@
         if (!picking || !e.isTrusted)
             return;
         swallow(e);
-        const el = target(e) ?? hovered;
+        const t = target(e);
+        // The widened proposal, when the click is within it.
+        const el = hovered && (!t || hovered.contains(t)) ? hovered : t;
         if (!el)
             return;
         stop();
@@ -200,11 +226,25 @@
         chrome.runtime.sendMessage(msg).catch(() => { });
     }
     function onKey(e) {
-        if (!picking || !e.isTrusted || e.key !== "Escape")
+        if (!picking || !e.isTrusted)
+            return;
+        if (e.key === "ArrowUp" || e.key === "ArrowDown") {
+            swallow(e);
+            step(e.key === "ArrowUp");
+            return;
+        }
+        if (e.key !== "Escape")
             return;
         swallow(e);
         stop();
         chrome.runtime.sendMessage({ kind: "pick_cancelled" }).catch(() => { });
+    }
+    function onWheel(e) {
+        // The plain wheel still scrolls the page to find an element.
+        if (!picking || !e.isTrusted || !e.altKey || e.deltaY === 0)
+            return;
+        swallow(e);
+        step(e.deltaY < 0);
     }
     const blocked = ["mousedown", "mouseup", "pointerdown", "pointerup", "dblclick", "contextmenu"];
     const handlers = [
@@ -219,12 +259,18 @@
             return;
         picking = on;
         hovered = null;
+        pointed = null;
         for (const [type, fn] of handlers) {
             if (on)
                 window.addEventListener(type, fn, true);
             else
                 window.removeEventListener(type, fn, true);
         }
+        // Not passive, so Alt + the wheel does not also scroll the page.
+        if (on)
+            window.addEventListener("wheel", onWheel, { capture: true, passive: false });
+        else
+            window.removeEventListener("wheel", onWheel, { capture: true });
         setPill();
         draw();
     }

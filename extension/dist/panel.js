@@ -27,6 +27,8 @@ const viewMeta = $("view-meta");
 const viewList = $("view");
 const viewClose = $("view-close");
 const viewButtons = [$("view-cnt"), $("view-outline")];
+const controls = $("controls");
+const collapse = $("collapse");
 const fixedTab = Number(new URLSearchParams(location.search).get("tab")) || undefined;
 let tabId = fixedTab;
 let port;
@@ -95,6 +97,7 @@ function withCode(text) {
 function render(v) {
     last = v;
     conn.dataset.state = v.conn;
+    conn.dataset.agents = String(v.tab?.agents.length ?? 0);
     connText.replaceChildren(...withCode(v.detail));
     const mustPair = v.conn === "unpaired" || v.conn === "unauthorized";
     pairBox.hidden = !(mustPair || wantPairing);
@@ -140,14 +143,13 @@ function render(v) {
         const text = document.createElement("div");
         text.className = "sel-text";
         text.textContent = s.text || "(no text)";
-        const page = document.createElement("div");
-        page.className = "sel-page";
-        page.textContent = s.title || s.url;
-        selectionBox.append(head, text, page);
+        selectionBox.append(head, text);
+        selectionBox.title = `${s.title || s.url}\n${s.text}`;
         selectionBox.dataset.contextId = tab.contextId ?? "";
     }
     else {
         selectionBox.textContent = "Pick an element on the page, then ask about it.";
+        selectionBox.title = "";
         selectionBox.dataset.contextId = "";
     }
     statusBox.replaceChildren();
@@ -178,17 +180,19 @@ function render(v) {
             li.append(body);
             if (e.result)
                 li.append(...resultNodes(e.result));
+            if (e.complete)
+                li.append(meta("", e.at));
             if (e.closed) {
-                const meta = document.createElement("div");
-                meta.className = "meta closed";
-                meta.textContent = e.closed;
-                li.append(meta);
+                const note = document.createElement("div");
+                note.className = "meta closed";
+                note.textContent = e.closed;
+                li.append(note);
             }
             if (e.error) {
-                const meta = document.createElement("div");
-                meta.className = "meta error";
-                meta.textContent = e.error;
-                li.append(meta);
+                const note = document.createElement("div");
+                note.className = "meta error";
+                note.textContent = e.error;
+                li.append(note);
             }
         }
         else {
@@ -196,10 +200,11 @@ function render(v) {
             body.className = "text";
             body.textContent = e.text;
             li.append(body);
-            const meta = document.createElement("div");
-            meta.className = e.error ? "meta error" : "meta";
-            meta.textContent = e.error ?? (e.deliveredTo ? `to ${e.deliveredTo}` : "sending…");
-            li.append(meta);
+            const said = e.error ?? (e.deliveredTo ? `to ${e.deliveredTo}` : e.earlier ? "earlier" : "sending…");
+            const m = meta(said, e.at);
+            if (e.error)
+                m.classList.add("error");
+            li.append(m);
         }
         chat.append(li);
     }
@@ -215,6 +220,21 @@ function render(v) {
         : open
             ? "Pick an element first"
             : "Not connected";
+}
+/** A chat entry's meta line: what happened to it, then when. */
+function meta(said, at) {
+    const line = document.createElement("div");
+    line.className = "meta";
+    const when = new Date(at);
+    const time = document.createElement("time");
+    time.dateTime = when.toISOString();
+    time.title = when.toLocaleString();
+    const today = when.toDateString() === new Date().toDateString();
+    time.textContent = today
+        ? when.toLocaleTimeString([], { hour: "2-digit", minute: "2-digit" })
+        : when.toLocaleString([], { month: "short", day: "numeric", hour: "2-digit", minute: "2-digit" });
+    line.append(said ? `${said} · ` : "", time);
+    return line;
 }
 /** The built-in agent's proposed changes (shown, not applied) and what the run cost. */
 function resultNodes(r) {
@@ -294,6 +314,15 @@ viewList.addEventListener("mouseleave", () => {
     hoveredLine = null;
     post({ kind: "highlight", selector: null });
 });
+/** The controls above the chat, shown or hidden (kept across panel openings). */
+function showControls(on) {
+    controls.hidden = !on;
+    collapse.setAttribute("aria-expanded", String(on));
+    collapse.textContent = on ? "Hide controls" : "Show controls";
+    localStorage.setItem("webfold.controls", on ? "shown" : "hidden");
+}
+collapse.addEventListener("click", () => showControls(controls.hidden));
+showControls(localStorage.getItem("webfold.controls") !== "hidden");
 pickButton.addEventListener("click", () => {
     post({ kind: last?.tab?.picking ? "cancel_pick" : "pick" });
 });

@@ -57,7 +57,7 @@ try {
   await panel.press("#message", "Enter");
   await until("the message to reach the built-in agent", () =>
     // (The answer may be in already: the user's bubble need not be the last.)
-    panel.$$eval("#chat > li.user .meta", (es, l) => es.at(-1)?.textContent === `to ${l}`, label),
+    panel.$$eval("#chat > li.user .meta", (es, l) => es.at(-1)?.textContent.startsWith(`to ${l} · `), label),
   );
   const shown = await until(
     "the built-in agent's answer",

@@ -151,6 +151,10 @@ const MARKDOWN_CASES = [
   ["> quoted `code`\n> more", "<blockquote><p>quoted <code>code</code> more</p></blockquote>"],
   ["line one  \nline two\nline three", "<p>line one<br>line two line three</p>"],
   ["a snake_case_name", "<p>a snake_case_name</p>"],
+  [
+    "- [ ] to do\n- [x] done",
+    '<ul><li class="task"><input type="checkbox" disabled=""> to do</li><li class="task"><input type="checkbox" disabled=""> done</li></ul>',
+  ],
 ];
 
 // ---- the run ----
@@ -234,6 +238,14 @@ try {
   summary.screenshots.push("panel-connected.png");
 
   const pickState = () => panel.$eval("#pick", (e) => e.dataset.picking === "true");
+  const marks = () =>
+    sw.evaluate(
+      async (t) =>
+        (await chrome.scripting.executeScript({ target: { tabId: t }, func: () => window.__webfoldPicker?.marks?.() }))[0]
+          ?.result,
+      tabId,
+    );
+  const markedAs = (label) => until(`the picker to propose ${label}`, async () => (await marks())?.label === label);
   const count = () => page.textContent("#count");
   const buy = await page.locator("#buy").boundingBox();
   const cx = buy.x + buy.width / 2;
@@ -245,6 +257,20 @@ try {
   await until("picking to start", pickState);
   await page.bringToFront();
   await page.mouse.move(cx, cy);
+  // Wider and narrower while picking: keys, and Alt with the wheel.
+  await markedAs("button#buy.cta.primary");
+  await page.keyboard.press("ArrowUp");
+  await markedAs("form.checkout");
+  await page.keyboard.down("Alt");
+  await page.mouse.wheel(0, -100);
+  await markedAs("section.card.product");
+  await page.mouse.wheel(0, 100);
+  await markedAs("form.checkout");
+  await page.keyboard.up("Alt");
+  await page.keyboard.press("ArrowDown");
+  await markedAs("button#buy.cta.primary");
+  await page.keyboard.press("ArrowDown");
+  await markedAs("button#buy.cta.primary");
   await page.keyboard.press("Escape");
   await until("Esc to cancel the pick", async () => !(await pickState()));
   await page.mouse.click(cx, cy);
@@ -321,7 +347,8 @@ try {
     "\n\n```css\n#buy { background: blue; }\n```\n",
     "\n- done\n- <img src=x onerror=\"window.pwned=1\"> stays text",
   ];
-  const bubble = () => panel.$eval("#chat > li.assistant:last-child", (e) => ({ text: e.textContent, complete: e.dataset.complete }));
+  const bubble = () =>
+    panel.$eval("#chat > li.assistant:last-child", (e) => ({ text: e.querySelector(".md").textContent, complete: e.dataset.complete }));
   const markers = ["Sure", "#buy { background: blue; }", "stays text"];
   for (let i = 0; i < parts.length; i++) {
     await agent.tool("respond_to_browser", { sessionId: sid, messageId: asked.structuredContent.messageId, message: parts[i], isComplete: false });
@@ -360,6 +387,30 @@ try {
   await until("the status to clear", () => panel.$eval("#status", (e) => e.textContent === ""));
   await panel.screenshot({ path: join(SHOTS, "panel-chat.png") });
   summary.screenshots.push("panel-chat.png");
+  // Every entry says when; the user's says to whom first.
+  const times = await panel.$$eval("#chat > li", (es) =>
+    es.map((e) => ({ meta: e.querySelector(".meta:has(time)")?.textContent ?? "", at: e.querySelector("time")?.dateTime ?? "" })),
+  );
+  check(
+    times.length >= 2 && times.every((t) => /^\d{4}-\d\d-\d\dT/.test(t.at) && /\d\d:\d\d/.test(t.meta)),
+    `a time on every chat entry: ${JSON.stringify(times)}`,
+  );
+  // The chat's share of a 360×665 side panel, controls shown and hidden.
+  await panel.setViewportSize({ width: 360, height: 665 });
+  const share = () => panel.$eval("#chat", (e) => e.getBoundingClientRect().height / window.innerHeight);
+  summary.chatShare = Math.round((await share()) * 100) / 100;
+  await panel.screenshot({ path: join(SHOTS, "panel-360x665.png") });
+  await panel.click("#collapse");
+  await until("the controls to hide", () => panel.$eval("#controls", (e) => e.hidden));
+  summary.chatShareCollapsed = Math.round((await share()) * 100) / 100;
+  await panel.screenshot({ path: join(SHOTS, "panel-360x665-collapsed.png") });
+  summary.screenshots.push("panel-360x665.png", "panel-360x665-collapsed.png");
+  check(summary.chatShare >= 0.6, `the chat keeps 60% of a 360×665 panel with the controls shown: ${summary.chatShare}`);
+  check(summary.chatShareCollapsed > summary.chatShare, `hiding the controls gives the chat more: ${summary.chatShareCollapsed}`);
+  await panel.click("#collapse");
+  await until("the controls to show", () => panel.$eval("#controls", (e) => !e.hidden));
+  await panel.setViewportSize({ width: 420, height: 760 });
+  log(`chat share of a 360×665 panel: ${summary.chatShare} (controls hidden: ${summary.chatShareCollapsed})`);
 
   // ---- Refresh: the page is captured again; the agent reads the new copy ----
   await page.evaluate(() => {
@@ -421,13 +472,6 @@ try {
     (await panel.textContent("#view-meta")).includes("tokens"),
     `the view says what it costs: ${await panel.textContent("#view-meta")}`,
   );
-  const marks = () =>
-    sw.evaluate(
-      async (t) =>
-        (await chrome.scripting.executeScript({ target: { tabId: t }, func: () => window.__webfoldPicker?.marks?.() }))[0]
-          ?.result,
-      tabId,
-    );
   await panel.hover('#view > li[data-selector="#buy"]');
   const hinted = await until("the hovered line to mark its element", async () => {
     const m = await marks();
@@ -558,7 +602,7 @@ try {
   check(m1.userMessage === undefined && m1.sessionId === sid, "and not the first agent");
   await agent2.tool("respond_to_browser", { sessionId: g2.sessionId, messageId: m2.messageId, message: "answer for tab two", isComplete: true });
   await until("the answer in the second panel", () =>
-    panel2.$eval("#chat > li.assistant:last-child", (e) => e.textContent === "answer for tab two"),
+    panel2.$eval("#chat > li.assistant:last-child .md", (e) => e.textContent === "answer for tab two"),
   );
 
   // ---- an agent stops mid-answer: the daemon closes it, the panel ends its caret and status ----
@@ -598,6 +642,28 @@ try {
   check(!(await panel.textContent("#chat")).includes("answer for tab two"), "the second tab's answer stays out of the first");
   await panel2.screenshot({ path: join(SHOTS, "panel-second-tab.png") });
   summary.screenshots.push("panel-second-tab.png");
+
+  // ---- a browser restart: the page's tab gets its conversation back from the daemon ----
+  const said = (p) =>
+    p.$$eval("#chat > li", (es) => es.map((e) => `${e.className}: ${e.querySelector(".md, .text")?.textContent ?? ""}`));
+  const before = await said(panel);
+  await ctx.close();
+  ctx = undefined;
+  const relaunched = await launch(EXT, profile, EXT_ID);
+  ctx = relaunched.ctx;
+  const page3 = ctx.pages()[0] ?? (await ctx.newPage());
+  await page3.goto(pageUrl);
+  const panel3 = await relaunched.openPanel(await relaunched.tabOf(pageUrl));
+  const restored = await until("the earlier conversation restored", async () => {
+    const now = await said(panel3);
+    return now.length === before.length && now;
+  });
+  check(JSON.stringify(restored) === JSON.stringify(before), `the same conversation: ${JSON.stringify(restored)} vs ${JSON.stringify(before)}`);
+  const earlier = await panel3.$$eval("#chat > li.user .meta", (es) => es.map((e) => e.textContent));
+  check(earlier.every((t) => t.startsWith("earlier · ")), `restored messages say so: ${earlier}`);
+  await panel3.screenshot({ path: join(SHOTS, "panel-after-browser-restart.png") });
+  summary.screenshots.push("panel-after-browser-restart.png");
+  summary.restoredEntries = restored.length;
 
   summary.ok = true;
 } finally {

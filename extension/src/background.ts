@@ -16,6 +16,10 @@ const FIRST_RETRY_MS = 500;
 const MAX_RETRY_MS = 30_000;
 /** Chat entries kept per tab (the daemon keeps the whole history). */
 const MAX_CHAT_ENTRIES = 200;
+/** Pages whose last session is remembered across browser restarts. */
+const MAX_REMEMBERED = 100;
+/** The protocol version that answers `get_history`. */
+const HISTORY_VERSION = 3;
 
 interface Link {
   ws: WebSocket | null;
@@ -70,17 +74,64 @@ async function sessionId(tabId: number, url: string | undefined): Promise<string
   return Array.from(digest, (b) => b.toString(16).padStart(2, "0")).join("");
 }
 
+/** A page's address as sessions are remembered by: without its fragment. */
+function pageKey(url: string | undefined): string | undefined {
+  try {
+    const u = new URL(url ?? "");
+    u.hash = "";
+    return /^https?:$/.test(u.protocol) || u.protocol === "file:" ? u.href : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+type Remembered = Record<string, { sessionId: string; at: number }>;
+
+/**
+ * The session this page had before, when no open tab holds it: session
+ * state lives in chrome.storage.session, which a browser restart empties,
+ * while the daemon keeps the conversation under the session's id.
+ */
+async function earlierSession(url: string | undefined): Promise<string | undefined> {
+  const key = pageKey(url);
+  if (!key) return undefined;
+  const { sessions } = (await chrome.storage.local.get("sessions")) as { sessions?: Remembered };
+  const id = sessions?.[key]?.sessionId;
+  if (!id || [...tabs.values()].some((t) => t.sessionId === id)) return undefined;
+  return id;
+}
+
+/** Remembers `tab`'s session for the page it is on now. */
+async function remember(tab: WfTab, url: string | undefined) {
+  const key = pageKey(url);
+  if (!key) return;
+  const { sessions = {} } = (await chrome.storage.local.get("sessions")) as { sessions?: Remembered };
+  sessions[key] = { sessionId: tab.sessionId, at: Date.now() };
+  const keys = Object.keys(sessions).sort((a, b) => sessions[b].at - sessions[a].at);
+  for (const old of keys.slice(MAX_REMEMBERED)) delete sessions[old];
+  await chrome.storage.local.set({ sessions }).catch(() => {});
+}
+
 async function tabState(tabId: number): Promise<WfTab> {
   await ready;
   let tab = tabs.get(tabId);
   if (!tab) {
     const info = await chrome.tabs.get(tabId);
-    tab = { tabId, sessionId: await sessionId(tabId, info.url), picking: false, chat: [], agents: [] };
+    const earlier = await earlierSession(info.url);
+    tab = {
+      tabId,
+      sessionId: earlier ?? (await sessionId(tabId, info.url)),
+      picking: false,
+      chat: [],
+      agents: [],
+      restore: earlier !== undefined,
+    };
     // Another call may have made it while we hashed.
     tab = tabs.get(tabId) ?? tab;
     tabs.set(tabId, tab);
     save(tab);
     connect(tabId);
+    void remember(tab, info.url);
   }
   return tab;
 }
@@ -259,7 +310,10 @@ function onFrame(tabId: number, link: Link, text: string) {
       link.detail =
         tab.agents.length === 0
           ? "Connected, but no coding agent is: start your agent with webfold's MCP server (`webfold mcp --tools ui`), or run `webfold doctor`."
-          : `Connected to the webfold daemon · ${tab.agents.length} agent${tab.agents.length > 1 ? "s" : ""}`;
+          : `Connected · ${tab.agents.length} agent${tab.agents.length > 1 ? "s" : ""}`;
+      if (first && tab.restore && p.protocolVersion >= HISTORY_VERSION) {
+        link.ws?.send(JSON.stringify({ type: "get_history", payload: {} } satisfies WfProtocol.ClientFrame));
+      }
       if (first) {
         setBadge(tabId, true);
         updateKeepalive();
@@ -324,6 +378,21 @@ function onFrame(tabId: number, link: Link, text: string) {
       const p = frame.payload;
       void answerGetHtml(tabId, link, String(p.requestId), typeof p.selector === "string" ? p.selector : undefined);
       return;
+    }
+    case "history": {
+      // Only into an empty chat: what the panel holds is newer.
+      tab.restore = false;
+      if (tab.chat.length > 0) break;
+      tab.chat = frame.payload.messages.map((m) => ({
+        role: m.role,
+        text: m.content,
+        contextId: m.contextId,
+        messageId: m.messageId,
+        complete: m.role === "assistant" ? true : undefined,
+        earlier: true,
+        at: m.timestamp,
+      }));
+      break;
     }
     case "view": {
       const v: WfPageView = { ...frame.payload, kind: "page_view" };
@@ -532,6 +601,7 @@ async function handlePanel(port: chrome.runtime.Port, msg: WfFromPanel) {
       tab.chat.push(entry);
       const frame: WfProtocol.UserMessage = { contextId: tab.contextId, message };
       if (tab.selected) frame.agentId = tab.selected;
+      void remember(tab, tab.selection?.url);
       if (!send(tabId, { type: "user_message", payload: frame })) {
         entry.error = `Not sent: not connected to the webfold daemon. ${links.get(tabId)?.detail ?? ""}`;
       }

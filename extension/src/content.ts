@@ -1,5 +1,6 @@
 // The picker, injected into the page on demand: hover outlines an element,
-// a click selects it, Esc cancels. Only trusted (user) events count, so the
+// ↑ / ↓ (or Alt + the wheel) widen it to its parent and narrow it back
+// toward the element under the pointer, a click selects it, Esc cancels. Only trusted (user) events count, so the
 // page cannot pick for the user. It talks to the service worker only; it
 // never opens a connection of its own.
 
@@ -14,6 +15,9 @@
   const MAX_CHILDREN = 50;
 
   let picking = false;
+  /** The deepest element under the pointer. */
+  let pointed: Element | null = null;
+  /** What a click picks: `pointed`, or an ancestor of it the user widened to. */
   let hovered: Element | null = null;
   let selected: Element | null = null;
   /** The element under the pointer in the side panel's view of the page. */
@@ -74,7 +78,7 @@
 
   function setPill() {
     pill.textContent = picking
-      ? "webfold · click an element to pick it · Esc cancels"
+      ? "webfold · click to pick · ↑ ↓ or Alt+wheel: wider, narrower · Esc cancels"
       : selected
         ? `webfold · picked ${label(selected)}`
         : "webfold";
@@ -178,10 +182,27 @@
   function onMove(e: MouseEvent) {
     if (!picking || !e.isTrusted) return;
     const el = target(e);
-    if (el && el !== hovered) {
+    // A new element under the pointer starts from itself; moving within the
+    // same one keeps what the user widened to.
+    if (el && el !== pointed) {
+      pointed = el;
       hovered = el;
       draw();
     }
+  }
+
+  /** Widens the proposal to its parent (`up`) or narrows it one step back toward `pointed`. */
+  function step(up: boolean) {
+    if (!hovered || !pointed) return;
+    if (up) {
+      const parent = hovered.parentElement;
+      if (parent && parent !== document.documentElement) hovered = parent;
+    } else if (hovered !== pointed) {
+      let child: Element = pointed;
+      while (child.parentElement && child.parentElement !== hovered) child = child.parentElement;
+      hovered = child;
+    }
+    draw();
   }
 
   function swallow(e: Event) {
@@ -193,7 +214,9 @@
   function onClick(e: MouseEvent) {
     if (!picking || !e.isTrusted) return;
     swallow(e);
-    const el = target(e) ?? hovered;
+    const t = target(e);
+    // The widened proposal, when the click is within it.
+    const el = hovered && (!t || hovered.contains(t)) ? hovered : t;
     if (!el) return;
     stop();
     selected = el;
@@ -204,10 +227,23 @@
   }
 
   function onKey(e: KeyboardEvent) {
-    if (!picking || !e.isTrusted || e.key !== "Escape") return;
+    if (!picking || !e.isTrusted) return;
+    if (e.key === "ArrowUp" || e.key === "ArrowDown") {
+      swallow(e);
+      step(e.key === "ArrowUp");
+      return;
+    }
+    if (e.key !== "Escape") return;
     swallow(e);
     stop();
     chrome.runtime.sendMessage({ kind: "pick_cancelled" } satisfies WfFromPage).catch(() => {});
+  }
+
+  function onWheel(e: WheelEvent) {
+    // The plain wheel still scrolls the page to find an element.
+    if (!picking || !e.isTrusted || !e.altKey || e.deltaY === 0) return;
+    swallow(e);
+    step(e.deltaY < 0);
   }
 
   const blocked = ["mousedown", "mouseup", "pointerdown", "pointerup", "dblclick", "contextmenu"];
@@ -223,10 +259,14 @@
     if (on === picking) return;
     picking = on;
     hovered = null;
+    pointed = null;
     for (const [type, fn] of handlers) {
       if (on) window.addEventListener(type, fn as EventListener, true);
       else window.removeEventListener(type, fn as EventListener, true);
     }
+    // Not passive, so Alt + the wheel does not also scroll the page.
+    if (on) window.addEventListener("wheel", onWheel, { capture: true, passive: false });
+    else window.removeEventListener("wheel", onWheel, { capture: true });
     setPill();
     draw();
   }

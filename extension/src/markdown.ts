@@ -3,8 +3,9 @@
 // quote the page) can become markup or script. Links keep http(s) and
 // mailto targets only.
 //
-// Blocks: paragraphs, ATX headings, fenced code, bullet and numbered lists,
-// block quotes, rules. Inline: code spans, **strong**, *em* / _em_, links;
+// Blocks: paragraphs, ATX headings, fenced code, bullet and numbered lists
+// (GFM task items `- [ ]` / `- [x]` as disabled checkboxes), block quotes,
+// rules. Inline: code spans, **strong**, *em* / _em_, links;
 // images become links to them (nothing is loaded).
 
 type Make = <K extends keyof HTMLElementTagNameMap>(tag: K) => HTMLElementTagNameMap[K];
@@ -78,6 +79,17 @@ export function renderMarkdown(src: string, doc: Document = document): DocumentF
           i += 1;
         }
         const li = make("li");
+        const task = /^\[([ xX])\]\s+/.exec(text);
+        if (task) {
+          // A task item shows its state; the answer is not a form.
+          const box = make("input");
+          box.type = "checkbox";
+          box.disabled = true;
+          box.checked = task[1] !== " ";
+          li.className = "task";
+          li.append(box, " ");
+          text = text.slice(task[0].length);
+        }
         inline(text, li, make);
         list.append(li);
       }

@@ -30,6 +30,8 @@ const viewMeta = $("view-meta");
 const viewList = $("view");
 const viewClose = $<HTMLButtonElement>("view-close");
 const viewButtons = [$<HTMLButtonElement>("view-cnt"), $<HTMLButtonElement>("view-outline")];
+const controls = $("controls");
+const collapse = $<HTMLButtonElement>("collapse");
 
 const fixedTab = Number(new URLSearchParams(location.search).get("tab")) || undefined;
 let tabId: number | undefined = fixedTab;
@@ -98,6 +100,7 @@ function withCode(text: string): Node[] {
 function render(v: WfView) {
   last = v;
   conn.dataset.state = v.conn;
+  conn.dataset.agents = String(v.tab?.agents.length ?? 0);
   connText.replaceChildren(...withCode(v.detail));
   const mustPair = v.conn === "unpaired" || v.conn === "unauthorized";
   pairBox.hidden = !(mustPair || wantPairing);
@@ -146,13 +149,12 @@ function render(v: WfView) {
     const text = document.createElement("div");
     text.className = "sel-text";
     text.textContent = s.text || "(no text)";
-    const page = document.createElement("div");
-    page.className = "sel-page";
-    page.textContent = s.title || s.url;
-    selectionBox.append(head, text, page);
+    selectionBox.append(head, text);
+    selectionBox.title = `${s.title || s.url}\n${s.text}`;
     selectionBox.dataset.contextId = tab.contextId ?? "";
   } else {
     selectionBox.textContent = "Pick an element on the page, then ask about it.";
+    selectionBox.title = "";
     selectionBox.dataset.contextId = "";
   }
 
@@ -183,27 +185,28 @@ function render(v: WfView) {
       body.append(renderMarkdown(e.text));
       li.append(body);
       if (e.result) li.append(...resultNodes(e.result));
+      if (e.complete) li.append(meta("", e.at));
       if (e.closed) {
-        const meta = document.createElement("div");
-        meta.className = "meta closed";
-        meta.textContent = e.closed;
-        li.append(meta);
+        const note = document.createElement("div");
+        note.className = "meta closed";
+        note.textContent = e.closed;
+        li.append(note);
       }
       if (e.error) {
-        const meta = document.createElement("div");
-        meta.className = "meta error";
-        meta.textContent = e.error;
-        li.append(meta);
+        const note = document.createElement("div");
+        note.className = "meta error";
+        note.textContent = e.error;
+        li.append(note);
       }
     } else {
       const body = document.createElement("div");
       body.className = "text";
       body.textContent = e.text;
       li.append(body);
-      const meta = document.createElement("div");
-      meta.className = e.error ? "meta error" : "meta";
-      meta.textContent = e.error ?? (e.deliveredTo ? `to ${e.deliveredTo}` : "sending…");
-      li.append(meta);
+      const said = e.error ?? (e.deliveredTo ? `to ${e.deliveredTo}` : e.earlier ? "earlier" : "sending…");
+      const m = meta(said, e.at);
+      if (e.error) m.classList.add("error");
+      li.append(m);
     }
     chat.append(li);
   }
@@ -219,6 +222,22 @@ function render(v: WfView) {
     : open
       ? "Pick an element first"
       : "Not connected";
+}
+
+/** A chat entry's meta line: what happened to it, then when. */
+function meta(said: string, at: number): HTMLElement {
+  const line = document.createElement("div");
+  line.className = "meta";
+  const when = new Date(at);
+  const time = document.createElement("time");
+  time.dateTime = when.toISOString();
+  time.title = when.toLocaleString();
+  const today = when.toDateString() === new Date().toDateString();
+  time.textContent = today
+    ? when.toLocaleTimeString([], { hour: "2-digit", minute: "2-digit" })
+    : when.toLocaleString([], { month: "short", day: "numeric", hour: "2-digit", minute: "2-digit" });
+  line.append(said ? `${said} · ` : "", time);
+  return line;
 }
 
 /** The built-in agent's proposed changes (shown, not applied) and what the run cost. */
@@ -298,6 +317,16 @@ viewList.addEventListener("mouseleave", () => {
   hoveredLine = null;
   post({ kind: "highlight", selector: null });
 });
+
+/** The controls above the chat, shown or hidden (kept across panel openings). */
+function showControls(on: boolean) {
+  controls.hidden = !on;
+  collapse.setAttribute("aria-expanded", String(on));
+  collapse.textContent = on ? "Hide controls" : "Show controls";
+  localStorage.setItem("webfold.controls", on ? "shown" : "hidden");
+}
+collapse.addEventListener("click", () => showControls(controls.hidden));
+showControls(localStorage.getItem("webfold.controls") !== "hidden");
 
 pickButton.addEventListener("click", () => {
   post({ kind: last?.tab?.picking ? "cancel_pick" : "pick" });

@@ -160,6 +160,9 @@ declare namespace WfProtocol {
   } | {
     payload: GetView;
     type: "get_view";
+  } | {
+    payload: GetHistory;
+    type: "get_history";
   };
 
   /** Why an answer was closed before it was complete. */
@@ -198,6 +201,11 @@ declare namespace WfProtocol {
     message: string;
   }
 
+  export interface GetHistory {
+    /** The latest messages to send, at most [`MAX_HISTORY`] (the default). */
+    limit?: number;
+  }
+
   export interface GetHtml {
     requestId: string;
     /**
@@ -222,6 +230,22 @@ declare namespace WfProtocol {
     token: string;
     /** Always "hello". */
     type: string;
+  }
+
+  export interface History {
+    /** Oldest first. */
+    messages: HistoryMessage[];
+  }
+
+  /** A message of a tab's conversation. */
+  export interface HistoryMessage {
+    content: string;
+    contextId?: string;
+    /** A user message's id (what `respond_to_browser` answers). */
+    messageId?: string;
+    role: Role;
+    /** Milliseconds since the Unix epoch. */
+    timestamp: number;
   }
 
   /** The tab's current HTML, read when the daemon asked (`get_html`). */
@@ -252,6 +276,8 @@ declare namespace WfProtocol {
     title: string;
     url: string;
   }
+
+  export type Role = "user" | "assistant";
 
   export interface SelectAgent {
     agentId: string;
@@ -290,6 +316,9 @@ declare namespace WfProtocol {
   } | {
     payload: ViewFrame;
     type: "view";
+  } | {
+    payload: History;
+    type: "history";
   };
 
   /**

@@ -52,6 +52,9 @@ interface WfChatEntry {
   error?: string;
   /** For the built-in agent's answers. */
   result?: WfAgentResult;
+  /** Restored from the daemon's record (the panel had lost it). */
+  earlier?: boolean;
+  /** When it was sent or answered (ms since the epoch). */
   at: number;
 }
 
@@ -68,6 +71,8 @@ interface WfTab {
   selected?: string;
   /** The last thing that went wrong for this tab, said for the user. */
   problem?: string;
+  /** The session was this page's before (a browser restart): its chat comes from the daemon. */
+  restore?: boolean;
 }
 
 type WfConn = "unpaired" | "connecting" | "open" | "down" | "unauthorized";

@@ -294,5 +294,6 @@ pub async fn answer(
         ClientFrame::Ping => ServerFrame::Pong,
         ClientFrame::Html(reply) => return Ok(hub.html_reply(session_id, reply)),
         ClientFrame::GetView(v) => hub.page_view(session_id, v).await,
+        ClientFrame::GetHistory(h) => hub.tab_history(session_id, h).await,
     }))
 }

@@ -182,17 +182,11 @@ async fn a_tab_on_one_daemon_talks_to_an_agent_on_another() {
         json!({"sessionId": session}),
     )
     .await;
-    let said: Vec<(&str, &str)> = history["messages"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|m| (m["role"].as_str().unwrap(), m["content"].as_str().unwrap()))
-        .collect();
     assert_eq!(
-        said,
+        webfold_testkit::conversation(&history["messages"]),
         [
-            ("user", "Why is the price red?"),
-            ("assistant", "The price is red: `.sale`.")
+            "user: Why is the price red?",
+            "assistant: The price is red: `.sale`."
         ]
     );
     let sessions = call(&agent, "list_sessions", json!({})).await;

@@ -238,14 +238,14 @@ fn twenty() -> Option<usize> {
     Some(20)
 }
 
-#[derive(Debug, Default, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct History {
     /// Oldest first.
     pub messages: Vec<HistoryMessage>,
 }
 
 /// A message of a tab's conversation.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct HistoryMessage {
     pub role: Role,
@@ -259,7 +259,7 @@ pub struct HistoryMessage {
     pub timestamp: i64,
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum Role {
     User,

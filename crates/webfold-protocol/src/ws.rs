@@ -10,12 +10,14 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use webfold_core::page::capture::DomCapture;
 
+use crate::agent::History;
 use crate::pick::{Ancestor, Child, Element, PageInfo, Pick};
 
 /// The protocol's version: the daemon announces it in `agents`; a client
 /// that needs more can tell. 2: answers name the user message they answer
 /// (`messageId`), and the daemon closes an unfinished one (`answer_closed`).
-pub const PROTOCOL_VERSION: u32 = 2;
+/// 3: a tab may ask for its earlier conversation (`get_history`).
+pub const PROTOCOL_VERSION: u32 = 3;
 
 /// Largest WebSocket message the daemon reads (a page's capture and a
 /// screenshot ride along).
@@ -48,7 +50,21 @@ pub enum ClientFrame {
     Html(HtmlReply),
     /// The side panel asks how the model sees this tab's page.
     GetView(GetView),
+    /// The tab's earlier conversation (the panel lost its own, as after a
+    /// browser restart); answered by `history`.
+    GetHistory(GetHistory),
 }
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct GetHistory {
+    /// The latest messages to send, at most [`MAX_HISTORY`] (the default).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub limit: Option<u32>,
+}
+
+/// Most messages one `history` frame carries.
+pub const MAX_HISTORY: u32 = 200;
 
 /// The tab's current HTML, read when the daemon asked (`get_html`).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
@@ -231,6 +247,8 @@ pub enum ServerFrame {
     GetHtml(GetHtml),
     /// A view of the tab's latest captured page, answering `get_view`.
     View(Box<ViewFrame>),
+    /// The tab's earlier messages, oldest first, answering `get_history`.
+    History(History),
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]

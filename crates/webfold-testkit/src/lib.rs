@@ -89,3 +89,17 @@ pub fn ref_of(snapshot: &str, needle: &str) -> String {
         .unwrap_or_else(|| panic!("no ref on a line with {needle} in\n{snapshot}"))
         .to_string()
 }
+
+/// A conversation's messages (`[{"role", "content", …}]`, as the daemon
+/// gives a tab's history) as `role: content` lines, to compare at a glance.
+pub fn conversation(messages: &serde_json::Value) -> Vec<String> {
+    let text = |m: &serde_json::Value, k: &str| m[k].as_str().unwrap_or_default().to_string();
+    messages
+        .as_array()
+        .map(|ms| {
+            ms.iter()
+                .map(|m| format!("{}: {}", text(m, "role"), text(m, "content")))
+                .collect()
+        })
+        .unwrap_or_default()
+}

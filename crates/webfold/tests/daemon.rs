@@ -174,6 +174,16 @@ impl Tab {
         }
     }
 
+    /// The next frame of type `kind`, past any other.
+    async fn next_of(&mut self, kind: &str) -> Value {
+        loop {
+            let v = self.next_any().await;
+            if v["type"] == kind {
+                return v;
+            }
+        }
+    }
+
     async fn next_any(&mut self) -> Value {
         loop {
             let msg = tokio::time::timeout(WAIT, self.ws.next())
@@ -1195,4 +1205,66 @@ fn an_agent_starts_the_daemon_when_none_runs() {
         .status()
         .unwrap();
     assert!(stopped.success());
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_tab_that_lost_its_chat_gets_it_back_from_the_daemon() {
+    let home = scratch("history");
+    let project = scratch("history-p");
+    let d = daemon(&home, 0);
+    let a = agent(&d, "historian", &project).await;
+    {
+        let mut tab = Tab::open(&d, 60).await;
+        tab.send(json!({"type": "get_history", "payload": {}}))
+            .await;
+        let none = tab.next().await;
+        assert_eq!(none["type"], "history", "{none}");
+        assert_eq!(none["payload"]["messages"], json!([]), "{none}");
+        let ctx = tab.pick("Buy").await;
+        for text in ["first", "second"] {
+            tab.send(
+                json!({"type": "user_message", "payload": {"contextId": ctx, "message": text}}),
+            )
+            .await;
+            tab.next_of("message_stored").await;
+            let got = a.call("get_ui_context", json!({})).await.unwrap();
+            a.call("respond_to_browser", json!({"sessionId": tab.session, "messageId": got["messageId"], "message": format!("re {text}"), "isComplete": true}))
+                .await
+                .unwrap();
+            tab.next_of("agent_response").await;
+        }
+    }
+    // The browser restarted: the same session, a new socket, an empty panel.
+    let mut tab = Tab::open(&d, 60).await;
+    tab.send(json!({"type": "get_history", "payload": {"limit": 3}}))
+        .await;
+    let h = tab.next_of("history").await;
+    assert_eq!(
+        webfold_testkit::conversation(&h["payload"]["messages"]),
+        [
+            "assistant: re first",
+            "user: second",
+            "assistant: re second"
+        ],
+        "the latest three, oldest first: {h}"
+    );
+    assert!(h["payload"]["messages"][1]["messageId"].is_string(), "{h}");
+    assert!(h["payload"]["messages"][1]["timestamp"].as_i64().unwrap() > 0);
+    // A bad limit is the frame's error, not a dropped socket.
+    tab.send(json!({"type": "get_history", "payload": {"limit": "all"}}))
+        .await;
+    let e = tab.next().await;
+    assert_eq!(
+        (e["type"].as_str(), e["payload"]["code"].as_str()),
+        (Some("error"), Some("bad_frame")),
+        "{e}"
+    );
+    tab.send(json!({"type": "get_history", "payload": {"limit": 0}}))
+        .await;
+    let one = tab.next_of("history").await;
+    assert_eq!(
+        one["payload"]["messages"].as_array().unwrap().len(),
+        1,
+        "{one}"
+    );
 }

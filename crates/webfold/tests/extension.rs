@@ -153,9 +153,12 @@ fn the_extension_picks_asks_streams_restarts_and_routes_two_tabs() {
         assert_eq!(&png[1..4], b"PNG", "{}", path.display());
     }
     eprintln!(
-        "click → get_ui_context: {} ms; worker restart → answer shown: {} ms; screenshots in {}",
+        "click → get_ui_context: {} ms; worker restart → answer shown: {} ms; chat share of a 360×665 panel: {} (controls hidden: {}); {} entries restored after a browser restart; screenshots in {}",
         summary["clickToContextMs"],
         summary["reconnectMs"],
+        summary["chatShare"],
+        summary["chatShareCollapsed"],
+        summary["restoredEntries"],
         shots.display()
     );
 
@@ -178,32 +181,18 @@ fn the_extension_picks_asks_streams_restarts_and_routes_two_tabs() {
         .await
         .unwrap()
     });
-    let said: Vec<(String, String)> = history["messages"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|m| {
-            (
-                m["role"].as_str().unwrap_or("").to_string(),
-                m["content"].as_str().unwrap_or("").to_string(),
-            )
-        })
-        .collect();
     let expected = [
-        ("user", "Make this button blue <script>alert(1)</script>"),
-        (
-            "assistant",
-            "Sure: make it **blue** in `shop.css`:\n\n```css\n#buy { background: blue; }\n```\n\n- done\n- <img src=x onerror=\"window.pwned=1\"> stays text\n\nAll set.",
-        ),
-        (
-            "assistant",
-            "Still here after a restart: [the docs](https://example.com/docs), [not a link](javascript:alert(1)).",
-        ),
-        ("user", "and the border too"),
-        ("user", "tab one again"),
+        "user: Make this button blue <script>alert(1)</script>",
+        "assistant: Sure: make it **blue** in `shop.css`:\n\n```css\n#buy { background: blue; }\n```\n\n- done\n- <img src=x onerror=\"window.pwned=1\"> stays text\n\nAll set.",
+        "assistant: Still here after a restart: [the docs](https://example.com/docs), [not a link](javascript:alert(1)).",
+        "user: and the border too",
+        "user: tab one again",
     ];
-    let said: Vec<(&str, &str)> = said.iter().map(|(r, c)| (r.as_str(), c.as_str())).collect();
-    assert_eq!(said, expected, "{history}");
+    assert_eq!(
+        webfold_testkit::conversation(&history["messages"]),
+        expected,
+        "{history}"
+    );
     let _ = std::fs::remove_dir_all(&home);
     let _ = std::fs::remove_dir_all(&project);
     let _ = std::fs::remove_dir_all(&project2);

@@ -5,7 +5,8 @@ use std::collections::VecDeque;
 use std::path::{Path, PathBuf};
 
 use webfold_protocol::StoredContext;
-use webfold_protocol::agent::{HistoryMessage, SessionInfo, UiContext};
+use webfold_protocol::agent::{History, HistoryMessage, SessionInfo, UiContext};
+use webfold_protocol::{GetHistory, MAX_HISTORY, ServerFrame};
 use webfold_store::Role;
 
 use super::{Agent, Delivery, Hub};
@@ -262,22 +263,51 @@ impl Hub {
     ) -> Result<Vec<HistoryMessage>, String> {
         let project = self.project_of_agent(agent_id)?;
         let h = self.history(&project).map_err(|e| e.to_string())?;
-        let recent = h
-            .recent(session_id, limit)
-            .await
-            .map_err(|e| e.to_string())?;
-        Ok(recent
-            .into_iter()
-            .map(|m| HistoryMessage {
-                message_id: (m.role == Role::User).then(|| super::message_id(m.id, m.timestamp)),
-                role: match m.role {
-                    Role::User => webfold_protocol::agent::Role::User,
-                    Role::Assistant => webfold_protocol::agent::Role::Assistant,
-                },
-                content: m.content,
-                context_id: m.context_id,
-                timestamp: m.timestamp,
-            })
-            .collect())
+        recent_messages(&h, session_id, limit).await
     }
+
+    /// A tab's own earlier conversation, for a panel that lost its copy (a
+    /// browser restart): wherever the tab's project keeps it.
+    pub async fn tab_history(&self, session_id: &str, req: GetHistory) -> ServerFrame {
+        let limit = req.limit.unwrap_or(MAX_HISTORY).clamp(1, MAX_HISTORY) as usize;
+        let project = self.registry.project_of(session_id);
+        let files = self.files_for(project.as_deref());
+        let recent = match self.history_in(&files, project.as_deref()) {
+            Ok(h) => recent_messages(&h, session_id, limit).await,
+            Err(e) => Err(e.to_string()),
+        };
+        match recent {
+            Ok(messages) => ServerFrame::History(History { messages }),
+            Err(e) => super::error(
+                "history_failed",
+                format!("could not read this tab's earlier messages: {e}"),
+            ),
+        }
+    }
+}
+
+/// The latest `limit` messages of a tab, oldest first, as agents and the
+/// panel read them.
+async fn recent_messages(
+    h: &webfold_store::History,
+    session_id: &str,
+    limit: usize,
+) -> Result<Vec<HistoryMessage>, String> {
+    let recent = h
+        .recent(session_id, limit)
+        .await
+        .map_err(|e| e.to_string())?;
+    Ok(recent
+        .into_iter()
+        .map(|m| HistoryMessage {
+            message_id: (m.role == Role::User).then(|| super::message_id(m.id, m.timestamp)),
+            role: match m.role {
+                Role::User => webfold_protocol::agent::Role::User,
+                Role::Assistant => webfold_protocol::agent::Role::Assistant,
+            },
+            content: m.content,
+            context_id: m.context_id,
+            timestamp: m.timestamp,
+        })
+        .collect())
 }
