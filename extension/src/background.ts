@@ -13,7 +13,13 @@ import { parsePairing, type Pairing } from "./pairing.js";
 
 const KEEPALIVE_MS = 20_000;
 const FIRST_RETRY_MS = 500;
-const MAX_RETRY_MS = 30_000;
+/** Retries stay this close, so a daemon that is back is found at once (loopback costs nothing). */
+const MAX_RETRY_MS = 2_000;
+/** The native messaging host `webfold install-host` sets up: it starts the daemon and pairs. */
+const HOST = "dev.webfold.host";
+/** Least time between two calls to the host after it answered, and after it failed. */
+const HOST_EVERY_MS = 1_500;
+const HOST_AFTER_FAILURE_MS = 15_000;
 /** Chat entries kept per tab (the daemon keeps the whole history). */
 const MAX_CHAT_ENTRIES = 200;
 /** Pages whose last session is remembered across browser restarts. */
@@ -38,10 +44,15 @@ const links = new Map<number, Link>();
 const watchers = new Map<chrome.runtime.Port, number>();
 let pairing: Pairing | undefined;
 let keepalive: ReturnType<typeof setInterval> | undefined;
+/** When the host may be asked again, the call in flight, and what it last said went wrong. */
+let hostNext = 0;
+let hostAsking: Promise<boolean> | undefined;
+let hostProblem: string | undefined;
 
 const ready = (async () => {
   const stored = await chrome.storage.local.get("pairing");
   pairing = stored.pairing as Pairing | undefined;
+  if (!pairing) void askHost();
   const all = await chrome.storage.session.get(null);
   for (const [key, value] of Object.entries(all)) {
     if (!key.startsWith("tab:")) continue;
@@ -150,7 +161,8 @@ function view(tabId: number): WfView {
       kind: "view",
       tab,
       conn: "unpaired",
-      detail: "Not paired: run `webfold pair` in a terminal and paste what it prints below.",
+      detail:
+        "Not paired: run `webfold install-host` once and reopen this panel (it then pairs by itself), or run `webfold pair` and paste what it prints below.",
     };
   }
   return {
@@ -172,6 +184,62 @@ function publish(tabId: number) {
 function setBadge(tabId: number, on: boolean) {
   chrome.action.setBadgeText({ tabId, text: on ? "on" : "" }).catch(() => {});
   if (on) chrome.action.setBadgeBackgroundColor({ tabId, color: "#1a7f37" }).catch(() => {});
+}
+
+// ---- pairing ----
+
+/** Connects every tab with `p`; tabs already connected with it stay as they are. */
+async function usePairing(p: Pairing) {
+  const same = pairing?.wsUrl === p.wsUrl && pairing?.token === p.token;
+  pairing = p;
+  if (!same) await chrome.storage.local.set({ pairing });
+  for (const [tabId, link] of links) {
+    if (same && (link.conn === "open" || link.conn === "connecting")) continue;
+    if (same && link.refused) continue;
+    link.closing = true;
+    link.ws?.close(1000, "paired again");
+    link.ws = null;
+    link.attempts = 0;
+    if (link.retry) clearTimeout(link.retry);
+    connect(tabId);
+  }
+  for (const tabId of tabs.keys()) {
+    connect(tabId);
+    publish(tabId);
+  }
+}
+
+/**
+ * Asks the native host to start the daemon (when down) and to give the
+ * pairing; false when there is no host (the user pastes instead) or it
+ * failed. Calls are spaced: each may start a daemon.
+ */
+function askHost(): Promise<boolean> {
+  if (hostAsking) return hostAsking;
+  if (Date.now() < hostNext) return Promise.resolve(false);
+  hostAsking = (async () => {
+    let reply: WfProtocol.HostReply | undefined;
+    try {
+      const request: WfProtocol.HostRequest = { type: "pair" };
+      reply = (await chrome.runtime.sendNativeMessage(HOST, request)) as WfProtocol.HostReply;
+    } catch {
+      // No host installed (or it crashed): pasting stays the way.
+      reply = undefined;
+    }
+    const parsed = reply?.type === "paired" ? parsePairing(JSON.stringify(reply.payload)) : undefined;
+    if (!parsed || "error" in parsed) {
+      hostProblem = reply?.type === "error" ? reply.payload.message : undefined;
+      hostNext = Date.now() + HOST_AFTER_FAILURE_MS;
+      return false;
+    }
+    hostProblem = undefined;
+    hostNext = Date.now() + HOST_EVERY_MS;
+    await usePairing(parsed);
+    return true;
+  })().finally(() => {
+    hostAsking = undefined;
+  });
+  return hostAsking;
 }
 
 // ---- the daemon ----
@@ -224,6 +292,8 @@ function connect(tabId: number) {
       link.detail =
         "The daemon refused this extension's token: run `webfold pair` and paste its output again.";
       publish(tabId);
+      // The host knows the daemon's token now, if it is installed.
+      void askHost();
       return;
     }
     link.attempts += 1;
@@ -233,7 +303,10 @@ function connect(tabId: number) {
       ? `Lost the webfold daemon at ${daemonAddress()} (${ev.code || "closed"}). Reconnecting in ${Math.round(wait / 1000)} s; if it stays down, run \`webfold doctor\`.`
       : `Cannot reach the webfold daemon at ${daemonAddress()}. Start it (\`webfold daemon\`, or your agent's \`webfold mcp --tools ui\` starts it) and run \`webfold doctor\`. Retrying in ${Math.round(wait / 1000)} s.`;
     publish(tabId);
+    if (hostProblem) link.detail += ` webfold's browser helper: ${hostProblem}`;
     link.retry = setTimeout(() => connect(tabId), wait);
+    // The host, if installed, starts the daemon; the tab reconnects as soon as it answers.
+    void askHost();
   };
 }
 
@@ -562,20 +635,8 @@ async function handlePanel(port: chrome.runtime.Port, msg: WfFromPanel) {
       port.postMessage({ kind: "pair_result", error: parsed.error } satisfies WfToPanel);
       return;
     }
-    pairing = parsed;
-    await chrome.storage.local.set({ pairing });
+    await usePairing(parsed);
     port.postMessage({ kind: "pair_result" } satisfies WfToPanel);
-    for (const [tabId, link] of links) {
-      link.closing = true;
-      link.ws?.close(1000, "paired again");
-      link.ws = null;
-      link.attempts = 0;
-      connect(tabId);
-    }
-    for (const tabId of tabs.keys()) {
-      connect(tabId);
-      publish(tabId);
-    }
     return;
   }
   const tabId = watchers.get(port);

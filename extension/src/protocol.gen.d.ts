@@ -248,6 +248,24 @@ declare namespace WfProtocol {
     timestamp: number;
   }
 
+  export interface HostError {
+    message: string;
+  }
+
+  /** The host's answer. */
+  export type HostReply = {
+    payload: Pairing;
+    type: "paired";
+  } | {
+    payload: HostError;
+    type: "error";
+  };
+
+  /** What the extension asks the host. */
+  export type HostRequest = {
+    type: "pair";
+  };
+
   /** The tab's current HTML, read when the daemon asked (`get_html`). */
   export interface HtmlReply {
     /** Why there is no HTML (the selector matched nothing, or is invalid). */
@@ -275,6 +293,29 @@ declare namespace WfProtocol {
   export interface PageInfo {
     title: string;
     url: string;
+  }
+
+  /**
+   * What the extension needs to connect to the daemon: what `webfold pair
+   * --json` prints, and the host's answer.
+   */
+  export interface Pairing {
+    /** How the token travels: `subprotocol`. */
+    auth: string;
+    /** Whether a daemon answered when this was made. */
+    daemon_running: boolean;
+    /** The extension's own origin. */
+    origin: string;
+    /** Every extension origin the daemon admits. */
+    origins: string[];
+    /** The query parameter naming the tab's session. */
+    session_param: string;
+    /** The WebSocket subprotocol carrying the token. */
+    subprotocol: string;
+    /** 64 lowercase hex characters. */
+    token: string;
+    /** `ws://127.0.0.1:PORT/ws`; the tab's session goes in the query. */
+    ws_url: string;
   }
 
   export type Role = "user" | "assistant";

@@ -11,11 +11,14 @@
 //! - [`agent`]: the agent socket's requests and answers.
 //! - [`pick`]: the pick, one type for the frame, the daemon's files and
 //!   the agents' context.
+//! - [`native`]: the browser's native messaging host (the extension pairs
+//!   itself through it).
 //!
 //! The invariant: nothing reads protocol JSON by string keys; each side
 //! parses into these types and reads fields.
 
 pub mod agent;
+pub mod native;
 pub mod pick;
 pub mod ts;
 pub mod ws;

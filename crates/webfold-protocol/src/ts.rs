@@ -19,7 +19,13 @@ pub const NAMESPACE: &str = "WfProtocol";
 /// The extension's `src/protocol.gen.d.ts`.
 pub fn declarations() -> String {
     let schema = crate::ws::json_schema();
-    let roots = ["extensionToDaemon", "daemonToExtension", "helloFrame"];
+    let roots = [
+        "extensionToDaemon",
+        "daemonToExtension",
+        "helloFrame",
+        "extensionToHost",
+        "hostToExtension",
+    ];
     let mut defs: BTreeMap<String, Value> = BTreeMap::new();
     for root in roots {
         let s = &schema[root];

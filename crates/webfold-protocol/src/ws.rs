@@ -480,6 +480,8 @@ pub fn json_schema() -> serde_json::Value {
         "extensionToDaemon": client,
         "helloFrame": schemars::schema_for!(Hello),
         "daemonToExtension": server,
+        "extensionToHost": schemars::schema_for!(crate::native::HostRequest),
+        "hostToExtension": schemars::schema_for!(crate::native::HostReply),
     })
 }
 

@@ -37,12 +37,22 @@ enum Command {
     Daemon(cmd::daemon::Args),
     Pair(cmd::pair::Args),
     Extension(cmd::extension::Args),
+    InstallHost(cmd::install_host::Args),
     Ui(cmd::ui::Args),
     Doctor(cmd::doctor::Args),
     Agent(cmd::agent::Args),
 }
 
 fn main() {
+    // Started by the browser for its extension (`webfold install-host`):
+    // no subcommand, the caller's origin instead.
+    if let Some(origin) = cmd::native_host::caller(std::env::args_os().nth(1).as_deref()) {
+        if let Err(err) = cmd::native_host::serve(&origin) {
+            out::note(&format!("error: {}", one_line(&err)));
+            std::process::exit(1);
+        }
+        return;
+    }
     let result = match parse_args() {
         Parsed::View(view, call, matches) => cmd::view::run(view, call, &matches),
         Parsed::Other(cli) => run(cli.command),
@@ -66,6 +76,7 @@ fn run(command: Command) -> anyhow::Result<()> {
         Command::Daemon(args) => cmd::daemon::run(args),
         Command::Pair(args) => cmd::pair::run(args),
         Command::Extension(args) => cmd::extension::run(args),
+        Command::InstallHost(args) => cmd::install_host::run(args),
         Command::Ui(args) => cmd::ui::run(args),
         Command::Doctor(args) => cmd::doctor::run(args),
         Command::Agent(args) => cmd::agent::run(args),

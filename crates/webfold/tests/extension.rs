@@ -257,3 +257,68 @@ fn the_panel_asks_the_built_in_agent_which_reads_the_live_page() {
     );
     let _ = std::fs::remove_dir_all(&home);
 }
+
+#[test]
+fn the_extension_pairs_itself_and_brings_the_daemon_back_through_the_native_host() {
+    let chromium = prepare();
+    let home = scratch("host-home");
+    let project = scratch("host-project");
+    let profile = scratch("host-profile");
+    let shots = scratch("host-screenshots");
+    let out = Command::new(BIN)
+        .args(["install-host", "--json", "--profile"])
+        .arg(&profile)
+        .env("WEBFOLD_HOME", &home)
+        .output()
+        .expect("webfold runs");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let installed: Value = serde_json::from_slice(&out.stdout).expect("JSON");
+    let manifest: Value = serde_json::from_slice(
+        &std::fs::read(profile.join("NativeMessagingHosts/dev.webfold.host.json")).unwrap(),
+    )
+    .unwrap();
+    assert_eq!(
+        installed["manifests"][0],
+        json!(profile.join("NativeMessagingHosts/dev.webfold.host.json"))
+    );
+    assert_eq!(
+        manifest["allowed_origins"],
+        json!([format!("chrome-extension://{EXTENSION_ID}/")]),
+        "only webfold's extension may start it"
+    );
+    assert_eq!(
+        Path::new(manifest["path"].as_str().unwrap()),
+        std::fs::canonicalize(BIN).unwrap()
+    );
+    // A port of its own: the daemon the host starts must not meet another test's.
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port()
+        .to_string();
+    let summary = drive(
+        "host.mjs",
+        &home,
+        &chromium,
+        &[
+            ("PROFILE", profile.as_os_str()),
+            ("WEBFOLD_PROJECT", project.as_os_str()),
+            ("SHOTS_DIR", shots.as_os_str()),
+            ("WEBFOLD_DAEMON_PORT", OsStr::new(&port)),
+        ],
+    );
+    assert_eq!(summary["pastes"], 0);
+    eprintln!(
+        "panel opened → paired with a daemon the host started: {} ms; kill -9 → a new daemon and the panel back: {} ms; screenshots in {}",
+        summary["pairMs"],
+        summary["backMs"],
+        shots.display()
+    );
+    let _ = std::fs::remove_dir_all(&home);
+    let _ = std::fs::remove_dir_all(&profile);
+}

@@ -54,10 +54,16 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     let mut checks = vec![home_check(&home)];
     checks.extend(runtime.block_on(daemon_checks(&home)));
     checks.push(token_check(&home));
+    let browsers = super::install_host::set_up_for();
+    let how = if browsers.is_empty() {
+        "by paste (`webfold install-host` lets the panel pair by itself)".to_string()
+    } else {
+        format!("by itself in {}", browsers.join(" and "))
+    };
     checks.push(pass(
         "pairing",
         format!(
-            "allowed extension origins: {}",
+            "{how}; allowed extension origins: {}",
             allowed_extensions(&home)
                 .iter()
                 .map(|id| format!("chrome-extension://{id}"))
