@@ -9,6 +9,7 @@
 // with backoff. Tab state lives in chrome.storage.session, so a restarted
 // worker reconnects every tab it controlled.
 import { parsePairing } from "./pairing.js";
+import { pickSource } from "./source.js";
 const KEEPALIVE_MS = 20_000;
 const FIRST_RETRY_MS = 500;
 /** Retries stay this close, so a daemon that is back is found at once (loopback costs nothing). */
@@ -22,6 +23,8 @@ const HOST_AFTER_FAILURE_MS = 15_000;
 const MAX_CHAT_ENTRIES = 200;
 /** Pages whose last session is remembered across browser restarts. */
 const MAX_REMEMBERED = 100;
+/** Longest wait for the code behind a pick (source maps to read). */
+const SOURCE_WAIT_MS = 2_000;
 /** The protocol version that answers `get_history`. */
 const HISTORY_VERSION = 3;
 const tabs = new Map();
@@ -543,13 +546,21 @@ async function screenshot(tabId, windowId) {
 }
 async function sendSelection(tabId, windowId, selection, htmlOmitted) {
     const tab = await tabState(tabId);
-    selection.screenshot = await screenshot(tabId, windowId);
+    const [shot, source] = await Promise.all([
+        screenshot(tabId, windowId),
+        // A page slow to give its source maps does not hold the pick up.
+        Promise.race([pickSource(tabId, selection.selector), new Promise((r) => setTimeout(r, SOURCE_WAIT_MS))]),
+    ]);
+    selection.screenshot = shot;
+    if (source)
+        selection.source = source;
     tab.selection = {
         selector: selection.selector,
         tagName: selection.element.tagName,
         text: selection.element.textContent.slice(0, 200),
         url: selection.page.url,
         title: selection.page.title,
+        source,
     };
     tab.contextId = undefined;
     tab.problem = htmlOmitted;

@@ -144,6 +144,8 @@ function render(v) {
         text.className = "sel-text";
         text.textContent = s.text || "(no text)";
         selectionBox.append(head, text);
+        if (s.source)
+            selectionBox.append(sourceLine(s.source));
         selectionBox.title = `${s.title || s.url}\n${s.text}`;
         selectionBox.dataset.contextId = tab.contextId ?? "";
     }
@@ -220,6 +222,18 @@ function render(v) {
         : open
             ? "Pick an element first"
             : "Not connected";
+}
+/** Where the picked element is written: `file:line`, then the components around it. */
+function sourceLine(src) {
+    const line = document.createElement("div");
+    line.className = "sel-source";
+    const at = `${src.file}${src.line ? `:${src.line}` : ""}`;
+    const code = document.createElement("code");
+    code.textContent = at.split("/").pop() ?? at;
+    const names = (src.components ?? []).map((c) => c.name);
+    line.append(code, names.length ? ` · ${names.slice(0, 3).join(" ‹ ")}` : "");
+    line.title = `${src.framework}: ${at}${(src.components ?? []).map((c) => `\n${c.name} used at ${c.file ?? "?"}${c.line ? `:${c.line}` : ""}`).join("")}`;
+    return line;
 }
 /** A chat entry's meta line: what happened to it, then when. */
 function meta(said, at) {

@@ -8,13 +8,13 @@
 // WEBFOLD_PROJECT2 (a second agent's project), EXTENSION_ID, SHOTS_DIR;
 // CHROMIUM (default /usr/bin/chromium).
 
-import { spawn, execFileSync } from "node:child_process";
+import { execFileSync } from "node:child_process";
 import { createServer } from "node:http";
 import { connect } from "node:net";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { check, env, launch, log, serveFixture, until } from "./lib.mjs";
+import { Agent, check, env, launch, log, serveFixture, until } from "./lib.mjs";
 
 const BIN = env("WEBFOLD_BIN");
 const HOME = env("WEBFOLD_HOME");
@@ -25,68 +25,6 @@ const EXT_ID = env("EXTENSION_ID");
 const SHOTS = env("SHOTS_DIR");
 
 const summary = { screenshots: [] };
-
-// ---- the agent: webfold's MCP server over stdio ----
-
-class Agent {
-  /** With `db`, the page tools too, on conversations kept there. */
-  constructor(project, db) {
-    const args = db ? ["mcp", "--tools", "page,ui", "--db", db] : ["mcp", "--tools", "ui", "--no-db"];
-    this.proc = spawn(BIN, args, {
-      cwd: project,
-      env: { ...process.env, WEBFOLD_HOME: HOME },
-      stdio: ["pipe", "pipe", "inherit"],
-    });
-    this.next = 1;
-    this.waiting = new Map();
-    let buf = "";
-    this.proc.stdout.setEncoding("utf8");
-    this.proc.stdout.on("data", (d) => {
-      buf += d;
-      let nl;
-      while ((nl = buf.indexOf("\n")) >= 0) {
-        const line = buf.slice(0, nl);
-        buf = buf.slice(nl + 1);
-        if (!line.trim()) continue;
-        const msg = JSON.parse(line);
-        const w = this.waiting.get(msg.id);
-        if (w) {
-          this.waiting.delete(msg.id);
-          if (msg.error) w.reject(new Error(JSON.stringify(msg.error)));
-          else w.resolve(msg.result);
-        }
-      }
-    });
-  }
-  request(method, params) {
-    const id = this.next++;
-    this.proc.stdin.write(JSON.stringify({ jsonrpc: "2.0", id, method, params }) + "\n");
-    return new Promise((resolve, reject) => this.waiting.set(id, { resolve, reject }));
-  }
-  async init() {
-    await this.request("initialize", {
-      protocolVersion: "2025-06-18",
-      capabilities: {},
-      clientInfo: { name: "e2e-agent", version: "1.0.0" },
-    });
-    this.proc.stdin.write(JSON.stringify({ jsonrpc: "2.0", method: "notifications/initialized" }) + "\n");
-  }
-  async tool(name, args) {
-    const r = await this.request("tools/call", { name, arguments: args });
-    if (r.isError) throw new Error(`${name} failed: ${JSON.stringify(r.content)}`);
-    return r;
-  }
-  /** A tool call that must fail: its error text. */
-  async refused(name, args) {
-    const r = await this.request("tools/call", { name, arguments: args });
-    if (!r.isError) throw new Error(`${name} should have failed: ${JSON.stringify(r.content)}`);
-    return r.content.map((c) => c.text).join("\n");
-  }
-  close() {
-    this.proc.stdin.end();
-    this.proc.kill();
-  }
-}
 
 /** The daemon's own account of itself, over its unix socket. */
 function daemonStatus() {
@@ -217,7 +155,7 @@ try {
   summary.connectMs = Date.now() - paired;
   // Connected, but no agent yet: the indicator says how to start one.
   await until("the no-agent indicator", () => panel.$eval("#conn", (e) => e.textContent.includes("webfold mcp --tools ui")));
-  agent = new Agent(PROJECT, join(dbDir, "webfold.db"));
+  agent = new Agent(BIN, HOME, PROJECT, join(dbDir, "webfold.db"));
   await agent.init();
   const tools = await agent.request("tools/list", {});
   const names = tools.tools.map((t) => t.name);
@@ -567,7 +505,7 @@ try {
   summary.screenshots.push("side-panel.png");
 
   // ---- two tabs, two agents: each message and answer goes where it belongs ----
-  agent2 = new Agent(PROJECT2);
+  agent2 = new Agent(BIN, HOME, PROJECT2);
   await agent2.init();
   const agentCount = (p) => p.$$eval("#agent option", (os) => os.filter((o) => o.value).length);
   await until("both agents listed", async () => (await agentCount(panel)) === 2);

@@ -1,7 +1,8 @@
 // What the extension's browser drivers share: environment, checks, waiting
-// on conditions (no timed sleeps), the fixture page, and Debian's Chromium
-// with the built extension loaded.
+// on conditions (no timed sleeps), the fixture page, Debian's Chromium with
+// the built extension loaded, and the coding agent's MCP client.
 
+import { spawn } from "node:child_process";
 import { createServer } from "node:http";
 import { readFileSync } from "node:fs";
 import { join, dirname } from "node:path";
@@ -92,4 +93,65 @@ export async function launch(ext, profile, expectedId) {
     return p;
   };
   return { ctx, sw, extId, tabOf, openPanel };
+}
+
+// The coding agent: webfold's MCP server over stdio, spoken to as a client does.
+export class Agent {
+  /** `webfold mcp` (the binary `bin`, daemon home `home`) in `project`; with `db`, the page tools too, on conversations kept there. */
+  constructor(bin, home, project, db) {
+    const args = db ? ["mcp", "--tools", "page,ui", "--db", db] : ["mcp", "--tools", "ui", "--no-db"];
+    this.proc = spawn(bin, args, {
+      cwd: project,
+      env: { ...process.env, WEBFOLD_HOME: home },
+      stdio: ["pipe", "pipe", "inherit"],
+    });
+    this.next = 1;
+    this.waiting = new Map();
+    let buf = "";
+    this.proc.stdout.setEncoding("utf8");
+    this.proc.stdout.on("data", (d) => {
+      buf += d;
+      let nl;
+      while ((nl = buf.indexOf("\n")) >= 0) {
+        const line = buf.slice(0, nl);
+        buf = buf.slice(nl + 1);
+        if (!line.trim()) continue;
+        const msg = JSON.parse(line);
+        const w = this.waiting.get(msg.id);
+        if (w) {
+          this.waiting.delete(msg.id);
+          if (msg.error) w.reject(new Error(JSON.stringify(msg.error)));
+          else w.resolve(msg.result);
+        }
+      }
+    });
+  }
+  request(method, params) {
+    const id = this.next++;
+    this.proc.stdin.write(JSON.stringify({ jsonrpc: "2.0", id, method, params }) + "\n");
+    return new Promise((resolve, reject) => this.waiting.set(id, { resolve, reject }));
+  }
+  async init() {
+    await this.request("initialize", {
+      protocolVersion: "2025-06-18",
+      capabilities: {},
+      clientInfo: { name: "e2e-agent", version: "1.0.0" },
+    });
+    this.proc.stdin.write(JSON.stringify({ jsonrpc: "2.0", method: "notifications/initialized" }) + "\n");
+  }
+  async tool(name, args) {
+    const r = await this.request("tools/call", { name, arguments: args });
+    if (r.isError) throw new Error(`${name} failed: ${JSON.stringify(r.content)}`);
+    return r;
+  }
+  /** A tool call that must fail: its error text. */
+  async refused(name, args) {
+    const r = await this.request("tools/call", { name, arguments: args });
+    if (!r.isError) throw new Error(`${name} should have failed: ${JSON.stringify(r.content)}`);
+    return r.content.map((c) => c.text).join("\n");
+  }
+  close() {
+    this.proc.stdin.end();
+    this.proc.kill();
+  }
 }

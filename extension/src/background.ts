@@ -10,6 +10,7 @@
 // worker reconnects every tab it controlled.
 
 import { parsePairing, type Pairing } from "./pairing.js";
+import { pickSource } from "./source.js";
 
 const KEEPALIVE_MS = 20_000;
 const FIRST_RETRY_MS = 500;
@@ -24,6 +25,8 @@ const HOST_AFTER_FAILURE_MS = 15_000;
 const MAX_CHAT_ENTRIES = 200;
 /** Pages whose last session is remembered across browser restarts. */
 const MAX_REMEMBERED = 100;
+/** Longest wait for the code behind a pick (source maps to read). */
+const SOURCE_WAIT_MS = 2_000;
 /** The protocol version that answers `get_history`. */
 const HISTORY_VERSION = 3;
 
@@ -547,13 +550,20 @@ async function screenshot(tabId: number, windowId: number): Promise<string | und
 
 async function sendSelection(tabId: number, windowId: number, selection: WfSelection, htmlOmitted?: string) {
   const tab = await tabState(tabId);
-  selection.screenshot = await screenshot(tabId, windowId);
+  const [shot, source] = await Promise.all([
+    screenshot(tabId, windowId),
+    // A page slow to give its source maps does not hold the pick up.
+    Promise.race([pickSource(tabId, selection.selector), new Promise<undefined>((r) => setTimeout(r, SOURCE_WAIT_MS))]),
+  ]);
+  selection.screenshot = shot;
+  if (source) selection.source = source;
   tab.selection = {
     selector: selection.selector,
     tagName: selection.element.tagName,
     text: selection.element.textContent.slice(0, 200),
     url: selection.page.url,
     title: selection.page.title,
+    source,
   };
   tab.contextId = undefined;
   tab.problem = htmlOmitted;

@@ -168,6 +168,13 @@ declare namespace WfProtocol {
   /** Why an answer was closed before it was complete. */
   export type CloseReason = "disconnected" | "superseded";
 
+  export interface ComponentSource {
+    /** The file that uses the component, when known. */
+    file?: string;
+    line?: number;
+    name: string;
+  }
+
   export interface ContextStored {
     contextId: string;
   }
@@ -318,6 +325,25 @@ declare namespace WfProtocol {
     ws_url: string;
   }
 
+  /**
+   * Where the picked element is written in the page's source, and the
+   * components around it.
+   */
+  export interface PickSource {
+    column?: number;
+    /**
+     * The components around the element, innermost first, each with where
+     * it is used.
+     */
+    components?: ComponentSource[];
+    /** The file that writes the element (as the build names it). */
+    file: string;
+    /** `react`, `vue` or `svelte`. */
+    framework: string;
+    /** 1-based, when known. */
+    line?: number;
+  }
+
   export type Role = "user" | "assistant";
 
   export interface SelectAgent {
@@ -388,6 +414,8 @@ declare namespace WfProtocol {
     screenshot?: string;
     /** A CSS selector that matches exactly the picked element. */
     selector?: string;
+    /** The code that renders the element (development builds). */
+    source?: PickSource;
   }
 
   export type Status = "idle" | "thinking" | "searching" | "editing";

@@ -63,7 +63,7 @@ interface WfTab {
   tabId: number;
   sessionId: string;
   contextId?: string;
-  selection?: { selector?: string; tagName: string; text: string; url: string; title: string };
+  selection?: { selector?: string; tagName: string; text: string; url: string; title: string; source?: WfProtocol.PickSource };
   picking: boolean;
   chat: WfChatEntry[];
   status?: WfProtocol.StatusUpdate;

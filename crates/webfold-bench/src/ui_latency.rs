@@ -238,6 +238,7 @@ fn pick() -> SetContext {
         selector: None,
         html: None,
         dom: None,
+        source: None,
     }
 }
 

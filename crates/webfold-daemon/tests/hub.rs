@@ -44,6 +44,7 @@ fn pick(title: &str) -> SetContext {
         selector: Some("button".into()),
         html: None,
         dom: None,
+        source: None,
     }
 }
 

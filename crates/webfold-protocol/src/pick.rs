@@ -21,6 +21,41 @@ pub struct Pick {
     /// A CSS selector that matches exactly the picked element.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub selector: Option<String>,
+    /// The code that renders the element, when the page is a development
+    /// build of a framework that records it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub source: Option<PickSource>,
+}
+
+/// Where the picked element is written in the page's source, and the
+/// components around it.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct PickSource {
+    /// `react`, `vue` or `svelte`.
+    pub framework: String,
+    /// The file that writes the element (as the build names it).
+    pub file: String,
+    /// 1-based, when known.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub line: Option<u32>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub column: Option<u32>,
+    /// The components around the element, innermost first, each with where
+    /// it is used.
+    #[serde(default)]
+    pub components: Vec<ComponentSource>,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct ComponentSource {
+    pub name: String,
+    /// The file that uses the component, when known.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub file: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub line: Option<u32>,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]

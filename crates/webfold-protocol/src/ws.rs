@@ -11,7 +11,7 @@ use serde::{Deserialize, Serialize};
 use webfold_core::page::capture::DomCapture;
 
 use crate::agent::History;
-use crate::pick::{Ancestor, Child, Element, PageInfo, Pick};
+use crate::pick::{Ancestor, Child, Element, PageInfo, Pick, PickSource};
 
 /// The protocol's version: the daemon announces it in `agents`; a client
 /// that needs more can tell. 2: answers name the user message they answer
@@ -125,6 +125,9 @@ pub struct SetContext {
     /// each element is): read instead of `html` when present.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub dom: Option<Box<DomCapture>>,
+    /// The code that renders the element (development builds).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub source: Option<PickSource>,
 }
 
 /// What a `set_context` carries besides its [`Pick`]: the daemon writes
@@ -147,6 +150,7 @@ impl SetContext {
             selector,
             html,
             dom,
+            source,
         } = self;
         let pick = Pick {
             element,
@@ -154,6 +158,7 @@ impl SetContext {
             children,
             page,
             selector,
+            source,
         };
         (
             pick,
@@ -172,6 +177,7 @@ impl SetContext {
             children,
             page,
             selector,
+            source,
         } = pick;
         SetContext {
             element,
@@ -182,6 +188,7 @@ impl SetContext {
             selector,
             html: payload.html,
             dom: payload.dom,
+            source,
         }
     }
 }

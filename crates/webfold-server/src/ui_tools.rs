@@ -61,6 +61,38 @@ impl WebfoldTools {
     }
 }
 
+/// Where the element is written, then each component around it and where
+/// that is used: `source: src/Button.jsx:5:9 (react) in Button (src/Card.jsx:9) ‹ Card (…)`.
+fn render_source(src: &webfold_protocol::PickSource) -> String {
+    let at = |file: &str, line: Option<u32>, column: Option<u32>| {
+        let mut s = file.to_string();
+        if let Some(l) = line {
+            s.push_str(&format!(":{l}"));
+            if let Some(c) = column {
+                s.push_str(&format!(":{c}"));
+            }
+        }
+        s
+    };
+    let mut out = format!(
+        "source: {} ({})",
+        at(&src.file, src.line, src.column),
+        src.framework
+    );
+    let chain: Vec<String> = src
+        .components
+        .iter()
+        .map(|c| match &c.file {
+            Some(f) => format!("{} ({})", c.name, at(f, c.line, None)),
+            None => c.name.clone(),
+        })
+        .collect();
+    if !chain.is_empty() {
+        out.push_str(&format!(" in {}", chain.join(" ‹ ")));
+    }
+    out
+}
+
 /// The selection as text: what the page said is fenced, and so is the user.
 fn render_context(v: &UiContext) -> String {
     let pick = &v.context.pick;
@@ -101,6 +133,9 @@ fn render_context(v: &UiContext) -> String {
     );
     if let Some(sel) = &pick.selector {
         page.push_str(&format!("\nselector: {sel}"));
+    }
+    if let Some(src) = &pick.source {
+        page.push_str(&format!("\n{}", render_source(src)));
     }
     let mut out = format!(
         "sessionId: {}\ncontextId: {}\n",

@@ -322,3 +322,36 @@ fn the_extension_pairs_itself_and_brings_the_daemon_back_through_the_native_host
     let _ = std::fs::remove_dir_all(&home);
     let _ = std::fs::remove_dir_all(&profile);
 }
+
+#[test]
+fn a_pick_in_a_development_build_names_the_file_and_line_that_write_it() {
+    let chromium = prepare();
+    let home = scratch("source-home");
+    let project = scratch("source-project");
+    let shots = scratch("source-screenshots");
+    let apps = scratch("source-apps");
+    let _daemon = daemon(&home, &[]);
+    let summary = drive(
+        "source.mjs",
+        &home,
+        &chromium,
+        &[
+            ("WEBFOLD_PROJECT", project.as_os_str()),
+            ("SHOTS_DIR", shots.as_os_str()),
+            ("APPS_OUT", apps.as_os_str()),
+        ],
+    );
+    let mut table = String::from("framework | picks | right file and line\n");
+    for (app, r) in summary["apps"].as_object().unwrap() {
+        let (picks, right) = (r["picks"].as_u64().unwrap(), r["right"].as_u64().unwrap());
+        table.push_str(&format!("{app} | {picks} | {right}\n"));
+        assert!(
+            right * 100 >= picks * 95,
+            "{app}: {right} of {picks} picks name their source; misses: {}",
+            r["misses"]
+        );
+    }
+    eprintln!("{table}screenshots in {}", shots.display());
+    let _ = std::fs::remove_dir_all(&home);
+    let _ = std::fs::remove_dir_all(&apps);
+}

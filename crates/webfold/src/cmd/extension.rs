@@ -36,6 +36,7 @@ const FILES: &[(&str, &[u8])] = files![
     "panel.css",
     "panel.html",
     "panel.js",
+    "source.js",
 ];
 
 pub fn run(args: Args) -> anyhow::Result<()> {
@@ -225,6 +226,24 @@ mod tests {
             at += 46 + name_len;
         }
         assert_eq!(at, end);
+    }
+
+    /// A file the build writes but the binary leaves out breaks the
+    /// extension as users load it (a module it imports is missing).
+    #[test]
+    fn the_binary_carries_every_file_of_the_build() {
+        let dist = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../extension/dist");
+        let mut built: Vec<String> = std::fs::read_dir(&dist)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        built.sort();
+        let mut carried: Vec<String> = FILES.iter().map(|(n, _)| n.to_string()).collect();
+        carried.sort();
+        assert_eq!(
+            carried, built,
+            "list every file of extension/dist/ in FILES"
+        );
     }
 
     #[test]
