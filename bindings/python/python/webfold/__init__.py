@@ -1,0 +1,95 @@
+"""Fold a web page into a small, token-budgeted view an LLM agent can read.
+
+``Page(html, url=None)`` parses a page once; each view is a method of it
+(``page.snapshot(max_tokens=4000)``, ``page.markdown()``, ``page.chunk(selector="main")``),
+with the options, defaults and limits of the ``webfold`` command, returning
+an :class:`Envelope` whose ``text`` is what the command prints.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from typing import Any, Callable, Dict, List, Optional
+
+from . import _webfold
+from ._webfold import WebfoldError
+
+__version__ = _webfold.__version__
+__all__ = ["Page", "Envelope", "WebfoldError", "fetch", "VIEWS"]
+
+# The envelope's own fields; everything else a view returns is its data.
+_FIELDS = ("view", "text", "tokens", "max_tokens", "cut", "note", "hints", "url", "version")
+
+
+@dataclass(frozen=True)
+class Envelope:
+    """What every view returns: the text a model reads, its exact tokens,
+    the budget it was held to, whether anything was cut and how to get it,
+    and the view's own structured data."""
+
+    view: str
+    text: str
+    tokens: int
+    max_tokens: Optional[int] = None
+    cut: bool = False
+    note: Optional[str] = None
+    hints: List[Dict[str, Any]] = field(default_factory=list)
+    url: Optional[str] = None
+    version: Optional[int] = None
+    data: Dict[str, Any] = field(default_factory=dict)
+
+    def __str__(self) -> str:
+        return self.text
+
+    @classmethod
+    def _from_json(cls, text: str) -> "Envelope":
+        raw = json.loads(text)
+        own = {k: raw.pop(k) for k in _FIELDS if k in raw}
+        return cls(**own, data=raw)
+
+
+class Page:
+    """A page, parsed once. Every view of webfold is a method of it."""
+
+    def __init__(self, html: "str | bytes", url: Optional[str] = None, content_type: Optional[str] = None):
+        self._page = _webfold.Page(html, url, content_type)
+
+    @property
+    def url(self) -> str:
+        return self._page.url
+
+    def view(self, name: str, **options: Any) -> Envelope:
+        """Runs the view ``name`` (as ``webfold NAME`` on the command line) with ``options``."""
+        return Envelope._from_json(self._page.view(name, options))
+
+
+def _method(name: str, about: str, schema: Dict[str, Any]) -> Callable[..., Envelope]:
+    def run(self: Page, **options: Any) -> Envelope:
+        return self.view(name, **options)
+
+    lines = [about + "."]
+    props = schema.get("properties", {})
+    if props:
+        lines += ["", "Options:"]
+        for opt, spec in props.items():
+            doc = spec.get("description", "").replace("\n", " ")
+            default = f" (default {spec['default']!r})" if "default" in spec else ""
+            lines.append(f"    {opt}: {doc}{default}")
+    run.__name__ = name
+    run.__qualname__ = f"Page.{name}"
+    run.__doc__ = "\n".join(lines)
+    return run
+
+
+#: Every view: its method name, what it shows, its options' JSON Schema, and
+#: whether it keeps the page's snapshot session ("none", "reads", "moves").
+VIEWS: List[tuple] = [(n, a, json.loads(s), u) for n, a, s, u in _webfold.views()]
+for _name, _about, _schema, _ in VIEWS:
+    setattr(Page, _name, _method(_name, _about, _schema))
+
+
+def fetch(url: str) -> Page:
+    """Fetches ``url`` and parses it: the page, known by its address after redirects."""
+    body, content_type, final_url = _webfold.fetch(url)
+    return Page(body, url=final_url, content_type=content_type)

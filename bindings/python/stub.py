@@ -1,0 +1,66 @@
+"""Writes the package's type stub (python/webfold/__init__.pyi) from the
+installed package's views: one method per view, its options as keyword
+arguments with their types and defaults. Run it with the package
+installed; the tests check the committed stub is what it writes."""
+
+import sys
+from pathlib import Path
+
+import webfold
+
+TYPES = {"integer": "int", "boolean": "bool", "string": "str", "number": "float"}
+
+
+def annotation(spec):
+    kinds = spec.get("type")
+    if isinstance(kinds, list):
+        names = [TYPES.get(k, "Any") for k in kinds if k != "null"]
+        return " | ".join(names) + (" | None" if "null" in kinds else "")
+    if "enum" in spec:
+        return "Literal[" + ", ".join(repr(v) for v in spec["enum"]) + "]"
+    return TYPES.get(kinds, "Any")
+
+
+def method(name, about, schema):
+    params = ["self", "*"]
+    for opt, spec in schema.get("properties", {}).items():
+        params.append(f"{opt}: {annotation(spec)} | None = None")
+    lines = [f"    def {name}({', '.join(params)}) -> Envelope:", f'        """{about}."""', "        ..."]
+    return "\n".join(lines)
+
+
+def stub():
+    head = '''# The package's types, written by stub.py from the views: do not edit.
+from typing import Any, Dict, List, Literal, Optional
+
+__version__: str
+VIEWS: List[tuple]
+
+class WebfoldError(Exception): ...
+
+class Envelope:
+    view: str
+    text: str
+    tokens: int
+    max_tokens: Optional[int]
+    cut: bool
+    note: Optional[str]
+    hints: List[Dict[str, Any]]
+    url: Optional[str]
+    version: Optional[int]
+    data: Dict[str, Any]
+
+class Page:
+    def __init__(self, html: str | bytes, url: Optional[str] = None, content_type: Optional[str] = None) -> None: ...
+    @property
+    def url(self) -> str: ...
+    def view(self, name: str, **options: Any) -> Envelope: ...
+'''
+    methods = "\n".join(method(n, a, s) for n, a, s, _ in webfold.VIEWS)
+    return head + methods + "\n\ndef fetch(url: str) -> Page: ...\n"
+
+
+if __name__ == "__main__":
+    out = Path(__file__).resolve().parent / "python" / "webfold" / "__init__.pyi"
+    out.write_text(stub())
+    sys.stdout.write(f"wrote {out}\n")
