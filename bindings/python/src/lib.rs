@@ -186,9 +186,17 @@ fn views() -> Vec<(String, String, String, &'static str)> {
         .collect()
 }
 
+/// Runs the `webfold` command with `argv` (the program's name first) and
+/// exits the process with its status: the package's `webfold` script.
+#[pyfunction]
+fn cli(py: Python<'_>, argv: Vec<std::ffi::OsString>) -> PyResult<()> {
+    py.detach(move || webfold::main_with(argv))
+}
+
 #[pymodule]
 fn _webfold(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<PyPage>()?;
+    m.add_function(wrap_pyfunction!(cli, m)?)?;
     m.add_function(wrap_pyfunction!(fetch, m)?)?;
     m.add_function(wrap_pyfunction!(views, m)?)?;
     m.add("WebfoldError", m.py().get_type::<WebfoldError>())?;

@@ -9,6 +9,7 @@ import gzip
 import json
 import os
 import subprocess
+import sys
 import threading
 from pathlib import Path
 
@@ -174,3 +175,46 @@ def test_the_stub_is_current():
 
     committed = (HERE.parent / "python" / "webfold" / "__init__.pyi").read_text()
     assert committed == stub(), "run `python bindings/python/stub.py` with the package installed"
+
+
+def installed_command():
+    """The `webfold` script the package installed, beside this Python."""
+    path = Path(sys.executable).parent / "webfold"
+    assert path.exists(), f"the package installs a webfold script: {path}"
+    return str(path)
+
+
+def test_the_package_installs_the_command():
+    out = subprocess.run([installed_command(), "--version"], capture_output=True, text=True)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == f"webfold {webfold.__version__}"
+    bad = subprocess.run([installed_command(), "outline", "/no/such/page.html"], capture_output=True, text=True)
+    assert bad.returncode == 1 and bad.stderr.startswith("error: "), bad.stderr
+
+
+def test_the_installed_command_serves_mcp_over_stdio():
+    proc = subprocess.Popen(
+        [installed_command(), "mcp", "--no-db"],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+
+    def ask(id, method, params):
+        proc.stdin.write(json.dumps({"jsonrpc": "2.0", "id": id, "method": method, "params": params}) + "\n")
+        proc.stdin.flush()
+        while True:
+            msg = json.loads(proc.stdout.readline())
+            if msg.get("id") == id:
+                return msg["result"]
+
+    try:
+        ask(1, "initialize", {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "pytest", "version": "1"}})
+        proc.stdin.write(json.dumps({"jsonrpc": "2.0", "method": "notifications/initialized"}) + "\n")
+        proc.stdin.flush()
+        tools = {t["name"] for t in ask(2, "tools/list", {})["tools"]}
+        assert {"get_dom_outline", "page_snapshot", "get_html_chunk"} <= tools, tools
+    finally:
+        proc.stdin.close()
+        proc.wait(timeout=10)

@@ -76,7 +76,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         "install-host sets up Chrome and Chromium on Linux and macOS; elsewhere, pair with `webfold pair`"
     );
     let home = Home::from_env()?;
-    let exe = std::env::current_exe()
+    let exe = crate::self_exe()
         .and_then(std::fs::canonicalize)
         .map_err(|e| anyhow::anyhow!("cannot tell where this webfold binary is: {e}"))?;
     let manifest = manifest(&exe, &allowed_extensions(&home));

@@ -109,8 +109,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
 /// directory), named after the program that started it.
 fn agent_link() -> anyhow::Result<webfold_chatter_client::client::AgentLink> {
     let home = webfold_chatter_client::home::Home::from_env()?;
-    let exe =
-        std::env::current_exe().context("cannot find the webfold binary to start the daemon")?;
+    let exe = crate::self_exe().context("cannot find the webfold binary to start the daemon")?;
     let project = std::env::current_dir().context("cannot read the working directory")?;
     Ok(webfold_chatter_client::client::AgentLink::new(
         home,

@@ -76,7 +76,7 @@ fn pair(origin: &str) -> anyhow::Result<Pairing> {
         "the extension {id} is not one the daemon admits: run `webfold pair --allow-extension {id}`, then `webfold install-host`"
     );
     let token = Token::load_or_create(&home)?;
-    let exe = std::env::current_exe()?;
+    let exe = crate::self_exe()?;
     tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()?
