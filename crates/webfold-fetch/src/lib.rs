@@ -319,6 +319,16 @@ pub async fn fetch(url: &str, opts: &FetchOptions) -> Result<Fetched, FetchError
     Fetcher::new(opts.clone())?.fetch(url).await
 }
 
+/// [`fetch`] for a caller with no async runtime of its own (the Python and
+/// Node packages): one on this thread for the one request.
+pub fn fetch_blocking(url: &str, opts: &FetchOptions) -> Result<Fetched, FetchError> {
+    tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .map_err(|e| FetchError::Client(format!("cannot start the network runtime: {e}")))?
+        .block_on(fetch(url, opts))
+}
+
 fn parse_url(url: &str) -> Result<Url, FetchError> {
     let parsed = Url::parse(url.trim()).map_err(|e| FetchError::InvalidUrl {
         url: url.to_owned(),

@@ -16,6 +16,7 @@
 //!   snapshot session, and the [`Ctx`] (the surface's vocabulary and
 //!   tokenizer).
 
+pub mod held;
 mod registry;
 
 pub use registry::{VIEWS, by_name};
