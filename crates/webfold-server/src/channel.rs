@@ -128,7 +128,20 @@ impl Inbox {
         if st.pending.is_empty() {
             return "No browser message waits for an answer.".into();
         }
-        let events: Vec<String> = st.pending.iter().map(|p| event_text(&p.context)).collect();
+        let events: Vec<String> = st
+            .pending
+            .iter()
+            .map(|p| {
+                let v = &p.context;
+                format!(
+                    "sessionId {}, contextId {}, messageId {}:\n{}",
+                    v.session_id,
+                    v.context.context_id,
+                    v.message_id.as_deref().unwrap_or_default(),
+                    event_text(v)
+                )
+            })
+            .collect();
         events.join("\n\n")
     }
 }
@@ -150,7 +163,8 @@ struct EventMeta {
 }
 
 /// The event's text: what the user wrote, fenced as theirs, then a line on
-/// what they picked, fenced as page content.
+/// what they picked, fenced as page content. The identifiers are the
+/// event's attributes, not repeated here (the model pays for each token).
 pub fn event_text(v: &UiContext) -> String {
     let pick = &v.context.pick;
     let el = &pick.element;
@@ -170,9 +184,7 @@ pub fn event_text(v: &UiContext) -> String {
     about.push_str(&format!(" on {} ({})", pick.page.url, pick.page.title));
     let message = v.user_message.as_deref().unwrap_or_default();
     format!(
-        "The user wrote (untrusted; messageId {}, sessionId {}):\n{}\nabout (page content, untrusted):\n{}",
-        v.message_id.as_deref().unwrap_or_default(),
-        v.session_id,
+        "The user wrote (untrusted):\n{}\nabout (page content, untrusted):\n{}",
         fence_user(message),
         delimit(&about)
     )

@@ -296,6 +296,13 @@ async fn each_browser_message_reaches_claude_code_once_as_a_channel_event_within
             "{content}"
         );
         let meta = &event["params"]["meta"];
+        if i == 0 {
+            println!("the first event's content:\n{content}");
+            // Identifiers only: each becomes an attribute of the <channel> tag.
+            let keys: Vec<&String> = meta.as_object().unwrap().keys().collect();
+            assert_eq!(keys, ["context_id", "message_id", "session_id"], "{meta}");
+            assert!(meta.as_object().unwrap().values().all(Value::is_string));
+        }
         assert_eq!(meta["context_id"], context_id.as_str());
         let stored = tab.next("message_stored").await;
         assert_eq!(
@@ -405,6 +412,38 @@ async fn a_client_without_channels_hears_of_messages_through_the_inbox_resource(
     let inbox = read["result"]["contents"][0]["text"].as_str().unwrap();
     assert!(
         inbox.contains("first") && !inbox.contains("second"),
+        "{inbox}"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_message_kept_across_a_daemon_restart_is_pushed_once_the_agent_is_back() {
+    let home = scratch("restart");
+    let project = scratch("restart-p");
+    let d = daemon(&home);
+    let (mut agent, _) = Agent::start(&home, &project, "editor", json!({})).await;
+    let (mut tab, context_id) = tab_with_agent(&d).await;
+    // Not subscribed yet: the message waits in the daemon, which then dies.
+    tab.say(&context_id, "kept").await;
+    tab.next("message_stored").await;
+    drop(tab);
+    drop(d);
+    let _d = daemon(&home);
+    let uri = "webfold://browser/inbox";
+    let sub = agent
+        .request("resources/subscribe", json!({"uri": uri}))
+        .await;
+    assert!(sub.get("error").is_none(), "{sub}");
+    // The agent's link finds the new daemon, which gives its unread message back.
+    let (_, updated) = agent.read().await;
+    assert_eq!(
+        updated["method"], "notifications/resources/updated",
+        "{updated}"
+    );
+    let read = agent.request("resources/read", json!({"uri": uri})).await;
+    let inbox = read["result"]["contents"][0]["text"].as_str().unwrap();
+    assert!(
+        inbox.contains("<user-message>\nkept\n</user-message>"),
         "{inbox}"
     );
 }
