@@ -304,6 +304,25 @@ impl AgentLink {
         Err(CallError::Disconnected.to_string())
     }
 
+    /// A typed call on a running daemon, never starting one: what runs in
+    /// the background (a daemon that was stopped stays stopped until a
+    /// tool call starts it).
+    pub async fn request_if_running<C: Call>(&self, params: C) -> Result<C::Answer, CallError> {
+        let open = self.conn.lock().await.clone().filter(|c| !c.is_closed());
+        let c = match open {
+            Some(c) => c,
+            None => {
+                Connection::open(&self.home.socket())
+                    .await
+                    .map_err(|_| CallError::Disconnected)?;
+                self.connection()
+                    .await
+                    .map_err(|_| CallError::Disconnected)?
+            }
+        };
+        c.request(params).await
+    }
+
     /// A call by method name ([`Connection::call`]), retried the same way.
     pub async fn call(&self, method: &str, params: Value) -> Result<Value, String> {
         for attempt in 0..2 {

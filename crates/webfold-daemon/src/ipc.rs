@@ -16,8 +16,8 @@ use tokio::sync::mpsc;
 use webfold_protocol::agent::{
     AgentRequest, Call, DaemonStatus, Delivered, Done, GetConversationHistory, GetLiveHtml,
     GetStatus, GetUiContext, Hello, HelloAnswer, History, ListSessions, MAX_LINE_BYTES,
-    MAX_WAIT_SECONDS, Request, RespondToBrowser, Response, SessionList, UiList, UiPick,
-    UpdateStatus,
+    MAX_WAIT_SECONDS, NextMessage, Request, RespondToBrowser, Response, SessionList, UiList,
+    UiPick, UpdateStatus,
 };
 use webfold_protocol::{PROTOCOL_VERSION, is_session_id};
 
@@ -161,6 +161,10 @@ async fn dispatch(
         AgentRequest::GetUiContext(a) => {
             answer::<GetUiContext>(get_ui_context(hub, me()?, a).await?)
         }
+        AgentRequest::NextMessage(a) => {
+            let wait = Duration::from_secs(wait_seconds(a.wait_seconds)?);
+            answer::<NextMessage>(hub.next_message(me()?, wait).await?)
+        }
         AgentRequest::ListSessions(ListSessions {}) => {
             let agent = me()?;
             let project = hub.agent_project(agent)?;
@@ -238,16 +242,19 @@ async fn get_ui_context(
     if let Some(s) = &a.session_id {
         session(s)?;
     }
-    let wait = match a.wait_seconds.unwrap_or(0) {
-        w if w <= MAX_WAIT_SECONDS => Duration::from_secs(w),
-        w => {
-            return Err(format!(
-                "wait_seconds must be a whole number from 0 to {MAX_WAIT_SECONDS}, not {w}"
-            ));
-        }
-    };
+    let wait = Duration::from_secs(wait_seconds(a.wait_seconds.unwrap_or(0))?);
     hub.get_ui_context(agent, a.session_id.as_deref(), wait)
         .await
+}
+
+fn wait_seconds(w: u64) -> Result<u64, String> {
+    if w <= MAX_WAIT_SECONDS {
+        Ok(w)
+    } else {
+        Err(format!(
+            "wait_seconds must be a whole number from 0 to {MAX_WAIT_SECONDS}, not {w}"
+        ))
+    }
 }
 
 async fn history(hub: &Hub, agent: &str, a: GetConversationHistory) -> Result<History, String> {

@@ -295,3 +295,54 @@ async fn a_request_to_a_tab_fails_when_the_tab_disconnects() {
         .unwrap_err();
     assert!(e.contains("is not connected"), "{e}");
 }
+
+#[tokio::test]
+async fn a_pushed_message_is_taken_once_and_stays_answerable() {
+    let w = World::new("push");
+    let shop = w.project("shop");
+    w.hub.connect_agent("a", shop, "x".into()).await.unwrap();
+    let tab = session(5);
+    let (_, mut rx) = w.tab(&tab);
+    let ctx = w.picked(&tab, "cart").await;
+    // The push waits for the message, and a new pick does not end its wait.
+    let hub = w.hub.clone();
+    let waiting = tokio::spawn(async move { hub.next_message("a", LONG).await });
+    w.picked(&tab, "cart-again").await;
+    let m = UserMessage {
+        context_id: ctx.clone(),
+        message: "why grey?".into(),
+        agent_id: None,
+    };
+    let stored = match w.hub.user_message(&tab, m).await {
+        ServerFrame::MessageStored(s) => s.message_id,
+        other => panic!("{other:?}"),
+    };
+    let pushed = waiting.await.unwrap().unwrap().expect("the push gets it");
+    assert_eq!(pushed.message_id.as_deref(), Some(stored.as_str()));
+    assert_eq!(pushed.context.context_id, ctx);
+    // Not the next message of get_ui_context, nor pushed again.
+    let later = w
+        .hub
+        .get_ui_context("a", None, Duration::ZERO)
+        .await
+        .unwrap();
+    assert!(later.is_some_and(|c| c.user_message.is_none()));
+    let again = w.hub.next_message("a", Duration::ZERO).await.unwrap();
+    assert!(again.is_none(), "{again:?}");
+    // Still answerable.
+    drain(&mut rx);
+    assert!(
+        w.hub
+            .respond("a", &tab, &stored, "disabled", true)
+            .await
+            .unwrap()
+    );
+    assert_eq!(answers(&drain(&mut rx)), ["disabled"]);
+    // A push waiting when its agent leaves ends at once.
+    let hub = w.hub.clone();
+    let waiting = tokio::spawn(async move { hub.next_message("a", LONG).await });
+    tokio::task::yield_now().await;
+    w.hub.disconnect_agent("a").await;
+    let ended = tokio::time::timeout(Duration::from_secs(5), waiting).await;
+    assert!(matches!(ended, Ok(Ok(Err(_) | Ok(None)))), "{ended:?}");
+}

@@ -56,6 +56,11 @@ methods! {
     Hello(Hello) -> HelloAnswer;
     /// The next message for the agent, else the latest pick of its project.
     GetUiContext(GetUiContext) -> Option<UiContext>;
+    /// The next message for the agent, waited for; `None` when none came.
+    /// An agent process loops on it to push each message to its client as
+    /// it arrives; a message answered here is not the next one of
+    /// `get_ui_context` again, and stays answerable.
+    NextMessage(NextMessage) -> Option<UiContext>;
     /// The tabs of the agent's project.
     ListSessions(ListSessions) -> SessionList;
     /// An answer (or a part of one) for the tab it answers.
@@ -153,6 +158,13 @@ pub struct GetUiContext {
     /// Wait up to this long for the user to pick or write
     #[schemars(range(max = 600))]
     pub wait_seconds: Option<u64>,
+}
+
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct NextMessage {
+    /// How long to wait for one (at most [`MAX_WAIT_SECONDS`]).
+    pub wait_seconds: u64,
 }
 
 /// What `get_ui_context` answers: a pick, and the message about it when

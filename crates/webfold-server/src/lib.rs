@@ -14,6 +14,7 @@
 pub mod api;
 pub mod browser_tools;
 pub mod cache;
+pub mod channel;
 pub mod error;
 pub mod extract;
 pub mod fallback;

@@ -120,6 +120,8 @@ pub struct WebfoldTools {
     sessions: Arc<Mutex<std::collections::BTreeMap<String, Arc<Mutex<SnapshotSession>>>>>,
     /// Browser tab → the conversation holding the page the user last sent.
     pub(crate) ui_pages: crate::ui_tools::UiPages,
+    /// The browser's messages pushed to this client, until answered.
+    pub(crate) inbox: Arc<crate::channel::Inbox>,
     tool_router: ToolRouter<Self>,
 }
 
@@ -599,6 +601,7 @@ impl WebfoldTools {
             ctx,
             sessions: Arc::default(),
             ui_pages: Arc::default(),
+            inbox: Arc::default(),
             tool_router,
         }
     }
@@ -661,11 +664,102 @@ impl WebfoldTools {
 #[tool_handler(router = self.tool_router)]
 impl ServerHandler for WebfoldTools {
     fn get_info(&self) -> ServerConfig {
-        ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
+        let pushes = self.ctx.ui.is_some();
+        let mut instructions = format!(
+            "webfold folds web pages into small, token-budgeted views. Start with get_dom_outline (or page_snapshot) of a page, then unfold parts with get_html_chunk by selector, ref or node id. {UNTRUSTED}"
+        );
+        if pushes {
+            instructions.push(' ');
+            instructions.push_str(crate::channel::INSTRUCTIONS);
+        }
+        ServerConfig::new(capabilities(pushes))
             .with_server_info(Implementation::new("webfold", env!("CARGO_PKG_VERSION")))
-            .with_instructions(format!(
-                "webfold folds web pages into small, token-budgeted views. Start with get_dom_outline (or page_snapshot) of a page, then unfold parts with get_html_chunk by selector, ref or node id. {UNTRUSTED}"
-            ))
+            .with_instructions(instructions)
+    }
+
+    async fn list_resources(
+        &self,
+        _: Option<rmcp::model::PaginatedRequestParams>,
+        _: rmcp::service::RequestContext<rmcp::RoleServer>,
+    ) -> Result<rmcp::model::ListResourcesResult, rmcp::ErrorData> {
+        let inbox = rmcp::model::Resource::new(crate::channel::INBOX_URI, "browser-inbox")
+            .with_description(
+                "The user's browser messages waiting for an answer (subscribe to hear of new ones)",
+            )
+            .with_mime_type("text/plain");
+        let listed = if self.ctx.ui.is_some() {
+            vec![inbox]
+        } else {
+            Vec::new()
+        };
+        Ok(rmcp::model::ListResourcesResult::with_all_items(listed))
+    }
+
+    async fn read_resource(
+        &self,
+        request: rmcp::model::ReadResourceRequestParams,
+        _: rmcp::service::RequestContext<rmcp::RoleServer>,
+    ) -> Result<rmcp::model::ReadResourceResponse, rmcp::ErrorData> {
+        self.inbox_uri(&request.uri)?;
+        let text = rmcp::model::ResourceContents::text(self.inbox.read(), request.uri);
+        Ok(rmcp::model::ReadResourceResult::new(vec![text]).into())
+    }
+
+    #[allow(deprecated)] // the subscription the 2025 protocol versions have
+    async fn subscribe(
+        &self,
+        request: rmcp::model::SubscribeRequestParams,
+        _: rmcp::service::RequestContext<rmcp::RoleServer>,
+    ) -> Result<(), rmcp::ErrorData> {
+        self.inbox_uri(&request.uri)?;
+        self.inbox.subscribe(true);
+        Ok(())
+    }
+
+    #[allow(deprecated)]
+    async fn unsubscribe(
+        &self,
+        request: rmcp::model::UnsubscribeRequestParams,
+        _: rmcp::service::RequestContext<rmcp::RoleServer>,
+    ) -> Result<(), rmcp::ErrorData> {
+        self.inbox_uri(&request.uri)?;
+        self.inbox.subscribe(false);
+        Ok(())
+    }
+}
+
+/// Tools, and with the UI tools the browser's messages pushed: the inbox
+/// resource (subscribable) and Claude Code's channel.
+fn capabilities(pushes: bool) -> ServerCapabilities {
+    if !pushes {
+        return ServerCapabilities::builder().enable_tools().build();
+    }
+    let mut caps = ServerCapabilities::builder()
+        .enable_tools()
+        .enable_resources()
+        .enable_resources_subscribe()
+        .build();
+    let channel = (
+        crate::channel::CHANNEL_CAPABILITY.to_string(),
+        Default::default(),
+    );
+    caps.experimental = Some([channel].into_iter().collect());
+    caps
+}
+
+impl WebfoldTools {
+    /// Refuses every resource but the inbox, and the inbox without the UI tools.
+    fn inbox_uri(&self, uri: &str) -> Result<(), rmcp::ErrorData> {
+        if self.ctx.ui.is_some() && uri == crate::channel::INBOX_URI {
+            return Ok(());
+        }
+        Err(rmcp::ErrorData::resource_not_found(
+            format!(
+                "no resource {uri}: the one resource is {} (with the ui tools)",
+                crate::channel::INBOX_URI
+            ),
+            None,
+        ))
     }
 }
 
@@ -674,10 +768,15 @@ impl ServerHandler for WebfoldTools {
 /// Nothing else may write to stdout: it carries JSON-RPC only.
 pub async fn serve_stdio(ctx: ToolContext) -> std::io::Result<()> {
     use rmcp::ServiceExt;
-    let running = WebfoldTools::new(ctx)
+    let tools = WebfoldTools::new(ctx);
+    let (link, inbox) = (tools.ctx.ui.clone(), tools.inbox.clone());
+    let running = tools
         .serve(rmcp::transport::stdio())
         .await
         .map_err(|e| std::io::Error::other(format!("MCP session failed to start: {e}")))?;
+    if let Some(link) = link {
+        crate::channel::spawn(link, inbox, running.peer().clone());
+    }
     let cancel = running.cancellation_token();
     let waiting = running.waiting();
     tokio::pin!(waiting);

@@ -241,7 +241,11 @@ impl WebfoldTools {
         Parameters(args): Parameters<RespondToBrowser>,
     ) -> CallToolResult {
         let r = async {
+            let (message_id, complete) = (args.message_id.clone(), args.is_complete);
             let v = self.daemon(args).await?;
+            if complete {
+                self.inbox.answered(&message_id);
+            }
             let text = if v.delivered {
                 "Sent.".to_string()
             } else {
@@ -299,13 +303,20 @@ impl WebfoldTools {
 
 impl WebfoldTools {
     async fn ui_context(&self, args: GetUiContext) -> ToolResult {
-        let Some(v) = self.daemon(args).await? else {
+        let (pushed, answer) = self.pushed_or_next(args).await?;
+        let Some(v) = pushed.clone().or(answer) else {
             return Self::data(
                 &json!({}),
                 "Nothing picked yet: the user picks an element with the webfold extension (wait_seconds waits for it).".into(),
             );
         };
         let mut text = render_context(&v);
+        if pushed.is_some() {
+            text.insert_str(
+                0,
+                "Sent to you before as a browser event; not answered yet.\n",
+            );
+        }
         let conversation_id = match self.ui_conversation(&v).await {
             Ok(Some(id)) => {
                 text.insert_str(
@@ -339,6 +350,25 @@ impl WebfoldTools {
             conversation_id,
         })?);
         Ok(r)
+    }
+
+    /// A message pushed as an event is not new here, but a client may have
+    /// dropped the event (Claude Code does without the channel allowed):
+    /// one not shown yet comes first, once, before waiting on the daemon;
+    /// and after the wait, when the push took the message it ended on.
+    async fn pushed_or_next(
+        &self,
+        args: GetUiContext,
+    ) -> Result<(Option<UiContext>, Option<UiContext>), ToolError> {
+        let session_id = args.session_id.clone();
+        if let Some(p) = self.inbox.show_next(session_id.as_deref()) {
+            return Ok((Some(p), None));
+        }
+        let answer = self.daemon(args).await?;
+        if answer.as_ref().is_some_and(|v| v.user_message.is_some()) {
+            return Ok((None, answer));
+        }
+        Ok((self.inbox.show_next(session_id.as_deref()), answer))
     }
 
     /// The page the user sent, as a conversation the page tools read. A new

@@ -98,6 +98,8 @@ impl Hub {
             return;
         }
         self.transport.agent_gone(agent_id);
+        // Its `next_message` waits end now rather than at their deadline.
+        self.changed.notify_waiters();
         self.close_answers_of(agent_id).await;
     }
 
@@ -130,22 +132,7 @@ impl Hub {
             tokio::pin!(notified);
             notified.as_mut().enable();
             if let Some(d) = self.take_delivery(agent_id, session_id) {
-                if let Ok(h) = self.history(&project) {
-                    let _ = h.mark_delivered(d.history_id).await;
-                }
-                let message_id = d.message_id();
-                self.asked(&d.session_id, message_id.clone(), d.context_id.clone());
-                let context = self.context(&d.session_id, &d.context_id).await;
-                return Ok(context.map(|context| UiContext {
-                    session_id: d.session_id,
-                    context: StoredContext {
-                        timestamp: d.timestamp,
-                        ..context
-                    },
-                    user_message: Some(d.message),
-                    message_id: Some(message_id),
-                    other_sessions: Vec::new(),
-                }));
+                return Ok(self.deliver(&project, d).await);
             }
             let fresh = self.activity(&project) != seen;
             if fresh || tokio::time::Instant::now() >= deadline {
@@ -155,6 +142,57 @@ impl Hub {
                 return Ok(self.latest_selection(&project, agent_id, session_id).await);
             }
         }
+    }
+
+    /// The next message for `agent_id`, waiting up to `wait` for one; what
+    /// an agent process pushes to its client. Unlike `get_ui_context`, a
+    /// new pick does not end the wait: only a message does.
+    pub async fn next_message(
+        &self,
+        agent_id: &str,
+        wait: std::time::Duration,
+    ) -> Result<Option<UiContext>, String> {
+        let project = self.project_of_agent(agent_id)?;
+        let deadline = tokio::time::Instant::now() + wait;
+        loop {
+            let notified = self.changed.notified();
+            tokio::pin!(notified);
+            notified.as_mut().enable();
+            if let Some(d) = self.take_delivery(agent_id, None) {
+                // A message whose pick is gone cannot be shown: the next one can.
+                match self.deliver(&project, d).await {
+                    Some(v) => return Ok(Some(v)),
+                    None => continue,
+                }
+            }
+            // The agent left (its socket closed): nothing more comes for it.
+            self.project_of_agent(agent_id)?;
+            if tokio::time::timeout_at(deadline, notified).await.is_err() {
+                return Ok(None);
+            }
+        }
+    }
+
+    /// A message taken from an inbox, as the agent reads it: marked
+    /// delivered (it is never the next message again, after a restart
+    /// either) and remembered as asked in its tab (so it can be answered).
+    async fn deliver(&self, project: &Path, d: Delivery) -> Option<UiContext> {
+        if let Ok(h) = self.history(project) {
+            let _ = h.mark_delivered(d.history_id).await;
+        }
+        let message_id = d.message_id();
+        self.asked(&d.session_id, message_id.clone(), d.context_id.clone());
+        let context = self.context(&d.session_id, &d.context_id).await?;
+        Some(UiContext {
+            session_id: d.session_id,
+            context: StoredContext {
+                timestamp: d.timestamp,
+                ..context
+            },
+            user_message: Some(d.message),
+            message_id: Some(message_id),
+            other_sessions: Vec::new(),
+        })
     }
 
     pub(super) fn activity(&self, project: &Path) -> u64 {

@@ -11,7 +11,7 @@ use webfold_store::Database;
 /// Serve webfold's MCP tools over standard input/output (for Claude Code, Cursor, …).
 #[derive(Parser)]
 #[command(
-    after_help = "Example (Claude Code):\n  claude mcp add webfold -- webfold mcp\n\nConversations created through `webfold serve` are readable here when both use the same --db.\nThe browser_* tools start headless Chromium on their first call (or attach with --cdp-url) and stop it when the server exits."
+    after_help = "Example (Claude Code):\n  claude mcp add webfold -- webfold mcp\n\nConversations created through `webfold serve` are readable here when both use the same --db.\nThe browser_* tools start headless Chromium on their first call (or attach with --cdp-url) and stop it when the server exits.\n\nWith the ui tools, a message written in the browser's side panel is pushed to the client as it is sent: to Claude Code as a channel event (start it with --dangerously-load-development-channels server:webfold during the channels preview), to other clients through the resource webfold://browser/inbox they subscribe to."
 )]
 pub struct Args {
     /// SQLite database file or postgres:// URL shared with `webfold serve` [default: $XDG_DATA_HOME/webfold/webfold.db]
