@@ -154,7 +154,7 @@ try {
   await until("the connected indicator", () => panel.$eval("#conn", (e) => e.dataset.state === "open"));
   summary.connectMs = Date.now() - paired;
   // Connected, but no agent yet: the indicator says how to start one.
-  await until("the no-agent indicator", () => panel.$eval("#conn", (e) => e.textContent.includes("webfold mcp --tools ui")));
+  await until("the no-agent indicator", () => panel.$eval("#conn", (e) => e.textContent.includes("webfold mcp --tools page,ui")));
   agent = new Agent(BIN, HOME, PROJECT, join(dbDir, "webfold.db"));
   await agent.init();
   const tools = await agent.request("tools/list", {});

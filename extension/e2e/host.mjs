@@ -1,17 +1,18 @@
 // Pairing with no paste: a fresh profile whose browser knows webfold's
 // native messaging host (`webfold install-host --profile`), and no daemon
-// running. Opening the panel must start the daemon and connect; a daemon
-// killed with -9 must come back, started by the host, and the panel with it.
+// running. Opening the panel must start the daemon and connect; a question
+// asked before any agent runs is kept and pushed to the first agent that
+// connects (as a Claude Code channel event); a daemon killed with -9 must
+// come back, started by the host, and the panel with it.
 // Progress goes to stderr; the last stdout line is a JSON summary.
 //
 // Environment: WEBFOLD_BIN, WEBFOLD_HOME, WEBFOLD_PROJECT, EXTENSION_DIR,
 // EXTENSION_ID, PROFILE (set up by install-host), SHOTS_DIR; the daemon's
 // port in WEBFOLD_DAEMON_PORT, which Chromium passes on to the host.
 
-import { spawn } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { check, env, launch, log, serveFixture, until } from "./lib.mjs";
+import { Agent, check, env, launch, log, serveFixture, until } from "./lib.mjs";
 
 const BIN = env("WEBFOLD_BIN");
 const HOME = env("WEBFOLD_HOME");
@@ -48,11 +49,48 @@ try {
   check(first, "the host started the daemon");
   log(`panel opened → connected, daemon started by the host: ${summary.pairMs} ms`);
 
-  // An agent: the dot turns green.
-  agent = spawn(BIN, ["mcp", "--tools", "ui", "--no-db"], { cwd: PROJECT, stdio: ["pipe", "ignore", "inherit"] });
+  // No agent yet: a question is kept, and the panel says so.
+  await panel.click("#pick");
+  await until("picking to start", () => panel.$eval("#pick", (e) => e.dataset.picking === "true"));
+  await page.bringToFront();
+  const buy = await page.locator("#buy").boundingBox();
+  await page.mouse.move(buy.x + 5, buy.y + 5);
+  await page.mouse.click(buy.x + 5, buy.y + 5);
+  await panel.bringToFront();
+  await until("the selection stored", () => panel.$eval("#selection", (e) => e.dataset.contextId !== ""));
+  const question = "Is anyone there? Make this button blue.";
+  await panel.fill("#message", question);
+  await panel.press("#message", "Enter");
+  await until("the question kept for the next agent", () =>
+    panel.$eval("#chat > li.user:last-child .meta", (e) => e.textContent.startsWith("kept for the next agent")),
+  );
+  await panel.screenshot({ path: join(SHOTS, "host-waiting.png") });
+  summary.screenshots.push("host-waiting.png");
+
+  // An agent that takes browser events connects: the question is pushed to
+  // it, once, and the dot turns green.
+  agent = new Agent(BIN, HOME, PROJECT);
+  await agent.init({ experimental: { "claude/channel": {} } });
+  const event = await until("the question pushed to the agent", () =>
+    agent.notifications.find((n) => n.method === "notifications/claude/channel"),
+  );
+  check(event.params.content.includes(question) && event.params.meta.message_id, `the event: ${JSON.stringify(event.params)}`);
+  await until("the panel to say whose it is now", () =>
+    panel.$eval("#chat > li.user:last-child .meta", (e) => e.textContent.startsWith("to ")),
+  );
   await until("the dot to turn green (an agent to ask)", () =>
     panel.$eval("#conn", (e) => e.dataset.state === "open" && e.dataset.agents !== "0"),
   );
+  await agent.tool("respond_to_browser", {
+    sessionId: event.params.meta.session_id,
+    messageId: event.params.meta.message_id,
+    message: "Here now: done.",
+    isComplete: true,
+  });
+  await until("the answer in the panel", () =>
+    panel.$eval("#chat > li.assistant:last-child .md", (e) => e.textContent === "Here now: done."),
+  );
+  check(agent.notifications.filter((n) => n.method === "notifications/claude/channel").length === 1, "the event came once");
   await panel.screenshot({ path: join(SHOTS, "host-paired.png") });
   summary.screenshots.push("host-paired.png");
 
@@ -69,7 +107,7 @@ try {
   log(`daemon killed → a new one started and the panel back: ${summary.backMs} ms`);
   summary.ok = true;
 } finally {
-  agent?.kill();
+  agent?.close();
   const pid = daemonPid();
   if (pid) {
     try {

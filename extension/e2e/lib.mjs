@@ -107,6 +107,7 @@ export class Agent {
     });
     this.next = 1;
     this.waiting = new Map();
+    this.notifications = [];
     let buf = "";
     this.proc.stdout.setEncoding("utf8");
     this.proc.stdout.on("data", (d) => {
@@ -117,6 +118,11 @@ export class Agent {
         buf = buf.slice(nl + 1);
         if (!line.trim()) continue;
         const msg = JSON.parse(line);
+        if (msg.method && msg.id === undefined) {
+          // A notification the server pushed (a browser event, a resource update).
+          this.notifications.push({ ...msg, at: Date.now() });
+          continue;
+        }
         const w = this.waiting.get(msg.id);
         if (w) {
           this.waiting.delete(msg.id);
@@ -131,10 +137,11 @@ export class Agent {
     this.proc.stdin.write(JSON.stringify({ jsonrpc: "2.0", id, method, params }) + "\n");
     return new Promise((resolve, reject) => this.waiting.set(id, { resolve, reject }));
   }
-  async init() {
+  /** The MCP handshake; `capabilities` as the client declares them (a Claude Code channel: `{experimental: {"claude/channel": {}}}`). */
+  async init(capabilities = {}) {
     await this.request("initialize", {
       protocolVersion: "2025-06-18",
-      capabilities: {},
+      capabilities,
       clientInfo: { name: "e2e-agent", version: "1.0.0" },
     });
     this.proc.stdin.write(JSON.stringify({ jsonrpc: "2.0", method: "notifications/initialized" }) + "\n");

@@ -385,7 +385,7 @@ function onFrame(tabId: number, link: Link, text: string) {
       tab.selected = typeof p.selected === "string" ? p.selected : undefined;
       link.detail =
         tab.agents.length === 0
-          ? "Connected, but no coding agent is: start your agent with webfold's MCP server (`webfold mcp --tools ui`), or run `webfold doctor`."
+          ? "Connected, but no coding agent is: start your agent with webfold's MCP server (`webfold mcp --tools page,ui`); what you send meanwhile waits for it."
           : `Connected · ${tab.agents.length} agent${tab.agents.length > 1 ? "s" : ""}`;
       if (first && tab.restore && p.protocolVersion >= HISTORY_VERSION) {
         link.ws?.send(JSON.stringify({ type: "get_history", payload: {} } satisfies WfProtocol.ClientFrame));
@@ -404,11 +404,28 @@ function onFrame(tabId: number, link: Link, text: string) {
       tab.contextId = String(frame.payload.contextId);
       tab.problem = undefined;
       break;
-    case "message_stored": {
-      const entry = [...tab.chat].reverse().find((e) => e.role === "user" && !e.deliveredTo && !e.error);
+    case "message_waiting": {
+      // No agent yet: the daemon keeps it for the next one to connect.
+      const entry = [...tab.chat].reverse().find((e) => e.role === "user" && !e.deliveredTo && !e.error && !e.waiting);
       if (entry) {
-        entry.deliveredTo = agentName(tab, frame.payload.agentId);
+        entry.waiting = true;
         entry.messageId = String(frame.payload.messageId);
+      }
+      tab.problem = undefined;
+      break;
+    }
+    case "message_stored": {
+      // This message (by id), else the oldest one waiting for an agent, else the one just sent.
+      const p = frame.payload;
+      const mine = (e: WfChatEntry) => e.role === "user" && !e.deliveredTo && !e.error;
+      const entry =
+        tab.chat.find((e) => mine(e) && e.messageId === p.messageId) ??
+        tab.chat.find((e) => mine(e) && e.waiting) ??
+        [...tab.chat].reverse().find(mine);
+      if (entry) {
+        entry.deliveredTo = agentName(tab, p.agentId);
+        entry.messageId = String(p.messageId);
+        entry.waiting = false;
       }
       tab.problem = undefined;
       break;
@@ -485,7 +502,7 @@ function onFrame(tabId: number, link: Link, text: string) {
         return;
       }
       const entry = [...tab.chat].reverse().find((e) => e.role === "user" && !e.deliveredTo && !e.error);
-      if (entry && ["no_agent", "choose_agent", "unknown_agent", "unknown_context", "too_large"].includes(code)) {
+      if (entry && ["choose_agent", "unknown_agent", "unknown_context", "too_large"].includes(code)) {
         entry.error = message;
       }
       if (code === "agent_failed") {

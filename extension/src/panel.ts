@@ -204,7 +204,15 @@ function render(v: WfView) {
       body.className = "text";
       body.textContent = e.text;
       li.append(body);
-      const said = e.error ?? (e.deliveredTo ? `to ${e.deliveredTo}` : e.earlier ? "earlier" : "sending…");
+      const said =
+        e.error ??
+        (e.deliveredTo
+          ? `to ${e.deliveredTo}`
+          : e.waiting
+            ? "kept for the next agent to connect"
+            : e.earlier
+              ? "earlier"
+              : "sending…");
       const m = meta(said, e.at);
       if (e.error) m.classList.add("error");
       li.append(m);

@@ -201,7 +201,7 @@ declare namespace WfProtocol {
   export interface ErrorFrame {
     /**
      * A stable code: `bad_frame`, `unauthorized`, `too_large`, `unknown_context`,
-     * `no_agent`, `choose_agent`, `unknown_agent`, `storage`, `unknown_request`,
+     * `choose_agent`, `unknown_agent`, `storage`, `unknown_request`,
      * `agent_failed` (the built-in agent's run ended without an answer).
      */
     code: string;
@@ -297,6 +297,12 @@ declare namespace WfProtocol {
     messageId: string;
   }
 
+  export interface MessageWaiting {
+    contextId: string;
+    /** The message's id, which the later `message_stored` names too. */
+    messageId: string;
+  }
+
   export interface PageInfo {
     title: string;
     url: string;
@@ -357,6 +363,9 @@ declare namespace WfProtocol {
   } | {
     payload: MessageStored;
     type: "message_stored";
+  } | {
+    payload: MessageWaiting;
+    type: "message_waiting";
   } | {
     payload: StatusUpdate;
     type: "status_update";

@@ -49,6 +49,8 @@ interface WfChatEntry {
   closed?: string;
   /** For user messages: stored by the daemon for this agent. */
   deliveredTo?: string;
+  /** For user messages: stored, waiting for an agent to connect. */
+  waiting?: boolean;
   error?: string;
   /** For the built-in agent's answers. */
   result?: WfAgentResult;

@@ -98,6 +98,13 @@ struct Delivery {
     timestamp: i64,
 }
 
+/// A user message no agent was there to take, and the project of its tab
+/// (none: the next agent of any project takes it).
+struct Unrouted {
+    delivery: Delivery,
+    project: Option<PathBuf>,
+}
+
 impl Delivery {
     fn message_id(&self) -> String {
         message_id(self.history_id, self.timestamp)
@@ -123,6 +130,8 @@ struct State {
     next_conn: u64,
     /// `get_html` requests waiting for their tab's `html` answer, by request id.
     waiting: HashMap<String, requests::Waiting>,
+    /// User messages sent while no agent was connected, oldest first.
+    unrouted: Vec<Unrouted>,
     next_request: u64,
 }
 

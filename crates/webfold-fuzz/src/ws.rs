@@ -22,12 +22,11 @@ use crate::panics;
 pub const SESSION: &str = "5eed5eed5eed5eed5eed5eed5eed5eed5eed5eed5eed5eed5eed5eed5eed5eed";
 
 /// The error codes the protocol documents.
-const CODES: [&str; 9] = [
+const CODES: [&str; 8] = [
     "bad_frame",
     "unauthorized",
     "too_large",
     "unknown_context",
-    "no_agent",
     "choose_agent",
     "unknown_agent",
     "storage",

@@ -236,6 +236,9 @@ pub enum ServerFrame {
     ContextStored(ContextStored),
     /// The message is stored and queued for this agent.
     MessageStored(MessageStored),
+    /// The message is stored, but no agent is connected: the next one to
+    /// connect gets it (then `message_stored` names it).
+    MessageWaiting(MessageWaiting),
     /// What the agent is doing; `idle` clears it (sent when an answer is
     /// complete and when the agent disconnects).
     StatusUpdate(StatusUpdate),
@@ -312,6 +315,14 @@ pub struct MessageStored {
     pub context_id: String,
     pub agent_id: String,
     /// The message's id: every frame of an answer to it names it.
+    pub message_id: String,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct MessageWaiting {
+    pub context_id: String,
+    /// The message's id, which the later `message_stored` names too.
     pub message_id: String,
 }
 
@@ -436,7 +447,7 @@ pub struct AgentInfo {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct ErrorFrame {
     /// A stable code: `bad_frame`, `unauthorized`, `too_large`, `unknown_context`,
-    /// `no_agent`, `choose_agent`, `unknown_agent`, `storage`, `unknown_request`,
+    /// `choose_agent`, `unknown_agent`, `storage`, `unknown_request`,
     /// `agent_failed` (the built-in agent's run ended without an answer).
     pub code: String,
     pub message: String,

@@ -395,7 +395,7 @@ async fn bad_frames_are_named_and_repeated_ones_close_the_socket() {
     tab.send_text(r#"{"type":"user_message","payload":{"contextId":"nope","message":"hi"}}"#)
         .await;
     let e = tab.next().await;
-    assert_eq!(e["payload"]["code"], "no_agent", "{e}");
+    assert_eq!(e["payload"]["code"], "unknown_context", "{e}");
     for _ in 0..4 {
         tab.send_text("{not json").await;
         assert_eq!(tab.next().await["payload"]["code"], "bad_frame");
@@ -1267,4 +1267,35 @@ async fn a_tab_that_lost_its_chat_gets_it_back_from_the_daemon() {
         1,
         "{one}"
     );
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_message_sent_with_no_agent_waits_for_the_next_one() {
+    let home = scratch("waiting");
+    let project = scratch("waiting-p");
+    let d = daemon(&home, 0);
+    let mut tab = Tab::open(&d, 70).await;
+    let ctx = tab.pick("Buy").await;
+    tab.send(
+        json!({"type": "user_message", "payload": {"contextId": ctx, "message": "anyone there?"}}),
+    )
+    .await;
+    let waiting = tab.next_of("message_waiting").await;
+    assert_eq!(waiting["payload"]["contextId"], ctx.as_str(), "{waiting}");
+    // An agent connects: the message is its, the tab is told whose.
+    let a = agent(&d, "late", &project).await;
+    let stored = tab.next_of("message_stored").await;
+    assert_eq!(stored["payload"]["agentId"], "late", "{stored}");
+    let got = a.call("get_ui_context", json!({})).await.unwrap();
+    assert_eq!(got["userMessage"], "anyone there?", "{got}");
+    assert_eq!(got["messageId"], stored["payload"]["messageId"], "{got}");
+    a.call("respond_to_browser", json!({"sessionId": tab.session, "messageId": got["messageId"], "message": "here", "isComplete": true}))
+        .await
+        .unwrap();
+    let answer = tab.next_of("agent_response").await;
+    assert_eq!(answer["payload"]["message"], "here", "{answer}");
+    // Taken once: nothing more waits for the next agent.
+    let b = agent(&d, "later", &project).await;
+    let none = b.call("get_ui_context", json!({})).await.unwrap();
+    assert!(none["userMessage"].is_null(), "{none}");
 }

@@ -53,6 +53,7 @@ impl Hub {
             self.broadcast_agents(&mut st);
         }
         self.refill_inbox(agent_id).await;
+        self.hand_unrouted(agent_id).await;
         Ok(())
     }
 

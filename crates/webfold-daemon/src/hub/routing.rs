@@ -7,9 +7,9 @@ use std::sync::Arc;
 use webfold_agent::CancellationToken;
 use webfold_store::{Message, Role};
 
-use super::{Delivery, Hub, State, error, message_id, now_ms};
+use super::{Delivery, Hub, State, Unrouted, error, message_id, now_ms};
 use crate::builtin::{AGENT_ID, Ask, BuiltinAgent};
-use webfold_protocol::{MessageStored, ServerFrame, UserMessage};
+use webfold_protocol::{MessageStored, MessageWaiting, ServerFrame, UserMessage};
 
 /// Where a user message goes.
 pub(super) enum Route {
@@ -17,12 +17,16 @@ pub(super) enum Route {
     Builtin(Arc<BuiltinAgent>),
 }
 
+/// Why a user message has no agent yet.
+pub(super) enum NoRoute {
+    /// No agent is connected at all: the message waits for the next one.
+    Nobody,
+    /// The user must choose, or named one that is gone: the frame says so.
+    Refused(ServerFrame),
+}
+
 impl Hub {
-    pub(super) fn route(
-        &self,
-        session_id: &str,
-        named: Option<&str>,
-    ) -> Result<Route, ServerFrame> {
+    pub(super) fn route(&self, session_id: &str, named: Option<&str>) -> Result<Route, NoRoute> {
         let st = self.state();
         let project_of = |id: &str| match self.builtin(id) {
             Some(agent) => Some(Route::Builtin(agent)),
@@ -30,10 +34,10 @@ impl Hub {
         };
         if let Some(id) = named {
             return project_of(id).ok_or_else(|| {
-                error(
+                NoRoute::Refused(error(
                     "unknown_agent",
                     format!("no agent {id} is connected; choose one from the agents list"),
-                )
+                ))
             });
         }
         let selected = st
@@ -68,24 +72,136 @@ impl Hub {
             .map(|(id, p)| Route::Coding(id.clone(), p.clone()))
             .chain(self.agent.clone().map(Route::Builtin));
         match (all.next(), all.next()) {
-            (None, _) => Err(error(
-                "no_agent",
-                "no coding agent is connected: start one with webfold's MCP server (webfold mcp), then send again",
-            )),
+            (None, _) => Err(NoRoute::Nobody),
             (Some(only), None) => Ok(only),
-            _ => Err(error(
+            _ => Err(NoRoute::Refused(error(
                 "choose_agent",
                 format!("{count} agents are connected: choose one (select_agent or agentId)"),
-            )),
+            ))),
+        }
+    }
+
+    /// A message sent while no agent is connected: stored in the tab's
+    /// history and kept for the next agent to connect (of the tab's project,
+    /// when it has one), which gets it pushed; the tab is told it waits.
+    async fn keep_for_next_agent(&self, session_id: &str, m: UserMessage) -> ServerFrame {
+        let timestamp = now_ms();
+        let project = self.registry.project_of(session_id);
+        let stored = Message {
+            id: 0,
+            session_id: session_id.to_string(),
+            role: Role::User,
+            content: m.message.clone(),
+            context_id: Some(m.context_id.clone()),
+            agent_id: None,
+            timestamp,
+        };
+        let appended = match self.history_in(&self.files_of(session_id), project.as_deref()) {
+            Ok(h) => h.append(stored).await.map_err(|e| e.to_string()),
+            Err(e) => Err(e.to_string()),
+        };
+        let history_id = match appended {
+            Ok(id) => id,
+            Err(e) => return error("storage", e),
+        };
+        let mut st = self.state();
+        st.unrouted.push(Unrouted {
+            delivery: Delivery {
+                history_id,
+                session_id: session_id.to_string(),
+                context_id: m.context_id.clone(),
+                message: m.message,
+                timestamp,
+            },
+            project,
+        });
+        st.sessions
+            .entry(session_id.to_string())
+            .or_default()
+            .last_active = timestamp;
+        ServerFrame::MessageWaiting(MessageWaiting {
+            context_id: m.context_id,
+            message_id: message_id(history_id, timestamp),
+        })
+    }
+
+    /// Gives an agent that just connected the messages kept for it: those
+    /// of tabs of its project, and of tabs with none (which join it).
+    pub(super) async fn hand_unrouted(&self, agent_id: &str) {
+        let Ok(project) = self.project_of_agent(agent_id) else {
+            return;
+        };
+        let mine: Vec<Unrouted> = {
+            let mut st = self.state();
+            let (mine, rest) = std::mem::take(&mut st.unrouted)
+                .into_iter()
+                .partition(|u| u.project.as_ref().is_none_or(|p| *p == project));
+            st.unrouted = rest;
+            mine
+        };
+        if mine.is_empty() {
+            return;
+        }
+        let mut handed = Vec::with_capacity(mine.len());
+        for mut u in mine {
+            if u.project.is_some() || self.move_into(&project, agent_id, &mut u.delivery).await {
+                handed.push(u);
+            } else {
+                // Not copied: kept for the next agent rather than marked read in the wrong file.
+                self.state().unrouted.push(u);
+            }
+        }
+        let mut st = self.state();
+        for u in handed {
+            let d = u.delivery;
+            let told = ServerFrame::MessageStored(MessageStored {
+                context_id: d.context_id.clone(),
+                agent_id: agent_id.to_string(),
+                message_id: d.message_id(),
+            });
+            let session = d.session_id.clone();
+            if let Some(agent) = st.agents.get_mut(agent_id) {
+                agent.inbox.push_back(d);
+            }
+            drop(st);
+            self.tell(&session, told, true);
+            st = self.state();
+        }
+        *st.activity.entry(project).or_default() += 1;
+        drop(st);
+        self.changed.notify_waiters();
+    }
+
+    /// A kept message of a tab with no project joins `project`: the tab is
+    /// bound to it and the message copied into its history (whose ids the
+    /// agent marks read), under its new id.
+    async fn move_into(&self, project: &Path, agent_id: &str, d: &mut Delivery) -> bool {
+        if self.bind(&d.session_id, project).await.is_err() {
+            return false;
+        }
+        let copy = Message {
+            id: 0,
+            session_id: d.session_id.clone(),
+            role: Role::User,
+            content: d.message.clone(),
+            context_id: Some(d.context_id.clone()),
+            agent_id: Some(agent_id.to_string()),
+            timestamp: d.timestamp,
+        };
+        match self.history(project) {
+            Ok(h) => match h.append(copy).await {
+                Ok(id) => {
+                    d.history_id = id;
+                    true
+                }
+                Err(_) => false,
+            },
+            Err(_) => false,
         }
     }
 
     /// Routes a user message to one agent, stores it, and says so.
     pub async fn user_message(&self, session_id: &str, m: UserMessage) -> ServerFrame {
-        let route = match self.route(session_id, m.agent_id.as_deref()) {
-            Ok(r) => r,
-            Err(frame) => return frame,
-        };
         if self.context(session_id, &m.context_id).await.is_none() {
             return error(
                 "unknown_context",
@@ -95,6 +211,11 @@ impl Hub {
                 ),
             );
         }
+        let route = match self.route(session_id, m.agent_id.as_deref()) {
+            Ok(r) => r,
+            Err(NoRoute::Nobody) => return self.keep_for_next_agent(session_id, m).await,
+            Err(NoRoute::Refused(frame)) => return frame,
+        };
         let (agent_id, project) = match route {
             Route::Coding(id, project) => (id, project),
             Route::Builtin(agent) => return self.ask_builtin(session_id, m, agent).await,
