@@ -12,7 +12,7 @@ import { execFileSync } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { check, env, launch, log, serveFixture, until } from "./lib.mjs";
+import { check, env, launch, log, pickIn, serveFixture, until } from "./lib.mjs";
 
 const BIN = env("WEBFOLD_BIN");
 const HOME = env("WEBFOLD_HOME");
@@ -41,14 +41,7 @@ try {
   await panel.selectOption("#agent", "webfold-agent");
 
   // Pick the button; then the page changes before the model reads it.
-  await panel.click("#pick");
-  await until("picking to start", () => panel.$eval("#pick", (e) => e.dataset.picking === "true"));
-  await page.bringToFront();
-  const buy = await page.locator("#buy").boundingBox();
-  await page.mouse.move(buy.x + 5, buy.y + 5);
-  await page.mouse.click(buy.x + 5, buy.y + 5);
-  await panel.bringToFront();
-  await until("the selection to be stored", () => panel.$eval("#selection", (e) => e.dataset.contextId !== ""));
+  await pickIn(panel, page, "#buy");
   await page.evaluate(() => {
     document.querySelector(".price").textContent = "7 € (flash sale)";
   });

@@ -12,7 +12,7 @@
 
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { Agent, check, env, launch, log, serveFixture, until } from "./lib.mjs";
+import { Agent, check, env, launch, log, pickIn, serveFixture, until } from "./lib.mjs";
 
 const BIN = env("WEBFOLD_BIN");
 const HOME = env("WEBFOLD_HOME");
@@ -50,14 +50,7 @@ try {
   log(`panel opened → connected, daemon started by the host: ${summary.pairMs} ms`);
 
   // No agent yet: a question is kept, and the panel says so.
-  await panel.click("#pick");
-  await until("picking to start", () => panel.$eval("#pick", (e) => e.dataset.picking === "true"));
-  await page.bringToFront();
-  const buy = await page.locator("#buy").boundingBox();
-  await page.mouse.move(buy.x + 5, buy.y + 5);
-  await page.mouse.click(buy.x + 5, buy.y + 5);
-  await panel.bringToFront();
-  await until("the selection stored", () => panel.$eval("#selection", (e) => e.dataset.contextId !== ""));
+  await pickIn(panel, page, "#buy");
   const question = "Is anyone there? Make this button blue.";
   await panel.fill("#message", question);
   await panel.press("#message", "Enter");

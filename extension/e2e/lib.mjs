@@ -162,3 +162,15 @@ export class Agent {
     this.proc.kill();
   }
 }
+
+/** Picks `selector` on `page` with the real picker, started from `panel`; waits until the tab's selection is stored. */
+export async function pickIn(panel, page, selector) {
+  await panel.click("#pick");
+  await until("picking to start", () => panel.$eval("#pick", (e) => e.dataset.picking === "true"));
+  await page.bringToFront();
+  const box = await page.locator(selector).boundingBox();
+  await page.mouse.move(box.x + 5, box.y + 5);
+  await page.mouse.click(box.x + 5, box.y + 5);
+  await panel.bringToFront();
+  await until("the selection to be stored", () => panel.$eval("#selection", (e) => e.dataset.contextId !== ""));
+}

@@ -87,15 +87,7 @@ impl Hub {
     async fn keep_for_next_agent(&self, session_id: &str, m: UserMessage) -> ServerFrame {
         let timestamp = now_ms();
         let project = self.registry.project_of(session_id);
-        let stored = Message {
-            id: 0,
-            session_id: session_id.to_string(),
-            role: Role::User,
-            content: m.message.clone(),
-            context_id: Some(m.context_id.clone()),
-            agent_id: None,
-            timestamp,
-        };
+        let stored = user_record(session_id, &m.message, &m.context_id, None, timestamp);
         let appended = match self.history_in(&self.files_of(session_id), project.as_deref()) {
             Ok(h) => h.append(stored).await.map_err(|e| e.to_string()),
             Err(e) => Err(e.to_string()),
@@ -179,15 +171,13 @@ impl Hub {
         if self.bind(&d.session_id, project).await.is_err() {
             return false;
         }
-        let copy = Message {
-            id: 0,
-            session_id: d.session_id.clone(),
-            role: Role::User,
-            content: d.message.clone(),
-            context_id: Some(d.context_id.clone()),
-            agent_id: Some(agent_id.to_string()),
-            timestamp: d.timestamp,
-        };
+        let copy = user_record(
+            &d.session_id,
+            &d.message,
+            &d.context_id,
+            Some(agent_id),
+            d.timestamp,
+        );
         match self.history(project) {
             Ok(h) => match h.append(copy).await {
                 Ok(id) => {
@@ -224,15 +214,13 @@ impl Hub {
             return error("storage", e);
         }
         let timestamp = now_ms();
-        let stored = Message {
-            id: 0,
-            session_id: session_id.to_string(),
-            role: Role::User,
-            content: m.message.clone(),
-            context_id: Some(m.context_id.clone()),
-            agent_id: Some(agent_id.clone()),
+        let stored = user_record(
+            session_id,
+            &m.message,
+            &m.context_id,
+            Some(&agent_id),
             timestamp,
-        };
+        );
         let history_id = match self.history(&project) {
             Ok(h) => match h.append(stored).await {
                 Ok(id) => id,
@@ -405,5 +393,25 @@ impl Hub {
             .get(agent_id)
             .map(|a| a.project.clone())
             .or_else(|| state.remote_agents.get(agent_id).map(|a| a.project.clone()))
+    }
+}
+
+/// A user message as the tab's history keeps it (for `agent_id`, or none
+/// while it waits for an agent).
+fn user_record(
+    session_id: &str,
+    content: &str,
+    context_id: &str,
+    agent_id: Option<&str>,
+    timestamp: i64,
+) -> Message {
+    Message {
+        id: 0,
+        session_id: session_id.to_string(),
+        role: Role::User,
+        content: content.to_string(),
+        context_id: Some(context_id.to_string()),
+        agent_id: agent_id.map(String::from),
+        timestamp,
     }
 }
