@@ -140,15 +140,14 @@ pub(crate) fn compute(page: &Page) -> Vec<Option<Unseen>> {
         let up = page.parent(id).map(|p| down[p.index()]).unwrap_or(TOP);
         match &page.node(id).data {
             NodeData::Text(t) if !t.trim_ascii().is_empty() => {
-                out[i] = if live {
-                    live_text(page, id, &up)
-                } else {
-                    static_text(&up)
-                };
+                out[i] = static_text(&up).or_else(|| live_text(page, id, &up));
                 down[i] = up;
             }
             NodeData::Element(e) => {
-                let (own, d) = if live {
+                // A capture without paint facts (the extension's) still
+                // has the inline styles to go by.
+                let painted = live && page.layout(id).is_some_and(|l| l.paint.is_some());
+                let (own, d) = if painted {
                     live_element(page, id, &up)
                 } else {
                     static_element(e.attr("style"), &up)
@@ -264,11 +263,8 @@ fn off_page(r: Rect) -> bool {
     r.x1 <= 0.0 || r.y1 <= 0.0
 }
 
-/// A text node of a live capture.
+/// A text node of a live capture (nothing for static HTML).
 fn live_text(page: &Page, id: NodeId, up: &Down) -> Option<Unseen> {
-    if up.unseen.is_some() {
-        return up.unseen;
-    }
     if up.opacity < 0.02 {
         return Some(Unseen::Transparent);
     }
