@@ -127,6 +127,17 @@ fn find_cnt_outline_and_markdown_leave_it_out() {
 }
 
 #[test]
+fn links_leave_out_links_and_words_no_one_sees() {
+    let page = Page::parse(
+        r#"<a href="/a">Deals<span style="opacity:0"> SECRET-WORDS</span></a>
+        <a href="/b" style="position:absolute;left:-9999px">SECRET-LINK</a>"#,
+    );
+    let links = run::<webfold_core::links::LinksView>(&page, Default::default());
+    assert!(!links.contains("SECRET"), "{links}");
+    assert!(links.contains("[Deals]("), "{links}");
+}
+
+#[test]
 fn budgets_hold_with_marks() {
     let page = Page::parse(PAGE);
     for max_tokens in [40, 60, 90, 200] {
