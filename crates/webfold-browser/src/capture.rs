@@ -17,7 +17,10 @@ use std::collections::HashSet;
 
 use serde_json::Value;
 use webfold_core::Page;
-use webfold_core::page::{BuilderId, GeneratedContent, Layout, LayoutBox, NodeId, PageBuilder};
+use webfold_core::page::{
+    BuilderId, GeneratedContent, Layout, LayoutBox, NodeId, Overflow, PageBuilder, Paint, Position,
+    unseen,
+};
 
 use crate::BrowserError;
 use crate::launch::Viewport;
@@ -195,6 +198,7 @@ struct NodeLayout {
     cursor: String,
     /// `auto` for an element in the top layer (a modal dialog, an open popover).
     overlay: String,
+    paint: Paint,
 }
 
 struct DocLayout {
@@ -211,6 +215,7 @@ fn document_layout(doc: &Value, strings: &Strings, node_count: usize) -> DocLayo
     let styles = arr(doc, "/layout/styles");
     let bounds = arr(doc, "/layout/bounds");
     let texts = arr(doc, "/layout/text");
+    let paint_orders = arr(doc, "/layout/paintOrders");
     let mut text = vec![String::new(); node_count];
     for (i, n) in nodes.iter().enumerate() {
         let Some(n) = n.as_u64().map(|n| n as usize) else {
@@ -246,6 +251,7 @@ fn document_layout(doc: &Value, strings: &Strings, node_count: usize) -> DocLayo
             .map(|a| a.iter().map(|s| strings.get(s).to_string()).collect())
             .unwrap_or_default();
         let get = |k: usize| st.get(k).cloned().unwrap_or_default();
+        let order = paint_orders.get(i).and_then(Value::as_u64).unwrap_or(0);
         by_node[n] = Some(NodeLayout {
             rect,
             display: get(0),
@@ -253,9 +259,41 @@ fn document_layout(doc: &Value, strings: &Strings, node_count: usize) -> DocLayo
             pointer_events: get(3),
             cursor: get(4),
             overlay: get(5),
+            paint: paint(&st, order),
         });
     }
     DocLayout { by_node, text }
+}
+
+/// How a layout object paints, from the computed styles in the order
+/// `snapshot_params` lists them (from `opacity` at 2 and `color` at 6).
+fn paint(st: &[String], order: u64) -> Paint {
+    let get = |k: usize| st.get(k).map_or("", String::as_str);
+    let px = |v: &str| v.trim_end_matches("px").parse::<f32>().ok();
+    let overflow = |v: &str| match v {
+        "hidden" | "clip" => Overflow::Hidden,
+        "auto" | "scroll" => Overflow::Scroll,
+        _ => Overflow::Visible,
+    };
+    let position = match get(14) {
+        "relative" | "sticky" => Position::Relative,
+        "absolute" => Position::Absolute,
+        "fixed" => Position::Fixed,
+        _ => Position::Static,
+    };
+    let out_of_flow = matches!(position, Position::Absolute | Position::Fixed);
+    Paint {
+        opacity: get(2).parse().unwrap_or(1.0),
+        color: unseen::parse_rgba(get(6)),
+        background: unseen::parse_rgba(get(7)),
+        background_image: !matches!(get(8), "" | "none"),
+        font_size: px(get(9)).unwrap_or(16.0),
+        overflow: overflow(get(10)).max(overflow(get(11))),
+        clipped_away: out_of_flow && unseen::clip_shows_nothing(get(12))
+            || unseen::clip_path_shows_nothing(get(13)),
+        position,
+        paint_order: u32::try_from(order).unwrap_or(u32::MAX),
+    }
 }
 
 /// Each element's (`::before`, `::after`), by node index.
@@ -572,6 +610,7 @@ impl<'s> Capture<'s> {
             pointer_events,
             cursor,
             overlay,
+            paint,
         })) = d.layout.by_node.get(i).cloned()
         else {
             self.frame_content(d, i, id, offset, None);
@@ -606,6 +645,7 @@ impl<'s> Capture<'s> {
                 before,
                 after,
                 top_layer: overlay == "auto",
+                paint: Some(paint),
             },
         );
         let shown = Shown {

@@ -27,11 +27,17 @@ pub const FRAME_WAIT: Duration = Duration::from_secs(2);
 
 /// What one snapshot holds: the DOM, layout boxes and the styles that
 /// decide visibility (`overlay`: `auto` only in the top layer, where open
-/// modal dialogs and popovers are).
+/// modal dialogs and popovers are), and what decides whether a person can
+/// see rendered text: colours, sizes, clipping, position, paint order.
 fn snapshot_params() -> Value {
     json!({
-        "computedStyles": ["display", "visibility", "opacity", "pointer-events", "cursor", "overlay"],
+        "computedStyles": [
+            "display", "visibility", "opacity", "pointer-events", "cursor", "overlay",
+            "color", "background-color", "background-image", "font-size", "overflow-x",
+            "overflow-y", "clip", "clip-path", "position",
+        ],
         "includeDOMRects": true,
+        "includePaintOrder": true,
     })
 }
 

@@ -163,9 +163,10 @@ fn base_href_decides_where_relative_links_go() {
 }
 
 /// Over a corpus sample at the widest budget: the compact view reads back,
-/// each printed element is the full snapshot's element with the same ref,
-/// role and states, and every candidate is either printed or counted as a
-/// repeated link. Nothing disappears silently.
+/// each printed element is the element of the tree of what is seen (the
+/// full snapshot without unseen text, see `page::unseen`) with the same
+/// ref, role and states, and every candidate is either printed or counted
+/// as a repeated link. Nothing disappears silently.
 #[test]
 fn compact_view_loses_no_element_over_the_corpus() {
     let pages = webfold_corpus::sample(7);
@@ -174,7 +175,7 @@ fn compact_view_loses_no_element_over_the_corpus() {
     for p in &pages {
         let page = Page::parse(&p.html());
         let url = p.url.clone().unwrap_or_default();
-        let (full, _) = snapshot::prepare(&page, Mode::Ai, &url, None).unwrap();
+        let (full, _) = snapshot::prepare_for(&page, (Mode::Ai, true), &url, None).unwrap();
         let by_ref: HashMap<&str, usize> = full
             .tree
             .lines

@@ -127,6 +127,9 @@ fn exit(
     pending: &mut HashSet<u32>,
 ) -> Verdict {
     merge_string_children(&mut nodes[idx as usize]);
+    if nodes[idx as usize].unseen {
+        return Verdict::Unwrap;
+    }
     if ai {
         let n = &nodes[idx as usize];
         if n.role == "img"

@@ -89,6 +89,9 @@ pub struct Props {
     /// A textbox's placeholder when it differs from its name.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub placeholder: Option<String>,
+    /// What an `aria-label` says that the visible text does not.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub invisible_name: Option<String>,
 }
 
 /// One line of the snapshot.
@@ -120,6 +123,10 @@ pub struct AriaNode {
     /// Computed `cursor: pointer`; printed after the ref on the outermost such node.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub cursor_pointer: bool,
+    /// A control a person cannot see (printed `[invisible]`, in views of
+    /// what is seen only).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub invisible: bool,
 }
 
 /// An element that takes a ref, in numbering order. Nodes removed by
@@ -147,6 +154,14 @@ pub struct AriaTree {
 /// Build the snapshot tree of `root` (usually [`Page::body`]). Refs are not
 /// assigned yet: see [`assign_refs`].
 pub fn build(page: &Page, root: NodeId, mode: Mode) -> AriaTree {
+    build_for(page, root, mode, false)
+}
+
+/// [`build`], or with `seen_only` the tree of what a person can see: text
+/// no one sees left out, controls no one sees marked, an `aria-label`
+/// that says something else than the visible words set apart. Refs
+/// number as in Playwright's tree either way.
+pub fn build_for(page: &Page, root: NodeId, mode: Mode, seen_only: bool) -> AriaTree {
     let dom = dom::DomIndex::new(page);
     let roles = roles::Roles::compute(&dom);
     let styles = style::Styles::compute(page, &dom);
@@ -160,6 +175,7 @@ pub fn build(page: &Page, root: NodeId, mode: Mode) -> AriaTree {
         mode,
         // Nothing focused: the document's active element is <body>.
         active: page.body(),
+        seen_only,
     };
     let mut raw = builder.build(root);
     distill::distill(&mut raw, mode);
@@ -215,9 +231,11 @@ fn flatten(raw: tree::Raw, mode: Mode) -> AriaTree {
                     props: Props {
                         url: n.url.take(),
                         placeholder: n.placeholder.take(),
+                        invisible_name: n.invisible_name.take(),
                     },
                     aria_hidden: n.aria_hidden,
                     cursor_pointer: n.cursor_pointer,
+                    invisible: n.invisible,
                 });
                 let kids = std::mem::take(&mut n.children);
                 for k in kids.into_iter().rev() {

@@ -197,6 +197,8 @@ pub struct Names<'a> {
     styles: &'a Styles,
     visited: Vec<u32>,
     generation: u32,
+    /// Leave out text a person cannot see ([`crate::page::Page::unseen`]).
+    pub seen_only: bool,
 }
 
 impl<'a> Names<'a> {
@@ -207,6 +209,7 @@ impl<'a> Names<'a> {
             styles,
             visited: vec![0; dom.page().len()],
             generation: 0,
+            seen_only: false,
         }
     }
 
@@ -733,6 +736,11 @@ impl<'a> Names<'a> {
         Step::Done(Composite::default())
     }
 
+    /// Text a name of what is seen only leaves out.
+    fn left_out(&self, text: NodeId) -> bool {
+        self.seen_only && self.dom.page().unseen(text).is_some()
+    }
+
     fn tag_is(&self, el: NodeId, tag: &str) -> bool {
         self.element(el)
             .is_some_and(|e| e.local_name().eq_ignore_ascii_case(tag))
@@ -754,7 +762,9 @@ impl<'a> Names<'a> {
                 let pad = self.styles.get(c).display != Display::Inline || self.tag_is(c, "br");
                 items.push(Item::El { el: c, opts, pad });
             }
-            NodeData::Text(_) if !(skip_not_rendered && self.dom.text_not_rendered(c)) => {
+            NodeData::Text(_)
+                if !(self.left_out(c) || skip_not_rendered && self.dom.text_not_rendered(c)) =>
+            {
                 items.push(Item::Text(c))
             }
             _ => {}

@@ -32,6 +32,13 @@ pub(crate) struct RawNode {
     pub has_ref: bool,
     /// Ref'd nodes whose text went into this node's name (`nameFromContentRefs`).
     pub name_refs: Vec<u32>,
+    /// A person cannot see it and it is no control: distillation splices
+    /// its children in its place (a view of what is seen only).
+    pub unseen: bool,
+    /// A control a person cannot see: kept, marked `[invisible]`.
+    pub invisible: bool,
+    /// The name a label gives that the visible text does not say.
+    pub invisible_name: Option<String>,
 }
 
 impl RawNode {
@@ -48,11 +55,17 @@ impl RawNode {
             cursor_pointer: false,
             has_ref: false,
             name_refs: Vec::new(),
+            unseen: false,
+            invisible: false,
+            invisible_name: None,
         }
     }
 
     pub fn has_props(&self) -> bool {
-        self.url.is_some() || self.placeholder.is_some() || self.aria_hidden
+        self.url.is_some()
+            || self.placeholder.is_some()
+            || self.aria_hidden
+            || self.invisible_name.is_some()
     }
 }
 
@@ -72,6 +85,10 @@ pub(crate) struct Builder<'a> {
     pub names: Names<'a>,
     pub mode: Mode,
     pub active: Option<NodeId>,
+    /// Only what a person can see ([`Page::unseen`]): unseen text left
+    /// out, unseen controls marked, labels that say what the text does
+    /// not set apart.
+    pub seen_only: bool,
 }
 
 /// Put the raw node `c` made for element `node` under `parent`, and number
@@ -184,6 +201,7 @@ impl Builder<'_> {
                 if !t.is_empty()
                     && parent_visible
                     && !self.text_not_rendered(node)
+                    && !self.left_out(node)
                     && w.raw.nodes[parent as usize].role != "textbox"
                 {
                     w.raw.nodes[parent as usize]
@@ -333,10 +351,31 @@ impl Builder<'_> {
         }
     }
 
+    /// An `aria-label` that says something else than the words a person
+    /// sees: the line is named by those words, the label is kept apart as
+    /// `/invisible-name`.
+    fn set_apart_unseen_label(&self, id: NodeId, e: &crate::page::ElementData, n: &mut RawNode) {
+        let Some(label) = e
+            .attr("aria-label")
+            .filter(|_| crate::page::unseen::label_replaces_text(e))
+        else {
+            return;
+        };
+        let seen = crate::page::unseen::seen_text(self.page, id);
+        if crate::page::unseen::label_differs(label, &seen) {
+            n.invisible_name = Some(std::mem::replace(&mut n.name, normalize_white_space(&seen)));
+        }
+    }
+
     fn tag_is(&self, id: NodeId, tag: &str) -> bool {
         self.page
             .element(id)
             .is_some_and(|e| e.is_html() && e.local_name() == tag)
+    }
+
+    /// Text a tree of what is seen only leaves out.
+    fn left_out(&self, text: NodeId) -> bool {
+        self.seen_only && self.page.unseen(text).is_some()
     }
 
     fn text_not_rendered(&self, text: NodeId) -> bool {
@@ -388,6 +427,10 @@ impl Builder<'_> {
         if role == "presentation" || role == "none" {
             return None;
         }
+        let unseen = self.seen_only && page.unseen(id).is_some();
+        let control = unseen && is_control(role);
+        // A control no one sees keeps the name it would have.
+        self.names.seen_only = self.seen_only && !control;
         let name = self.names.accessible_name(id);
         if role == "generic" && self.box_inline(id) {
             let mut kids = page.children(id);
@@ -399,6 +442,11 @@ impl Builder<'_> {
         }
         let mut n = RawNode::new(role);
         n.name = normalize_white_space(&name.text);
+        n.unseen = unseen && !control;
+        n.invisible = control;
+        if self.seen_only && !unseen {
+            self.set_apart_unseen_label(id, e, &mut n);
+        }
         n.el = Some(id);
         n.cursor_pointer = style.cursor_pointer;
         n.has_ref = ai && box_visible && style.pointer_events;
@@ -420,6 +468,30 @@ impl Builder<'_> {
         }
         Some(idx)
     }
+}
+
+/// Roles a person acts on: one no one sees keeps its line, marked.
+fn is_control(role: &str) -> bool {
+    matches!(
+        role,
+        "button"
+            | "link"
+            | "textbox"
+            | "searchbox"
+            | "checkbox"
+            | "radio"
+            | "combobox"
+            | "listbox"
+            | "option"
+            | "menuitem"
+            | "menuitemcheckbox"
+            | "menuitemradio"
+            | "tab"
+            | "switch"
+            | "slider"
+            | "spinbutton"
+            | "treeitem"
+    )
 }
 
 /// `data:` URLs keep only their header: `data:image/png;base64,…`.

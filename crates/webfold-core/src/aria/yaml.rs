@@ -155,6 +155,9 @@ pub fn node_key(node: &AriaNode, mode: Mode, cursor_allowed: bool) -> String {
     if node.aria_hidden {
         key.push_str(" [aria-hidden]");
     }
+    if node.invisible {
+        key.push_str(" [invisible]");
+    }
     if let Some(r) = &node.ref_ {
         key.push_str(" [ref=");
         key.push_str(r);
@@ -214,6 +217,7 @@ pub fn render_yaml(tree: &AriaTree) -> String {
         let props: Vec<(&str, &str)> = [
             ("url", node.props.url.as_deref()),
             ("placeholder", node.props.placeholder.as_deref()),
+            ("invisible-name", node.props.invisible_name.as_deref()),
         ]
         .into_iter()
         .filter_map(|(k, v)| v.map(|v| (k, v)))

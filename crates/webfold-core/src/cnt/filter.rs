@@ -63,7 +63,31 @@ fn is_kept_attr(name: &str) -> bool {
 
 /// Boolean state attributes: shown by name alone.
 pub(crate) fn is_state_attr(name: &str) -> bool {
-    matches!(name, "checked" | "selected" | "disabled")
+    matches!(name, "checked" | "selected" | "disabled" | "invisible")
+}
+
+/// A control no one sees says so (`invisible`, first); an `aria-label`
+/// saying something else than the visible words is renamed
+/// `invisible-aria-label`, so neither reads as what the page shows.
+fn mark_unseen(page: &Page, id: NodeId, unseen: bool, attrs: &mut Vec<(String, String)>) {
+    if unseen {
+        attrs.insert(0, ("invisible".to_string(), String::new()));
+        return;
+    }
+    let replaces = page
+        .element(id)
+        .is_some_and(crate::page::unseen::label_replaces_text);
+    let Some(label) = attrs
+        .iter_mut()
+        .find(|(n, _)| n == "aria-label")
+        .filter(|_| replaces)
+    else {
+        return;
+    };
+    let seen = crate::page::unseen::seen_text(page, id);
+    if crate::page::unseen::label_differs(&label.1, &seen) {
+        label.0 = "invisible-aria-label".to_string();
+    }
 }
 
 /// Headings and live-region messages (`status`, `alert`, `log`, `<output>`,
@@ -114,7 +138,7 @@ pub(crate) fn classify(page: &Page, id: NodeId) -> Kind {
     let node = page.node(id);
     match &node.data {
         NodeData::Text(_) => {
-            if page.is_rendered(id) {
+            if page.is_seen(id) {
                 Kind::Text
             } else {
                 Kind::Dropped
@@ -131,6 +155,11 @@ pub(crate) fn classify(page: &Page, id: NodeId) -> Kind {
             if !page.is_rendered(id) {
                 return Kind::Transparent;
             }
+            let clickable = is_clickable(page, id);
+            let unseen = page.unseen(id).is_some();
+            if unseen && !clickable {
+                return Kind::Transparent;
+            }
             if tag == "br" {
                 return Kind::Break;
             }
@@ -144,10 +173,11 @@ pub(crate) fn classify(page: &Page, id: NodeId) -> Kind {
                     attrs.push((name.to_string(), a.value.clone()));
                 }
             }
+            mark_unseen(page, id, unseen, &mut attrs);
             ElementFacts {
                 tag: tag.to_string(),
                 attrs,
-                clickable: is_clickable(page, id),
+                clickable,
                 inline: is_text_level(tag),
                 own_line: keeps_own_line(e),
             }

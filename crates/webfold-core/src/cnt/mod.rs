@@ -6,13 +6,16 @@
 //! - **Filtering.** `script`, `style`, `meta`, `link`, comments and every node
 //!   that is neither an element nor text are dropped; so is what is not
 //!   rendered ([`Page::is_rendered`]: markup now, real layout from a live
-//!   browser), and a text container (no action, no image) left with no text
-//!   and no children.
+//!   browser), text no one sees ([`Page::is_seen`]), and a text container
+//!   (no action, no image) left with no text and no children. A control no
+//!   one sees keeps its line, marked `invisible` (its unseen words left out).
 //! - **Attributes kept:** `aria-*`, `role`, `href`, `src`, `alt`, `title`,
 //!   `placeholder`, `name`, `type`, `value` (empty values dropped, except
 //!   `value`), the states `checked`, `selected` and `disabled` (by name
 //!   alone: a live capture writes them as the user left the form, so an
 //!   agent sees whether its click took), plus ours: the id and clickable.
+//!   An `aria-label` of a control or heading that says something else than
+//!   its visible words is written `invisible-aria-label`.
 //!   A `data:` URL shows only its media type.
 //! - **Clickable:** `a` with `href`, `button`, `input`, `select`, `textarea`,
 //!   `label`, `summary`, `option`; `[onclick]`; an ARIA widget role (button,

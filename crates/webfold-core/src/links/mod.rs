@@ -254,7 +254,8 @@ fn collect(page: &Page, base: Option<&url::Url>) -> Vec<Link> {
     for i in 0..page.len() {
         let id = NodeId(i as u32);
         let Some(el) = page.element(id) else { continue };
-        if !matches!(el.local_name(), "a" | "area") || !page.is_rendered(id) {
+        // A link no one sees is no way a person can go.
+        if !matches!(el.local_name(), "a" | "area") || !page.is_seen(id) {
             continue;
         }
         let Some(href) = el.attr("href").map(str::trim) else {
@@ -302,7 +303,7 @@ fn collect(page: &Page, base: Option<&url::Url>) -> Vec<Link> {
 
 /// What the link says: its words, else its label, title or image's alt.
 fn link_text(page: &Page, id: NodeId) -> String {
-    let words = collapse(&page.text_content(id));
+    let words = collapse(&seen_words(page, id));
     let el = page.element(id);
     let text = if !words.is_empty() {
         words
@@ -320,6 +321,19 @@ fn link_text(page: &Page, id: NodeId) -> String {
     }
     // Brackets would end the link text early.
     cut.replace('[', "(").replace(']', ")")
+}
+
+/// The link's text but the words no one sees ([`Page::unseen`]).
+fn seen_words(page: &Page, id: NodeId) -> String {
+    let mut out = String::new();
+    for n in page.subtree(id) {
+        if let Some(t) = page.text(n)
+            && page.unseen(n).is_none()
+        {
+            out.push_str(t);
+        }
+    }
+    out
 }
 
 fn collapse(s: &str) -> String {

@@ -10,10 +10,11 @@
 //!
 //! **Dropped**, because it is not text a reader sees: elements that are not
 //! rendered ([`Page::is_rendered`]: `hidden`, `display:none`, `<template>`,
-//! `<head>`, closed `<details>` bodies, …); `script`, `style`, `noscript`, `svg`,
-//! `canvas`, `iframe`, `object`, `embed`, `audio`, `video`, and the form widgets
-//! `select`, `datalist`, `textarea`, `input` (a country picker alone costs
-//! thousands of tokens). `nav`, `header` and `footer` are kept: this view is the
+//! `<head>`, closed `<details>` bodies, …) and text that renders where no one
+//! sees it ([`Page::is_seen`]: off the page, clipped, transparent, …);
+//! `script`, `style`, `noscript`, `svg`, `canvas`, `iframe`, `object`,
+//! `embed`, `audio`, `video`, and the form widgets `select`, `datalist`,
+//! `textarea`, `input` (a country picker alone costs thousands of tokens). `nav`, `header` and `footer` are kept: this view is the
 //! whole page, links included, so an agent can navigate; dropping boilerplate is
 //! the job of main-content extraction, which passes a `skip` filter.
 //!

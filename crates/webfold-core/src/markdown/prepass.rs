@@ -89,7 +89,7 @@ pub(super) fn run(
         let node = page.node(NodeId(i));
         i = match &node.data {
             NodeData::Element(e) => {
-                let dropped = !page.is_rendered(NodeId(i))
+                let dropped = !page.is_seen(NodeId(i))
                     || tags::is_dropped(e.local_name())
                     || skip.is_some_and(|f| f(NodeId(i)));
                 if dropped {
@@ -101,6 +101,11 @@ pub(super) fn run(
                     w.element(i, e.local_name(), node.subtree_end.0, preformatted_code);
                     i + 1
                 }
+            }
+            NodeData::Text(_) if page.unseen(NodeId(i)).is_some() => {
+                let k = w.at(i);
+                w.flags[k] |= REMOVED;
+                i + 1
             }
             NodeData::Text(t) => {
                 w.text(i, t);

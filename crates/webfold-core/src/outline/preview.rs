@@ -45,7 +45,7 @@ pub(super) fn preview(
                     open_blocks.push(n);
                 }
             }
-            NodeData::Text(t) => {
+            NodeData::Text(t) if page.unseen(n).is_none() => {
                 for word_part in split_keep_edges(t) {
                     match word_part {
                         Part::Space => pending_space = true,

@@ -34,9 +34,10 @@ impl<'a> Scope<'a> {
             }
         }
         let mut own_text = vec![false; page.len()];
-        for node in page.nodes() {
+        for (i, node) in page.nodes().iter().enumerate() {
             if let (NodeData::Text(t), Some(p)) = (&node.data, node.parent)
                 && !t.trim_ascii().is_empty()
+                && page.unseen(NodeId(i as u32)).is_none()
             {
                 own_text[p.index()] = true;
             }
@@ -52,7 +53,7 @@ impl<'a> Scope<'a> {
     /// subtree is skipped, text included.
     pub fn is_hidden(&self, n: NodeId) -> bool {
         self.page.is_element(n)
-            && (self.page.node(n).inert || self.excluded[n.index()] || !self.page.is_rendered(n))
+            && (self.page.node(n).inert || self.excluded[n.index()] || !self.page.is_seen(n))
     }
 
     /// An element that gets its own place in the outline.

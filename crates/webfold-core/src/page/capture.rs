@@ -197,6 +197,7 @@ impl DomCapture {
             before: generated(&l.before),
             after: generated(&l.after),
             top_layer: false,
+            paint: None,
         }
     }
 }

@@ -40,6 +40,69 @@ pub struct Layout {
     /// dialog, an open popover, a fullscreen element (see [`crate::layers`]).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub top_layer: bool,
+    /// How the node paints, when the capture recorded it: what decides
+    /// whether a person can see its text (see [`super::unseen`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub paint: Option<Paint>,
+}
+
+/// The computed styles that decide whether text a browser lays out can be
+/// seen: a box can be rendered and still show nothing.
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct Paint {
+    /// Computed `opacity` of the element itself (descendants multiply it).
+    pub opacity: f32,
+    /// Computed `color` as RGBA, alpha 0–255.
+    pub color: Option<[u8; 4]>,
+    /// Computed `background-color` as RGBA.
+    pub background: Option<[u8; 4]>,
+    /// A `background-image` is set: the colour behind text is unknown.
+    pub background_image: bool,
+    /// Computed `font-size` in CSS pixels.
+    pub font_size: f32,
+    /// What the box does with content outside it.
+    pub overflow: Overflow,
+    /// `clip` or `clip-path` leaves nothing of the box showing.
+    pub clipped_away: bool,
+    /// Computed `position`.
+    pub position: Position,
+    /// The order the browser paints this node in within its document.
+    pub paint_order: u32,
+}
+
+/// Computed `overflow`, the more cutting of the two axes.
+#[derive(
+    Clone,
+    Copy,
+    Debug,
+    Default,
+    PartialEq,
+    Eq,
+    PartialOrd,
+    Ord,
+    serde::Serialize,
+    serde::Deserialize,
+)]
+#[serde(rename_all = "lowercase")]
+pub enum Overflow {
+    #[default]
+    Visible,
+    /// `auto` or `scroll`: what is past the end or the bottom scrolls into
+    /// view, what is before the start or above the top never does.
+    Scroll,
+    /// `hidden` or `clip`: what is outside the box is cut away.
+    Hidden,
+}
+
+/// Computed `position`, as far as what it escapes matters.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Position {
+    #[default]
+    Static,
+    Relative,
+    Absolute,
+    Fixed,
 }
 
 /// CSS generated content (`::before`/`::after`) as the browser rendered it.

@@ -13,10 +13,15 @@ pub mod capture;
 mod layout;
 mod serialize;
 pub(crate) mod tags;
+pub mod unseen;
 
 pub use builder::{BuilderId, PageBuilder};
-pub use layout::{GeneratedContent, Layout, LayoutBox, StaticVisibility, inline_style_value};
+pub use layout::{
+    GeneratedContent, Layout, LayoutBox, Overflow, Paint, Position, StaticVisibility,
+    inline_style_value,
+};
 pub use markup5ever::{LocalName, Namespace, QualName, local_name, ns};
+pub use unseen::Unseen;
 
 use std::fmt;
 
@@ -134,6 +139,8 @@ pub struct Page {
     /// Static visibility computed from markup alone, one entry per node.
     visibility: Vec<StaticVisibility>,
     quirks: bool,
+    /// Why a person cannot see each node's text, decided on first ask.
+    unseen: std::sync::OnceLock<Vec<Option<Unseen>>>,
 }
 
 impl fmt::Debug for Page {
@@ -166,6 +173,7 @@ impl Page {
             layout: None,
             visibility,
             quirks,
+            unseen: std::sync::OnceLock::new(),
         }
     }
 
@@ -312,11 +320,29 @@ impl Page {
     pub fn set_layout(&mut self, layout: Vec<Option<Layout>>) {
         debug_assert_eq!(layout.len(), self.nodes.len());
         self.layout = Some(layout);
+        self.unseen = std::sync::OnceLock::new();
     }
 
     /// What markup alone says about a node's visibility.
     pub fn static_visibility(&self, id: NodeId) -> StaticVisibility {
         self.visibility[id.index()]
+    }
+
+    /// Why a person cannot see this rendered node, if they cannot: it is
+    /// off the page, clipped away, too small, transparent, the colour of its
+    /// background or covered ([`Unseen`]). Text of this kind is left out of
+    /// the views an agent reads, or marked.
+    pub fn unseen(&self, id: NodeId) -> Option<Unseen> {
+        self.unseen
+            .get_or_init(|| unseen::compute(self))
+            .get(id.index())
+            .copied()
+            .flatten()
+    }
+
+    /// Rendered and seen: what a person reading the page can see.
+    pub fn is_seen(&self, id: NodeId) -> bool {
+        self.is_rendered(id) && self.unseen(id).is_none()
     }
 
     /// Whether the node is rendered: from the real layout when there is one,

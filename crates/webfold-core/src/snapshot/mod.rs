@@ -242,6 +242,17 @@ pub fn prepare(
     url: &str,
     session: Option<&mut SnapshotSession>,
 ) -> Result<(Prepared, Vec<session::RefIdentity>), Error> {
+    prepare_for(page, (mode, false), url, session)
+}
+
+/// [`prepare`], or with `seen_only` the tree of what a person can see
+/// ([`aria::build_for`]): what every view but Playwright's own reads.
+pub fn prepare_for(
+    page: &Page,
+    (mode, seen_only): (Mode, bool),
+    url: &str,
+    session: Option<&mut SnapshotSession>,
+) -> Result<(Prepared, Vec<session::RefIdentity>), Error> {
     let Some(root) = page.body().or_else(|| page.document_element()) else {
         return Ok((
             Prepared {
@@ -253,7 +264,7 @@ pub fn prepare(
             Vec::new(),
         ));
     };
-    let mut aria_tree = aria::build(page, root, mode);
+    let mut aria_tree = aria::build_for(page, root, mode, seen_only);
     if mode == Mode::Ai {
         aria::assign_refs(&mut aria_tree);
     }
@@ -388,7 +399,8 @@ fn view(
         }
         other => other,
     };
-    let (prepared, identities) = prepare(page, opts.mode, url, sess)?;
+    let seen_only = !opts.full_snapshot;
+    let (prepared, identities) = prepare_for(page, (opts.mode, seen_only), url, sess)?;
     // Session bookkeeping first, so breadcrumbs include this page.
     let mut history = session
         .map(|s| History::record(s, page, url, &opts, scoped, &prepared, identities))
@@ -902,7 +914,7 @@ pub fn find(
     }
     let q = find::Query::parse(query)?;
     let mut scratch = session.cloned();
-    let (p, _) = prepare(page, options.mode, url, scratch.as_mut())?;
+    let (p, _) = prepare_for(page, (options.mode, true), url, scratch.as_mut())?;
     find::find_in_tree(&p.tree, query, &q, options, ctx)
 }
 
