@@ -1,0 +1,16 @@
+// Builds the native addon with cargo and puts it beside index.js as
+// webfold.node. Release by default; WEBFOLD_PROFILE=dev reuses what the
+// workspace's tests compiled.
+import { execFileSync } from "node:child_process";
+import { copyFileSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+
+const here = dirname(fileURLToPath(import.meta.url));
+const profile = process.env.WEBFOLD_PROFILE ?? "release";
+execFileSync("cargo", ["build", "--locked", "-p", "webfold-node", "--profile", profile], { stdio: "inherit", cwd: here });
+const meta = JSON.parse(execFileSync("cargo", ["metadata", "--format-version", "1", "--no-deps"], { cwd: here }));
+const dir = profile === "dev" ? "debug" : profile;
+const lib = process.platform === "darwin" ? "libwebfold_node.dylib" : "libwebfold_node.so";
+copyFileSync(join(meta.target_directory, dir, lib), join(here, "webfold.node"));
+console.log(`built ${join(here, "webfold.node")} (${profile})`);

@@ -1,0 +1,77 @@
+// webfold for Node.js: `new Page(html, { url })` parses a page once; each
+// view is a method of it (`page.snapshot({ maxTokens: 4000 })`), with the
+// options, defaults and limits of the `webfold` command in camelCase, and
+// returns an envelope whose `text` is what the command prints.
+"use strict";
+
+const native = require("./webfold.node");
+
+/** What went wrong, in webfold's words: a wrong option, a selector that matches nothing, a page that is not HTML. */
+class WebfoldError extends Error {
+  constructor(message) {
+    super(message);
+    this.name = "WebfoldError";
+  }
+}
+
+const camel = (s) => s.replace(/_([a-z])/g, (_, c) => c.toUpperCase());
+const snake = (s) => s.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
+const FIELDS = ["view", "text", "tokens", "max_tokens", "cut", "note", "hints", "url", "version"];
+
+function wrapped(f) {
+  try {
+    return f();
+  } catch (e) {
+    throw new WebfoldError(e.message);
+  }
+}
+
+function envelope(json) {
+  const raw = JSON.parse(json);
+  const out = { data: {} };
+  for (const [k, v] of Object.entries(raw)) {
+    if (FIELDS.includes(k)) out[camel(k)] = v;
+    else out.data[k] = v;
+  }
+  out.cut = out.cut ?? false;
+  out.hints = out.hints ?? [];
+  return out;
+}
+
+class Page {
+  /** Parses `html` (a string, or a Buffer decoded as a browser would). */
+  constructor(html, { url, contentType } = {}) {
+    this._page = wrapped(() => new native.NativePage(html, url ?? null, contentType ?? null));
+  }
+
+  get url() {
+    return this._page.url;
+  }
+
+  /** Runs the view `name` (as `webfold NAME`) with `options` (camelCase). */
+  view(name, options = {}) {
+    const args = {};
+    for (const [k, v] of Object.entries(options ?? {})) if (v !== undefined) args[snake(k)] = v;
+    return envelope(wrapped(() => this._page.view(name, JSON.stringify(args))));
+  }
+}
+
+/** Every view: its method name, what it shows, its options' JSON Schema, and whether it keeps the snapshot session. */
+const VIEWS = native.views().map((v) => ({ ...v, method: camel(v.name), options: JSON.parse(v.options) }));
+for (const v of VIEWS) {
+  Object.defineProperty(Page.prototype, v.method, {
+    value: function (options) {
+      return this.view(v.name, options);
+    },
+    writable: true,
+    configurable: true,
+  });
+}
+
+/** Fetches `url` and parses it: the page, known by its address after redirects. */
+function fetch(url) {
+  const got = wrapped(() => native.fetch(url));
+  return new Page(got.body, { url: got.url, contentType: got.contentType ?? undefined });
+}
+
+module.exports = { Page, WebfoldError, fetch, VIEWS };

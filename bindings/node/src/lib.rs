@@ -1,0 +1,118 @@
+//! webfold for Node.js: the core's [`HeldPage`] behind one generic method,
+//! as the Python package has it. `index.js` makes each view a method of
+//! `Page` (options in camelCase) and the JSON envelope an object.
+
+use std::sync::Mutex;
+
+use napi::bindgen_prelude::{Buffer, Either};
+use napi::{Error, Result, Status};
+use napi_derive::napi;
+use serde_json::{Map, Value};
+use webfold_core::view::held::{HeldPage, catalog};
+
+fn error(e: impl std::fmt::Display) -> Error {
+    Error::new(Status::GenericFailure, e.to_string())
+}
+
+/// A page, parsed once; every view of it is a call to `view`.
+#[napi]
+pub struct NativePage {
+    held: Mutex<HeldPage>,
+}
+
+#[napi]
+impl NativePage {
+    /// Parses `html` (a string, or bytes decoded as a browser would, with
+    /// `contentType` when it came over HTTP).
+    #[napi(constructor)]
+    pub fn new(
+        html: Either<String, Buffer>,
+        url: Option<String>,
+        content_type: Option<String>,
+    ) -> Result<Self> {
+        let bytes: Vec<u8> = match html {
+            Either::A(s) => s.into_bytes(),
+            Either::B(b) => b.to_vec(),
+        };
+        let held = HeldPage::parse(&bytes, content_type.as_deref(), url).map_err(error)?;
+        Ok(NativePage {
+            held: Mutex::new(held),
+        })
+    }
+
+    /// The page's address, as given ("" when none was).
+    #[napi(getter)]
+    pub fn url(&self) -> String {
+        self.held().url().to_string()
+    }
+
+    /// Runs the view `name` with `options` (a JSON object, snake_case
+    /// names); the envelope as JSON.
+    #[napi]
+    pub fn view(&self, name: String, options: String) -> Result<String> {
+        let args = match serde_json::from_str(&options) {
+            Ok(Value::Object(m)) => m,
+            _ => Map::new(),
+        };
+        self.held()
+            .view(&name, args)
+            .map(|e| e.to_json())
+            .map_err(error)
+    }
+}
+
+impl NativePage {
+    fn held(&self) -> std::sync::MutexGuard<'_, HeldPage> {
+        self.held.lock().unwrap_or_else(|p| p.into_inner())
+    }
+}
+
+/// A view as the package lists it.
+#[napi(object)]
+pub struct ViewInfo {
+    pub name: String,
+    pub about: String,
+    /// The options' JSON Schema, as JSON.
+    pub options: String,
+    /// `none`, `reads` or `moves`: whether it keeps the snapshot session.
+    pub session: String,
+}
+
+#[napi]
+pub fn views() -> Vec<ViewInfo> {
+    catalog()
+        .into_iter()
+        .map(|(name, about, schema, session)| ViewInfo {
+            name,
+            about: about.to_string(),
+            options: serde_json::to_string(&schema).unwrap_or_else(|_| "{}".into()),
+            session: session.to_string(),
+        })
+        .collect()
+}
+
+/// A fetched page's bytes, content type and address after redirects.
+#[napi(object)]
+pub struct Fetched {
+    pub body: Buffer,
+    pub content_type: Option<String>,
+    pub url: String,
+}
+
+#[napi]
+pub fn fetch(url: String) -> Result<Fetched> {
+    let got = webfold_fetch::fetch_blocking(&url, &webfold_fetch::FetchOptions::default())
+        .map_err(error)?;
+    Ok(Fetched {
+        body: got.body.into(),
+        content_type: got.content_type,
+        url: got.final_url.to_string(),
+    })
+}
+
+/// Runs the `webfold` command with `argv` (the program's name first) and
+/// exits the process with its status: the package's `webfold` bin.
+#[napi]
+pub fn cli(argv: Vec<String>) {
+    webfold::main_with(argv.into_iter().map(Into::into).collect())
+}
