@@ -18,51 +18,17 @@ use tokio_tungstenite::tungstenite::client::IntoClientRequest;
 use tokio_tungstenite::tungstenite::http::HeaderValue;
 use tokio_tungstenite::{MaybeTlsStream, WebSocketStream};
 use webfold_daemon::auth::EXTENSION_ID;
-use webfold_daemon::home::Home;
 
 const BIN: &str = env!("CARGO_BIN_EXE_webfold");
 const WAIT: Duration = Duration::from_secs(10);
 const SENDS: usize = 500;
 
+mod support;
+
+use support::daemon::{Daemon, daemon};
+
 fn scratch(name: &str) -> PathBuf {
     webfold_testkit::temp_dir(&format!("channel-{name}"))
-}
-
-struct Daemon {
-    child: Child,
-    port: u16,
-    token: String,
-}
-
-impl Drop for Daemon {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
-fn daemon(home: &Path) -> Daemon {
-    let mut child = Command::new(BIN)
-        .args(["daemon", "--port", "0"])
-        .env("WEBFOLD_HOME", home)
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut line = String::new();
-    BufReader::new(child.stderr.take().unwrap())
-        .read_line(&mut line)
-        .unwrap();
-    assert!(line.contains("ws://127.0.0.1:"), "no daemon: {line}");
-    let home = Home::at(home.to_owned());
-    let endpoint = webfold_daemon::daemon::Endpoint::read(&home).expect("daemon.json");
-    let token = std::fs::read_to_string(home.token()).unwrap();
-    Daemon {
-        child,
-        port: endpoint.port,
-        token,
-    }
 }
 
 /// The side panel's socket for one tab.
@@ -260,7 +226,7 @@ fn percentile(sorted: &[Duration], p: f64) -> Duration {
 async fn each_browser_message_reaches_claude_code_once_as_a_channel_event_within_50_ms() {
     let home = scratch("event");
     let project = scratch("event-p");
-    let d = daemon(&home);
+    let d = daemon(&home, 0);
     let channel = json!({"experimental": {"claude/channel": {}}});
     let (mut agent, init) = Agent::start(&home, &project, "claude-code", channel).await;
     assert_eq!(
@@ -348,7 +314,7 @@ async fn each_browser_message_reaches_claude_code_once_as_a_channel_event_within
 async fn a_client_without_channels_hears_of_messages_through_the_inbox_resource() {
     let home = scratch("inbox");
     let project = scratch("inbox-p");
-    let d = daemon(&home);
+    let d = daemon(&home, 0);
     let (mut agent, init) = Agent::start(&home, &project, "editor", json!({})).await;
     assert_eq!(
         init["capabilities"]["resources"]["subscribe"], true,
@@ -420,7 +386,7 @@ async fn a_client_without_channels_hears_of_messages_through_the_inbox_resource(
 async fn a_message_kept_across_a_daemon_restart_is_pushed_once_the_agent_is_back() {
     let home = scratch("restart");
     let project = scratch("restart-p");
-    let d = daemon(&home);
+    let d = daemon(&home, 0);
     let (mut agent, _) = Agent::start(&home, &project, "editor", json!({})).await;
     let (mut tab, context_id) = tab_with_agent(&d).await;
     // Not subscribed yet: the message waits in the daemon, which then dies.
@@ -428,7 +394,7 @@ async fn a_message_kept_across_a_daemon_restart_is_pushed_once_the_agent_is_back
     tab.next("message_stored").await;
     drop(tab);
     drop(d);
-    let _d = daemon(&home);
+    let _d = daemon(&home, 0);
     let uri = "webfold://browser/inbox";
     let sub = agent
         .request("resources/subscribe", json!({"uri": uri}))
