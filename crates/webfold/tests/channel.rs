@@ -179,6 +179,26 @@ impl Agent {
 
     /// A request's reply; a notification read meanwhile fails the test
     /// (every one is accounted for).
+    /// Subscribes to `uri`, waits for the update the server sends for it,
+    /// and reads it: the resource's text.
+    async fn subscribe_and_read(&mut self, uri: &str) -> String {
+        let sub = self
+            .request("resources/subscribe", json!({"uri": uri}))
+            .await;
+        assert!(sub.get("error").is_none(), "{sub}");
+        let (_, updated) = self.read().await;
+        assert_eq!(
+            updated["method"], "notifications/resources/updated",
+            "{updated}"
+        );
+        assert_eq!(updated["params"]["uri"], uri);
+        let read = self.request("resources/read", json!({"uri": uri})).await;
+        read["result"]["contents"][0]["text"]
+            .as_str()
+            .unwrap()
+            .to_string()
+    }
+
     async fn request(&mut self, method: &str, params: Value) -> Value {
         let id = self.next_id;
         self.next_id += 1;
@@ -332,18 +352,7 @@ async fn a_client_without_channels_hears_of_messages_through_the_inbox_resource(
     // way (the client may never subscribe), then pushed when it does.
     tab.say(&context_id, "first").await;
     tab.next("message_stored").await;
-    let sub = agent
-        .request("resources/subscribe", json!({"uri": uri}))
-        .await;
-    assert!(sub.get("error").is_none(), "{sub}");
-    let (_, updated) = agent.read().await;
-    assert_eq!(
-        updated["method"], "notifications/resources/updated",
-        "{updated}"
-    );
-    assert_eq!(updated["params"]["uri"], uri.as_str());
-    let read = agent.request("resources/read", json!({"uri": uri})).await;
-    let inbox = read["result"]["contents"][0]["text"].as_str().unwrap();
+    let inbox = agent.subscribe_and_read(&uri).await;
     assert!(
         inbox.contains("<user-message>\nfirst\n</user-message>"),
         "{inbox}"
@@ -396,18 +405,8 @@ async fn a_message_kept_across_a_daemon_restart_is_pushed_once_the_agent_is_back
     drop(d);
     let _d = daemon(&home, 0);
     let uri = "webfold://browser/inbox";
-    let sub = agent
-        .request("resources/subscribe", json!({"uri": uri}))
-        .await;
-    assert!(sub.get("error").is_none(), "{sub}");
     // The agent's link finds the new daemon, which gives its unread message back.
-    let (_, updated) = agent.read().await;
-    assert_eq!(
-        updated["method"], "notifications/resources/updated",
-        "{updated}"
-    );
-    let read = agent.request("resources/read", json!({"uri": uri})).await;
-    let inbox = read["result"]["contents"][0]["text"].as_str().unwrap();
+    let inbox = agent.subscribe_and_read(uri).await;
     assert!(
         inbox.contains("<user-message>\nkept\n</user-message>"),
         "{inbox}"
