@@ -17,8 +17,8 @@ pub mod unseen;
 
 pub use builder::{BuilderId, PageBuilder};
 pub use layout::{
-    GeneratedContent, Layout, LayoutBox, Overflow, Paint, Position, StaticVisibility,
-    inline_style_value,
+    ComputedPaint, GeneratedContent, Layout, LayoutBox, Overflow, Paint, Position,
+    StaticVisibility, inline_style_value,
 };
 pub use markup5ever::{LocalName, Namespace, QualName, local_name, ns};
 pub use unseen::Unseen;
