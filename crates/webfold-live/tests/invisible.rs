@@ -113,11 +113,10 @@ fn seen_in(text: &str, marker: &str, view: &str) -> Seen {
 }
 
 /// Whether the view is meant to show these visible words at all: the
-/// default snapshot lists controls and headings, Markdown leaves embedded
-/// documents out, and static HTML loads no frame.
+/// default snapshot lists controls and headings, and static HTML loads no
+/// frame.
 fn expected(f: &Fixture, view: &str, live: bool) -> bool {
-    let framed = f.place.ends_with("iframe");
-    if framed && (!live || view == "markdown") {
+    if f.place.ends_with("iframe") && !live {
         return false;
     }
     // Static HTML runs no script, and only the snapshot reads declarative
@@ -137,10 +136,6 @@ fn expected(f: &Fixture, view: &str, live: bool) -> bool {
         _ => true,
     }
 }
-
-/// Losses that are no part of this rule: Markdown reads slotted light
-/// content of a shadow host out of its place and leaves it out.
-const KNOWN_LOSSES: [(&str, &str); 1] = [("markdown", "v37-shadow-slot.html")];
 
 #[derive(Default)]
 struct Counts {
@@ -191,12 +186,10 @@ fn score(
             c.visible_expected += 1;
             if seen != Seen::Unmarked {
                 c.visible_lost += 1;
-                if !KNOWN_LOSSES.contains(&(view, f.page.as_str())) {
-                    failures.push(format!(
-                        "{view}: {} ({}) lost it:\n{text}",
-                        f.page, f.technique
-                    ));
-                }
+                failures.push(format!(
+                    "{view}: {} ({}) lost it:\n{text}",
+                    f.page, f.technique
+                ));
             }
         }
     }
