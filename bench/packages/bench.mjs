@@ -6,14 +6,36 @@
 // which scores them with the same scorer as the Python tools. Run by
 // scripts/bench-packages.
 //
+//   node bench.mjs NPM_DIR --prepare CORPUS_DIR EVERY pages.jsonl
 //   node bench.mjs NPM_DIR pages.jsonl out.json
 //   node bench.mjs NPM_DIR --startup page.html
 import { createRequire } from "node:module";
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { gunzipSync } from "node:zlib";
 
 const [npmDir, pagesPath, outPath] = process.argv.slice(2);
 const require = createRequire(join(npmDir, "package.json"));
+
+if (pagesPath === "--prepare") {
+  // Every page decoded once, as a browser (and webfold-bench) decodes it,
+  // so that every tool of both languages is handed the same string.
+  const [corpus, every, out] = process.argv.slice(4);
+  const { Page } = require("webfold");
+  const manifest = readFileSync(join(corpus, "manifest.jsonl"), "utf8").split("\n").filter((l) => l.trim());
+  const lines = [];
+  manifest.forEach((l, i) => {
+    if (i % Number(every) !== 0) return;
+    const p = JSON.parse(l);
+    let raw = readFileSync(join(corpus, p.dir, p.source));
+    if (p.gzip) raw = gunzipSync(raw);
+    const html = new Page(raw, { contentType: "text/html" }).markdown({ format: "raw", maxTokens: 1_000_000_000 }).text;
+    lines.push(JSON.stringify({ id: p.id, set: p.set, dir: p.dir, url: p.url, html }));
+  });
+  writeFileSync(out, lines.join("\n") + "\n");
+  process.stderr.write(`${lines.length} pages decoded\n`);
+  process.exit(0);
+}
 
 if (pagesPath === "--startup") {
   // One fresh process: require time and the first call's time, in ms.

@@ -5,7 +5,6 @@ markdownify, html2text). Then the Node results (bench.mjs) are scored the
 same way and every table is printed as Markdown. Run by
 scripts/bench-packages, which installs everything this imports.
 
-  bench.py prepare --corpus DIR --out pages.jsonl [--every N]
   bench.py run --corpus DIR --pages pages.jsonl --work DIR [--node node.json] [--meta meta.json]
   bench.py check --work DIR --rust-scorer BIN   # the port against the Rust scorer, every output of `run`
 """
@@ -13,7 +12,6 @@ scripts/bench-packages, which installs everything this imports.
 from __future__ import annotations
 
 import argparse
-import gzip
 import json
 import os
 import platform
@@ -30,25 +28,6 @@ HUGE = 1_000_000_000  # a token budget no page reaches: the whole output
 
 
 # ---------------------------------------------------------------- pages
-
-
-def prepare(args) -> None:
-    """Every page decoded once, as the browser (and webfold-bench) decode
-    it, so that every tool of both languages is handed the same string."""
-    import webfold
-
-    corpus = Path(args.corpus)
-    lines = (corpus / "manifest.jsonl").read_text().splitlines()
-    pages = [json.loads(l) for l in lines if l.strip()]
-    pages = pages[:: max(args.every, 1)]
-    with open(args.out, "w") as out:
-        for p in pages:
-            raw = (corpus / p["dir"] / p["source"]).read_bytes()
-            if p["gzip"]:
-                raw = gzip.decompress(raw)
-            html = webfold.Page(raw, content_type="text/html").markdown(format="raw", max_tokens=HUGE).text
-            out.write(json.dumps({"id": p["id"], "set": p["set"], "dir": p["dir"], "url": p["url"], "html": html}) + "\n")
-    print(f"{len(pages)} pages decoded", file=sys.stderr)
 
 
 def load(path: str) -> list[dict]:
@@ -407,10 +386,6 @@ def startup(args) -> None:
 def cli() -> None:
     ap = argparse.ArgumentParser()
     sub = ap.add_subparsers(dest="cmd", required=True)
-    p = sub.add_parser("prepare")
-    p.add_argument("--corpus", required=True)
-    p.add_argument("--out", required=True)
-    p.add_argument("--every", type=int, default=1)
     r = sub.add_parser("run")
     r.add_argument("--corpus", required=True)
     r.add_argument("--pages", required=True)
@@ -423,7 +398,7 @@ def cli() -> None:
     s = sub.add_parser("startup")
     s.add_argument("--page", required=True)
     a = ap.parse_args()
-    {"prepare": prepare, "run": run, "check": check, "startup": startup}[a.cmd](a)
+    {"run": run, "check": check, "startup": startup}[a.cmd](a)
 
 
 if __name__ == "__main__":
