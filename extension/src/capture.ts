@@ -42,6 +42,51 @@ function liveAttributes(el: Element): string[] {
   return attrs.concat(out);
 }
 
+/** The computed styles that decide whether text can be seen; CSS's initial values are left out. */
+function paintOf(cs: CSSStyleDeclaration): WfProtocol.CapturedPaint {
+  const s: WfProtocol.CapturedPaint = { c: cs.color };
+  if (cs.opacity !== "1") s.o = cs.opacity;
+  if (cs.backgroundColor !== "rgba(0, 0, 0, 0)") s.bg = cs.backgroundColor;
+  if (cs.backgroundImage !== "none") s.bi = true;
+  if (cs.fontSize !== "16px") s.f = cs.fontSize;
+  if (cs.overflowX !== "visible" || cs.overflowY !== "visible") s.ov = [cs.overflowX, cs.overflowY];
+  if (cs.clip !== "auto") s.cl = cs.clip;
+  if (cs.clipPath !== "none") s.cp = cs.clipPath;
+  if (cs.position !== "static") s.ps = cs.position;
+  return s;
+}
+
+/** A positioned box that hides what is under it: opaque colour, no image, not faded. */
+function isOpaqueCover(cs: CSSStyleDeclaration): boolean {
+  if (cs.position !== "absolute" && cs.position !== "relative") return false;
+  if (cs.backgroundImage !== "none" || Number(cs.opacity) < 0.98) return false;
+  const m = cs.backgroundColor.match(/^rgba?\(([^)]*)\)$/);
+  if (!m) return false;
+  const parts = m[1]!.split(",");
+  return parts.length < 4 || Number(parts[3]) >= 0.98;
+}
+
+/**
+ * Whether an opaque box of another subtree is on top at the middle of the
+ * text's box. The page cannot tell paint order, so the hit test answers;
+ * it works inside the viewport only.
+ */
+function paintedOver(text: Text, r: DOMRect): boolean {
+  const owner = text.parentElement;
+  const win = text.ownerDocument.defaultView;
+  if (!owner || !win) return false;
+  const x = r.x + r.width / 2;
+  const y = r.y + r.height / 2;
+  if (x < 0 || y < 0 || x >= win.innerWidth || y >= win.innerHeight) return false;
+  const root = text.getRootNode() as Document | ShadowRoot;
+  let e: Element | null = root.elementFromPoint(x, y);
+  while (e && e !== owner && !e.contains(owner)) {
+    if (isOpaqueCover(getComputedStyle(e))) return true;
+    e = e.parentElement;
+  }
+  return false;
+}
+
 type Pending = {
   node: Node;
   parent: number;
@@ -62,6 +107,8 @@ function webfoldCaptureDom(skip: Element | null): WfDomCapture {
   const nodes: WfDomNode[] = [];
   const sx = window.scrollX;
   const sy = window.scrollY;
+  // Hit tests cost: only so many text boxes are checked for a cover.
+  let hitTests = 3000;
   if (document.doctype) nodes.push({ p: 0, k: 10, n: document.doctype.name });
   const stack: Pending[] = [
     { node: document.documentElement, parent: 0, hidden: false, visible: true, noBox: false, dx: sx, dy: sy },
@@ -71,8 +118,22 @@ function webfoldCaptureDom(skip: Element | null): WfDomCapture {
     const { node } = cur;
     if (node === skip) continue;
     if (node.nodeType === Node.TEXT_NODE) {
-      const entry: WfDomNode = { p: cur.parent, k: 3, t: (node as Text).data };
-      if (!cur.hidden && !cur.noBox) entry.l = { r: cur.visible };
+      const text = node as Text;
+      const entry: WfDomNode = { p: cur.parent, k: 3, t: text.data };
+      if (!cur.hidden && !cur.noBox) {
+        const l: WfDomLayout = { r: cur.visible };
+        if (/\S/.test(text.data)) {
+          const range = text.ownerDocument.createRange();
+          range.selectNodeContents(text);
+          const r = range.getBoundingClientRect();
+          l.b = [r.x + cur.dx, r.y + cur.dy, r.width, r.height];
+          if (cur.visible && hitTests > 0 && r.width > 0) {
+            hitTests--;
+            if (paintedOver(text, r)) l.cv = true;
+          }
+        }
+        entry.l = l;
+      }
       nodes.push(entry);
       continue;
     }
@@ -95,6 +156,7 @@ function webfoldCaptureDom(skip: Element | null): WfDomCapture {
         const l: WfDomLayout = { b: [r.x + cur.dx, r.y + cur.dy, r.width, r.height], r: visible, d: cs.display };
         if (cs.cursor && cs.cursor !== "auto") l.c = cs.cursor;
         if (cs.pointerEvents === "none") l.x = true;
+        l.s = paintOf(cs);
         const before = generated(el, "::before");
         if (before) l.bf = before;
         const after = generated(el, "::after");

@@ -96,10 +96,20 @@ declare namespace WfProtocol {
     bf?: [string, string];
     /** Computed `cursor` when not `auto`. */
     c?: string;
+    /**
+     * On a text node: the page's own hit test found an opaque box painted
+     * over it.
+     */
+    cv?: boolean;
     /** Computed `display`. */
     d?: string;
     /** Computed `visibility` is `visible`. */
     r: boolean;
+    /**
+     * An element's computed styles that decide whether its text can be
+     * seen; a text node takes its element's.
+     */
+    s?: CapturedPaint;
     /** Computed `pointer-events` is `none`. */
     x?: boolean;
   }
@@ -126,6 +136,31 @@ declare namespace WfProtocol {
     p: number;
     /** A text or comment node's data. */
     t?: string;
+  }
+
+  /**
+   * Computed styles as `getComputedStyle` writes them; an absent one is
+   * CSS's initial value, so most elements send few.
+   */
+  export interface CapturedPaint {
+    /** `background-color`. */
+    bg?: string;
+    /** `background-image` is not `none`. */
+    bi?: boolean;
+    /** `color`. */
+    c?: string;
+    /** `clip`. */
+    cl?: string;
+    /** `clip-path`. */
+    cp?: string;
+    /** `font-size`. */
+    f?: string;
+    /** `opacity`. */
+    o?: string;
+    /** `overflow-x` and `overflow-y`. */
+    ov?: [string, string];
+    /** `position`. */
+    ps?: string;
   }
 
   /** The window at capture time, in CSS pixels. */

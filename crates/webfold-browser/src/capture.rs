@@ -18,8 +18,7 @@ use std::collections::HashSet;
 use serde_json::Value;
 use webfold_core::Page;
 use webfold_core::page::{
-    BuilderId, GeneratedContent, Layout, LayoutBox, NodeId, Overflow, PageBuilder, Paint, Position,
-    unseen,
+    BuilderId, ComputedPaint, GeneratedContent, Layout, LayoutBox, NodeId, PageBuilder, Paint,
 };
 
 use crate::BrowserError;
@@ -269,31 +268,19 @@ fn document_layout(doc: &Value, strings: &Strings, node_count: usize) -> DocLayo
 /// `snapshot_params` lists them (from `opacity` at 2 and `color` at 6).
 fn paint(st: &[String], order: u64) -> Paint {
     let get = |k: usize| st.get(k).map_or("", String::as_str);
-    let px = |v: &str| v.trim_end_matches("px").parse::<f32>().ok();
-    let overflow = |v: &str| match v {
-        "hidden" | "clip" => Overflow::Hidden,
-        "auto" | "scroll" => Overflow::Scroll,
-        _ => Overflow::Visible,
+    let computed = ComputedPaint {
+        opacity: get(2),
+        color: get(6),
+        background_color: get(7),
+        background_image: get(8),
+        font_size: get(9),
+        overflow_x: get(10),
+        overflow_y: get(11),
+        clip: get(12),
+        clip_path: get(13),
+        position: get(14),
     };
-    let position = match get(14) {
-        "relative" | "sticky" => Position::Relative,
-        "absolute" => Position::Absolute,
-        "fixed" => Position::Fixed,
-        _ => Position::Static,
-    };
-    let out_of_flow = matches!(position, Position::Absolute | Position::Fixed);
-    Paint {
-        opacity: get(2).parse().unwrap_or(1.0),
-        color: unseen::parse_rgba(get(6)),
-        background: unseen::parse_rgba(get(7)),
-        background_image: !matches!(get(8), "" | "none"),
-        font_size: px(get(9)).unwrap_or(16.0),
-        overflow: overflow(get(10)).max(overflow(get(11))),
-        clipped_away: out_of_flow && unseen::clip_shows_nothing(get(12))
-            || unseen::clip_path_shows_nothing(get(13)),
-        position,
-        paint_order: u32::try_from(order).unwrap_or(u32::MAX),
-    }
+    Paint::from_computed(&computed, u32::try_from(order).unwrap_or(u32::MAX))
 }
 
 /// Each element's (`::before`, `::after`), by node index.

@@ -2,6 +2,7 @@
 
 use url::Url;
 use webfold_core::markdown::{MarkdownOptions, to_markdown, to_markdown_filtered};
+use webfold_core::page::PageBuilder;
 use webfold_core::{NodeId, Page};
 
 fn md(html: &str) -> String {
@@ -232,6 +233,62 @@ fn hidden_and_non_text_elements_are_dropped() {
         <svg><text>chart</text></svg><select><option>France</option></select><iframe src='/x'></iframe>\
         <p aria-hidden='true'>aria</p><nav><a href='/home'>Home</a></nav></body>";
     assert_eq!(md(html), "seen\n\naria\n\n[Home](/home)");
+}
+
+#[test]
+fn a_parsed_pages_frames_stay_dropped_with_their_fallback_text() {
+    let html = "<p>a</p><iframe src='https://ads.example/x'>Your browser shows no \
+        <b>frames</b></iframe><p>b</p><frameset><frame src='/menu'></frameset>";
+    assert_eq!(md_at(html, "https://example.com/"), "a\n\nb");
+}
+
+/// A page as a live capture gives it: the frame's document under its
+/// `<iframe>`, which holds another frame by a relative address.
+fn framed_page() -> Page {
+    let mut b = PageBuilder::new();
+    let html = b.element(b.document(), "", "html", []);
+    let body = b.element(html, "", "body", []);
+    let p = b.element(body, "", "p", []);
+    b.text(p, "Checkout");
+    let attr = |k: &str, v: &str| [(k.to_string(), v.to_string())];
+    let pay = b.element(body, "", "iframe", attr("src", "https://pay.example/card"));
+    let doc = b.element(pay, "", "html", []);
+    let head = b.element(doc, "", "head", []);
+    let title = b.element(head, "", "title", []);
+    b.text(title, "Pay");
+    let inner_body = b.element(doc, "", "body", []);
+    let h2 = b.element(inner_body, "", "h2", []);
+    b.text(h2, "Card details");
+    let inner = b.element(inner_body, "", "iframe", attr("src", "terms"));
+    let inner_doc = b.element(inner, "", "html", []);
+    let terms = b.element(inner_doc, "", "body", []);
+    let a = b.element(terms, "", "a", attr("href", "full"));
+    b.text(a, "Read the terms");
+    let after = b.element(body, "", "p", []);
+    b.text(after, "Thanks");
+    b.finish()
+}
+
+#[test]
+fn a_captured_frame_shows_its_document_under_its_address() {
+    let opts = MarkdownOptions {
+        base_url: Some(Url::parse("https://shop.example/checkout").unwrap()),
+        ..MarkdownOptions::default()
+    };
+    assert_eq!(
+        to_markdown(&framed_page(), NodeId::DOCUMENT, &opts),
+        "Checkout\n\n[iframe https://pay.example/card]\n\n## Card details\n\n\
+         [iframe https://pay.example/terms]\n\n[Read the terms](https://pay.example/full)\n\n\
+         Thanks"
+    );
+    // A part inside frames (a frame's article) reads under its frame's line.
+    let page = framed_page();
+    let link = page.query("a").unwrap();
+    let terms = page.parent(link).unwrap();
+    assert_eq!(
+        to_markdown(&page, terms, &opts),
+        "[iframe https://pay.example/terms]\n\n[Read the terms](https://pay.example/full)"
+    );
 }
 
 #[test]

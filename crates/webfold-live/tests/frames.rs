@@ -12,6 +12,7 @@ use webfold_core::action::{Action, Target};
 use webfold_core::chunk::{ChunkOptions, ChunkView};
 use webfold_core::cnt::CntView;
 use webfold_core::contract::{Ctx, Surface};
+use webfold_core::fetch_view::MarkdownRequest;
 use webfold_core::markdown::MarkdownPage;
 use webfold_core::outline::OutlineView;
 use webfold_core::snapshot::find::FindOptions;
@@ -155,7 +156,7 @@ async fn cross_site_frames_show_in_every_view() {
     let live = browser();
     let page = live.page(None).await.unwrap();
     let mut page = page.lock().await;
-    act(&mut page, Action::GoTo { url }).await;
+    act(&mut page, Action::GoTo { url: url.clone() }).await;
     let snap = snapshot(&mut page).await;
 
     // The payment frame (localhost), the frame it holds back on 127.0.0.1
@@ -196,10 +197,33 @@ async fn cross_site_frames_show_in_every_view() {
     }
     let outline = view::<OutlineView>(&mut page, Default::default()).await;
     assert!(outline.contains("Card details"), "outline:\n{outline}");
-    // Markdown leaves embedded documents out, same-site frames too: it is
-    // the page's reading text. The page around the frame is there.
-    let markdown = view::<MarkdownPage>(&mut page, Default::default()).await;
-    assert!(markdown.contains("No payment yet"), "Markdown:\n{markdown}");
+    // Markdown reads the frames where they are, each under a line naming
+    // its address: the payment frame on localhost, the frame it holds back
+    // on 127.0.0.1 (two deep) and its own same-site one. The payment form
+    // is the main content, under its frame's line too.
+    let on_localhost = |line: &str, path: &str| {
+        line.starts_with("[iframe http://localhost:") && line.ends_with(&format!("/{path}]"))
+    };
+    for main in [false, true] {
+        let request = MarkdownRequest {
+            main,
+            ..MarkdownRequest::default()
+        };
+        let markdown = view::<MarkdownPage>(&mut page, request).await;
+        let inner = format!("[iframe {url}inner]");
+        let page_text = ["No payment yet"].into_iter().filter(|_| !main);
+        let frames = ["## Card details", &inner, "Inner idle", "I agree"];
+        for text in page_text.chain(frames) {
+            assert!(
+                markdown.contains(text),
+                "{text} missing from Markdown:\n{markdown}"
+            );
+        }
+        for path in ["pay", "same"] {
+            let line = markdown.lines().find(|l| on_localhost(l, path));
+            assert!(line.is_some(), "no line for /{path} in\n{markdown}");
+        }
+    }
     // The payment frame's element, by its frame-qualified ref, and the
     // payment frame's <iframe> with the documents within.
     let by_ref = |r: &Target| ChunkOptions {

@@ -17,7 +17,9 @@ use crate::pick::{Ancestor, Child, Element, PageInfo, Pick, PickSource};
 /// that needs more can tell. 2: answers name the user message they answer
 /// (`messageId`), and the daemon closes an unfinished one (`answer_closed`).
 /// 3: a tab may ask for its earlier conversation (`get_history`).
-pub const PROTOCOL_VERSION: u32 = 3;
+/// 4: a capture carries what decides whether text can be seen (computed
+/// colours and sizes, text boxes, text painted over).
+pub const PROTOCOL_VERSION: u32 = 4;
 
 /// Largest WebSocket message the daemon reads (a page's capture and a
 /// screenshot ride along).

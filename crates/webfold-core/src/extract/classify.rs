@@ -464,11 +464,15 @@ pub(crate) fn classify(page: &Page) -> Classes {
 
 fn element_kind(page: &Page, id: NodeId, e: &ElementData) -> Kind {
     let tag = e.local_name();
-    if removed_tag(tag) || page.node(id).inert {
+    // A frame a live capture took the document of is read as part of the
+    // page: an embedded article can be the main content.
+    let removed = removed_tag(tag) && !page.is_captured_frame(id);
+    if removed || page.node(id).inert {
         return Kind::Removed;
     }
     let vis = page.static_visibility(id);
-    if vis.hidden() && !page.has_layout() || !page.is_rendered(id) {
+    let shown = page.is_rendered(id) || !page.hides_subtree(id);
+    if vis.hidden() && !page.has_layout() || !shown {
         return Kind::Removed;
     }
     if vis.aria_hidden && !matches!(tag, "html" | "body") {

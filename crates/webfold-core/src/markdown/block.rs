@@ -1,7 +1,7 @@
 //! Block rules: headings, quotes, lists, code blocks, and one-line flattening.
 
 use crate::page::tags::heading_level;
-use crate::page::{NodeData, NodeId};
+use crate::page::{ElementData, NodeData, NodeId};
 
 use super::options::{CodeBlockStyle, HeadingStyle};
 use super::prepass::{DROPPED, REMOVED};
@@ -51,6 +51,83 @@ impl<'a> Writer<'a> {
             }
         }
         self.out.push_str("\n\n");
+    }
+
+    /// A frame showing its captured document: a label line naming the
+    /// frame and its address (`[iframe https://…]`, as the other views
+    /// name it `iframe`), then the document as blocks, its links resolved
+    /// against the frame's address.
+    pub(super) fn frame_open(&mut self, id: NodeId, e: &ElementData, tag: &str) {
+        self.join(2);
+        let start = self.out.len();
+        let address = self.frame_address(e);
+        self.frame_label(tag, address.as_ref());
+        // In a table cell or a heading all goes on one line.
+        self.out
+            .push_str(if self.flat_depth > 0 { " " } else { "\n\n" });
+        // A frame without an address of its own (`srcdoc`, `about:blank`)
+        // resolves against its parent's, as browsers do.
+        let outer = match address {
+            Some(u) => self.base.replace(u),
+            None => self.base.clone(),
+        };
+        self.push(id, Kind::Frame { outer }, start, start);
+    }
+
+    /// Where frame element `e` loads from, resolved against the current
+    /// base; `None` when it loads nothing from the web.
+    fn frame_address(&self, e: &ElementData) -> Option<url::Url> {
+        let src = e.attr("src").map(str::trim).filter(|s| !s.is_empty())?;
+        match &self.base {
+            Some(base) => base.join(src).ok(),
+            None => url::Url::parse(src).ok(),
+        }
+        .filter(|u| matches!(u.scheme(), "http" | "https"))
+    }
+
+    fn frame_label(&mut self, tag: &str, address: Option<&url::Url>) {
+        self.out.push('[');
+        self.out.push_str(tag);
+        if let Some(u) = address {
+            self.out.push(' ');
+            self.out.push_str(u.as_str());
+        }
+        self.out.push(']');
+    }
+
+    /// A subtree inside frames (the main content of a page can be a
+    /// frame's article) starts under its frame's label, its links resolved
+    /// against that frame's address: each frame's against the one holding it.
+    pub(super) fn enter_frames(&mut self) {
+        let page = self.page;
+        let frames: Vec<NodeId> = page
+            .ancestors(self.root)
+            .filter(|&a| page.is_captured_frame(a))
+            .collect();
+        let Some(&inner) = frames.first() else {
+            return;
+        };
+        // Outermost first, so the innermost frame's address is the last.
+        let mut address = None;
+        for &f in frames.iter().rev() {
+            address = page.element(f).and_then(|e| self.frame_address(e));
+            if let Some(u) = &address {
+                self.base = Some(u.clone());
+            }
+        }
+        let tag = page.tag(inner).unwrap_or("iframe");
+        self.frame_label(tag, address.as_ref());
+        self.out.push_str("\n\n");
+    }
+
+    /// A frame's end: its label goes too when nothing of it was written.
+    pub(super) fn frame_exit(&mut self, start: usize, content: usize) {
+        let content = content.min(self.out.len());
+        if self.out[content..].trim().is_empty() {
+            self.cut(start);
+            return;
+        }
+        self.block_exit(content);
     }
 
     /// Puts the output from `from` on one line: whitespace runs holding a line

@@ -14,7 +14,13 @@
 //! sees it ([`Page::is_seen`]: off the page, clipped, transparent, …);
 //! `script`, `style`, `noscript`, `svg`, `canvas`, `iframe`, `object`,
 //! `embed`, `audio`, `video`, and the form widgets `select`, `datalist`,
-//! `textarea`, `input` (a country picker alone costs thousands of tokens). `nav`, `header` and `footer` are kept: this view is the
+//! `textarea`, `input` (a country picker alone costs thousands of tokens).
+//! A live capture's frames are the exception ([`Page::is_captured_frame`]):
+//! each reads in its place under a line naming it, `[iframe https://…]`,
+//! its links resolved against that address; a frame that could not be
+//! read holds the capture's note saying why. An element a live capture has
+//! no box for (`display: contents`, a `<slot>` holding its assigned nodes)
+//! is walked through ([`Page::hides_subtree`]). `nav`, `header` and `footer` are kept: this view is the
 //! whole page, links included, so an agent can navigate; dropping boilerplate is
 //! the job of main-content extraction, which passes a `skip` filter.
 //!

@@ -89,8 +89,10 @@ pub(super) fn run(
         let node = page.node(NodeId(i));
         i = match &node.data {
             NodeData::Element(e) => {
-                let dropped = !page.is_seen(NodeId(i))
-                    || tags::is_dropped(e.local_name())
+                // A frame a live capture took the document of shows it;
+                // a parsed page's `<iframe>` holds only fallback text.
+                let dropped = page.hides_subtree(NodeId(i))
+                    || tags::is_dropped(e.local_name()) && !page.is_captured_frame(NodeId(i))
                     || skip.is_some_and(|f| f(NodeId(i)));
                 if dropped {
                     let sub_end = node.subtree_end.0;

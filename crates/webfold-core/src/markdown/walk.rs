@@ -63,6 +63,11 @@ pub(super) enum Kind<'a> {
         colspan: usize,
         rowspan: usize,
     },
+    /// A frame's captured document: a block under a label line naming
+    /// the frame; `outer` is the base URL to restore on exit.
+    Frame {
+        outer: Option<Url>,
+    },
 }
 
 pub(super) struct Frame<'a> {
@@ -142,6 +147,7 @@ pub(super) fn convert(
         flat_depth: 0,
         last_br: (NONE, NONE),
     };
+    w.enter_frames();
     w.walk();
     w.finish()
 }
@@ -442,6 +448,8 @@ impl<'a> Writer<'a> {
                 self.inline_open(id, Kind::Emphasis { delim: "~~" }, "~~");
             }
             "a" => self.link_open(id, e),
+            // Only a frame with a captured document gets here (`prepass`).
+            "iframe" | "frame" => self.frame_open(id, e, tag),
             _ if block => {
                 self.join(2);
                 let start = self.out.len();
@@ -460,14 +468,11 @@ impl<'a> Writer<'a> {
                 self.out.push_str(&frame.trail);
             }
             Kind::Plain => {}
-            Kind::Block => {
-                self.drop_final_break(frame.content);
-                if self.opts.compact {
-                    // Trailing spaces and blocks of only `&nbsp;` show nothing.
-                    self.trim_end(frame.content);
-                }
-                self.emit("\n\n");
+            Kind::Frame { outer } => {
+                self.base = outer;
+                self.frame_exit(frame.start, frame.content);
             }
+            Kind::Block => self.block_exit(frame.content),
             Kind::Heading(level) => self.heading_exit(&frame, level),
             Kind::Blockquote => self.blockquote_exit(&frame),
             Kind::List { nested_last } => {
@@ -484,6 +489,17 @@ impl<'a> Writer<'a> {
             Kind::Row => self.row_exit(&frame),
             Kind::Cell { colspan, rowspan } => self.cell_exit(&frame, colspan, rowspan),
         }
+    }
+
+    /// A block's end: its last `<br>` and (compact) trailing spaces go, a
+    /// blank line follows.
+    pub(super) fn block_exit(&mut self, content: usize) {
+        self.drop_final_break(content);
+        if self.opts.compact {
+            // Trailing spaces and blocks of only `&nbsp;` show nothing.
+            self.trim_end(content);
+        }
+        self.emit("\n\n");
     }
 
     /// Shortens the output to `len` bytes. Every shortening goes through

@@ -53,7 +53,7 @@ impl<'a> Scope<'a> {
     /// subtree is skipped, text included.
     pub fn is_hidden(&self, n: NodeId) -> bool {
         self.page.is_element(n)
-            && (self.page.node(n).inert || self.excluded[n.index()] || !self.page.is_seen(n))
+            && (self.page.node(n).inert || self.excluded[n.index()] || self.page.hides_subtree(n))
     }
 
     /// An element that gets its own place in the outline.

@@ -12,7 +12,9 @@
 use serde::{Deserialize, Serialize};
 
 use super::builder::BuilderId;
-use super::{GeneratedContent, Layout, LayoutBox, NodeData, Page, PageBuilder};
+use super::{
+    ComputedPaint, GeneratedContent, Layout, LayoutBox, NodeData, Page, PageBuilder, Paint,
+};
 
 /// The most nodes a capture may hold (a 16 MB page has far fewer).
 pub const MAX_CAPTURE_NODES: usize = 2_000_000;
@@ -93,6 +95,69 @@ pub struct CapturedLayout {
     /// `::after` text and display.
     #[serde(rename = "af", default, skip_serializing_if = "Option::is_none")]
     pub after: Option<[String; 2]>,
+    /// An element's computed styles that decide whether its text can be
+    /// seen; a text node takes its element's.
+    #[serde(rename = "s", default, skip_serializing_if = "Option::is_none")]
+    pub paint: Option<CapturedPaint>,
+    /// On a text node: the page's own hit test found an opaque box painted
+    /// over it.
+    #[serde(rename = "cv", default, skip_serializing_if = "std::ops::Not::not")]
+    pub painted_over: bool,
+}
+
+/// Computed styles as `getComputedStyle` writes them; an absent one is
+/// CSS's initial value, so most elements send few.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct CapturedPaint {
+    /// `opacity`.
+    #[serde(rename = "o", default, skip_serializing_if = "String::is_empty")]
+    pub opacity: String,
+    /// `color`.
+    #[serde(rename = "c", default, skip_serializing_if = "String::is_empty")]
+    pub color: String,
+    /// `background-color`.
+    #[serde(rename = "bg", default, skip_serializing_if = "String::is_empty")]
+    pub background_color: String,
+    /// `background-image` is not `none`.
+    #[serde(rename = "bi", default, skip_serializing_if = "std::ops::Not::not")]
+    pub background_image: bool,
+    /// `font-size`.
+    #[serde(rename = "f", default, skip_serializing_if = "String::is_empty")]
+    pub font_size: String,
+    /// `overflow-x` and `overflow-y`.
+    #[serde(rename = "ov", default, skip_serializing_if = "Option::is_none")]
+    pub overflow: Option<[String; 2]>,
+    /// `clip`.
+    #[serde(rename = "cl", default, skip_serializing_if = "String::is_empty")]
+    pub clip: String,
+    /// `clip-path`.
+    #[serde(rename = "cp", default, skip_serializing_if = "String::is_empty")]
+    pub clip_path: String,
+    /// `position`.
+    #[serde(rename = "ps", default, skip_serializing_if = "String::is_empty")]
+    pub position: String,
+}
+
+impl CapturedPaint {
+    /// The page cannot tell paint order: nothing is covered by order, only
+    /// by the capture's own hit test (`painted_over`).
+    fn paint(&self) -> Paint {
+        let [overflow_x, overflow_y] = self.overflow.as_ref().map_or(["", ""], |[x, y]| [x, y]);
+        let computed = ComputedPaint {
+            opacity: &self.opacity,
+            color: &self.color,
+            background_color: &self.background_color,
+            background_image: if self.background_image { "url()" } else { "" },
+            font_size: &self.font_size,
+            overflow_x,
+            overflow_y,
+            clip: &self.clip,
+            clip_path: &self.clip_path,
+            position: &self.position,
+        };
+        Paint::from_computed(&computed, 0)
+    }
 }
 
 /// Why a capture cannot be read as a page.
@@ -130,8 +195,11 @@ impl DomCapture {
         // Builder ids by capture position (0 the document).
         let mut ids: Vec<BuilderId> = Vec::with_capacity(self.nodes.len() + 1);
         let mut is_parent = Vec::with_capacity(self.nodes.len() + 1);
+        // The paint a text child takes: its nearest painted element's.
+        let mut text_paint: Vec<Option<Paint>> = Vec::with_capacity(self.nodes.len() + 1);
         ids.push(b.document());
         is_parent.push(true);
+        text_paint.push(None);
         for (i, node) in self.nodes.iter().enumerate() {
             let parent = match ids.get(node.parent) {
                 Some(&p) if node.parent <= i && is_parent[node.parent] => p,
@@ -157,16 +225,34 @@ impl DomCapture {
             };
             ids.push(id);
             is_parent.push(node.kind == 1);
+            let inherited = || text_paint[node.parent].clone();
+            let (paint, for_text) = match node.kind {
+                1 => {
+                    let own = node.layout.as_ref().and_then(|l| l.paint.as_ref());
+                    let own = own.map(CapturedPaint::paint);
+                    let for_text = own.clone().or_else(inherited);
+                    (own, for_text)
+                }
+                _ => {
+                    let over = node.layout.as_ref().is_some_and(|l| l.painted_over);
+                    let paint = inherited().map(|p| Paint {
+                        painted_over: over,
+                        ..p
+                    });
+                    (paint, None)
+                }
+            };
             if let Some(l) = &node.layout {
-                b.set_layout(id, self.layout(l));
+                b.set_layout(id, self.layout(l, paint));
             }
+            text_paint.push(for_text);
         }
         let mut page = b.finish();
         inherit_viewport_to_text(&mut page);
         Ok(page)
     }
 
-    fn layout(&self, l: &CapturedLayout) -> Layout {
+    fn layout(&self, l: &CapturedLayout, paint: Option<Paint>) -> Layout {
         let bounds = l.bounds.map(|[x, y, width, height]| LayoutBox {
             x,
             y,
@@ -197,7 +283,7 @@ impl DomCapture {
             before: generated(&l.before),
             after: generated(&l.after),
             top_layer: false,
-            paint: None,
+            paint,
         }
     }
 }
@@ -230,7 +316,7 @@ fn inherit_viewport_to_text(page: &mut Page) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::page::NodeId;
+    use crate::page::{NodeId, Unseen};
 
     fn capture(json: &str) -> Result<Page, CaptureError> {
         DomCapture::page_from_json(json)
@@ -295,6 +381,37 @@ mod tests {
         );
         let err = capture(r#"{"nodes":[]}"#).unwrap_err().to_string();
         assert!(err.contains("viewport"), "{err}");
+    }
+
+    #[test]
+    fn paint_facts_decide_what_a_person_cannot_see() {
+        let json = format!(
+            r#"{{{VIEW},"nodes":[
+            {{"p":0,"k":1,"n":"html","l":{{"b":[0,0,800,600],"r":true,"d":"block","s":{{"c":"rgb(0, 0, 0)","bg":"rgb(255, 255, 255)"}}}}}},
+            {{"p":1,"k":1,"n":"body","l":{{"b":[0,0,800,600],"r":true,"d":"block","s":{{"c":"rgb(0, 0, 0)"}}}}}},
+            {{"p":2,"k":1,"n":"p","a":["id","shown"],"l":{{"b":[0,0,800,20],"r":true,"d":"block","s":{{"c":"rgb(0, 0, 0)"}}}}}},
+            {{"p":3,"k":3,"t":"Read me","l":{{"b":[0,0,60,20],"r":true}}}},
+            {{"p":2,"k":1,"n":"p","a":["id","pale"],"l":{{"b":[0,20,800,20],"r":true,"d":"block","s":{{"c":"rgb(255, 255, 255)"}}}}}},
+            {{"p":5,"k":3,"t":"White on white","l":{{"b":[0,20,90,20],"r":true}}}},
+            {{"p":2,"k":1,"n":"p","a":["id","under"],"l":{{"b":[0,40,800,20],"r":true,"d":"block","s":{{"c":"rgb(0, 0, 0)"}}}}}},
+            {{"p":7,"k":3,"t":"Under a box","l":{{"b":[0,40,80,20],"r":true,"cv":true}}}},
+            {{"p":2,"k":1,"n":"div","a":["id","faded"],"l":{{"b":[0,60,800,20],"r":true,"d":"block","s":{{"c":"rgb(0, 0, 0)","o":"0"}}}}}},
+            {{"p":9,"k":1,"n":"span","l":{{"b":[0,60,50,20],"r":true,"d":"inline","s":{{"c":"rgb(0, 0, 0)"}}}}}},
+            {{"p":10,"k":3,"t":"Faded out","l":{{"b":[0,60,50,20],"r":true}}}}
+            ]}}"#
+        );
+        let page = capture(&json).unwrap();
+        let text_of = |sel: &str| {
+            let mut id = page.query(sel).unwrap();
+            while let Some(c) = page.children(id).next() {
+                id = c;
+            }
+            page.unseen(id)
+        };
+        assert_eq!(text_of("#shown"), None);
+        assert_eq!(text_of("#pale"), Some(Unseen::SameColour));
+        assert_eq!(text_of("#under"), Some(Unseen::Covered));
+        assert_eq!(text_of("#faded"), Some(Unseen::Transparent));
     }
 
     #[test]

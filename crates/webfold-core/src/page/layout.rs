@@ -5,6 +5,7 @@
 //! [`Page::is_rendered`](super::Page::is_rendered) and never care which it was.
 
 use super::tags::is_ua_display_none;
+use super::unseen;
 use super::{Node, NodeData};
 
 /// A layout box in CSS pixels, page coordinates.
@@ -66,8 +67,62 @@ pub struct Paint {
     pub clipped_away: bool,
     /// Computed `position`.
     pub position: Position,
-    /// The order the browser paints this node in within its document.
+    /// The order the browser paints this node in within its document
+    /// (0 for all when the capture cannot tell, as the extension's).
     pub paint_order: u32,
+    /// The capture itself saw an opaque box painted over this text (the
+    /// extension's hit test, where paint order is unknown).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub painted_over: bool,
+}
+
+/// The computed styles [`Paint`] is read from, as the browser writes them
+/// (`getComputedStyle`, CDP's `DOMSnapshot`); `""` reads as CSS's initial
+/// value.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct ComputedPaint<'a> {
+    pub opacity: &'a str,
+    pub color: &'a str,
+    pub background_color: &'a str,
+    pub background_image: &'a str,
+    pub font_size: &'a str,
+    pub overflow_x: &'a str,
+    pub overflow_y: &'a str,
+    pub clip: &'a str,
+    pub clip_path: &'a str,
+    pub position: &'a str,
+}
+
+impl Paint {
+    /// The one reading of computed styles every capture shares.
+    pub fn from_computed(s: &ComputedPaint<'_>, paint_order: u32) -> Paint {
+        let px = |v: &str| v.trim_end_matches("px").parse::<f32>().ok();
+        let overflow = |v: &str| match v {
+            "hidden" | "clip" => Overflow::Hidden,
+            "auto" | "scroll" => Overflow::Scroll,
+            _ => Overflow::Visible,
+        };
+        let position = match s.position {
+            "relative" | "sticky" => Position::Relative,
+            "absolute" => Position::Absolute,
+            "fixed" => Position::Fixed,
+            _ => Position::Static,
+        };
+        let out_of_flow = matches!(position, Position::Absolute | Position::Fixed);
+        Paint {
+            opacity: s.opacity.parse().unwrap_or(1.0),
+            color: unseen::parse_rgba(s.color),
+            background: unseen::parse_rgba(s.background_color),
+            background_image: !matches!(s.background_image, "" | "none"),
+            font_size: px(s.font_size).unwrap_or(16.0),
+            overflow: overflow(s.overflow_x).max(overflow(s.overflow_y)),
+            clipped_away: out_of_flow && unseen::clip_shows_nothing(s.clip)
+                || unseen::clip_path_shows_nothing(s.clip_path),
+            position,
+            paint_order,
+            painted_over: false,
+        }
+    }
 }
 
 /// Computed `overflow`, the more cutting of the two axes.

@@ -17,8 +17,8 @@ pub mod unseen;
 
 pub use builder::{BuilderId, PageBuilder};
 pub use layout::{
-    GeneratedContent, Layout, LayoutBox, Overflow, Paint, Position, StaticVisibility,
-    inline_style_value,
+    ComputedPaint, GeneratedContent, Layout, LayoutBox, Overflow, Paint, Position,
+    StaticVisibility, inline_style_value,
 };
 pub use markup5ever::{LocalName, Namespace, QualName, local_name, ns};
 pub use unseen::Unseen;
@@ -280,6 +280,16 @@ impl Page {
             .find(|&c| self.tag(c) == Some("head"))
     }
 
+    /// A frame element (`<iframe>`, `<frame>`) holding the document a live
+    /// capture took in for it (or the one-line note saying why it could not
+    /// be read). Parsed HTML never has one: its `<iframe>` holds only
+    /// fallback text, its `<frame>` nothing.
+    pub fn is_captured_frame(&self, id: NodeId) -> bool {
+        self.element(id)
+            .is_some_and(|e| e.is_html() && matches!(e.local_name(), "iframe" | "frame"))
+            && self.element_children(id).next().is_some()
+    }
+
     /// `<title>` text, whitespace-collapsed.
     pub fn title(&self) -> Option<String> {
         let t = self
@@ -343,6 +353,17 @@ impl Page {
     /// Rendered and seen: what a person reading the page can see.
     pub fn is_seen(&self, id: NodeId) -> bool {
         self.is_rendered(id) && self.unseen(id).is_none()
+    }
+
+    /// Whether nothing in this node's subtree shows: it is not seen, and it
+    /// is not an element a live capture has no box for. Such an element
+    /// may be `display: contents` (a `<slot>`, whose assigned nodes the
+    /// capture lists under it, in the browser's flat tree), whose children
+    /// render in boxes of their own; under a `display: none` one nothing
+    /// has a box, so each node there is out on its own account.
+    pub fn hides_subtree(&self, id: NodeId) -> bool {
+        let boxless = self.has_layout() && self.layout(id).is_none() && self.is_element(id);
+        !boxless && !self.is_seen(id)
     }
 
     /// Whether the node is rendered: from the real layout when there is one,

@@ -270,6 +270,9 @@ fn live_text(page: &Page, id: NodeId, up: &Down) -> Option<Unseen> {
     }
     let l = page.layout(id)?;
     if let Some(p) = &l.paint {
+        if p.painted_over {
+            return Some(Unseen::Covered);
+        }
         if p.color.is_some_and(|c| c[3] < 8) {
             return Some(Unseen::Transparent);
         }

@@ -1,0 +1,134 @@
+// The Node package beside the tools Node users reach for today, on the
+// corpus pages, in one process: whole-page Markdown (webfold vs turndown)
+// and main content (webfold vs @mozilla/readability on jsdom, then
+// turndown). Every tool starts from the same HTML string, so each parse is
+// timed with its call. Writes every output and timing as JSON for bench.py,
+// which scores them with the same scorer as the Python tools. Run by
+// scripts/bench-packages.
+//
+//   node bench.mjs NPM_DIR --prepare CORPUS_DIR EVERY pages.jsonl
+//   node bench.mjs NPM_DIR pages.jsonl out.json
+//   node bench.mjs NPM_DIR --startup page.html
+import { createRequire } from "node:module";
+import { readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { gunzipSync } from "node:zlib";
+
+const [npmDir, pagesPath, outPath] = process.argv.slice(2);
+const require = createRequire(join(npmDir, "package.json"));
+
+if (pagesPath === "--prepare") {
+  // Every page decoded once, as a browser (and webfold-bench) decodes it,
+  // so that every tool of both languages is handed the same string.
+  const [corpus, every, out] = process.argv.slice(4);
+  const { Page } = require("webfold");
+  const manifest = readFileSync(join(corpus, "manifest.jsonl"), "utf8").split("\n").filter((l) => l.trim());
+  const lines = [];
+  manifest.forEach((l, i) => {
+    if (i % Number(every) !== 0) return;
+    const p = JSON.parse(l);
+    let raw = readFileSync(join(corpus, p.dir, p.source));
+    if (p.gzip) raw = gunzipSync(raw);
+    const html = new Page(raw, { contentType: "text/html" }).markdown({ format: "raw", maxTokens: 1_000_000_000 }).text;
+    lines.push(JSON.stringify({ id: p.id, set: p.set, dir: p.dir, url: p.url, html }));
+  });
+  writeFileSync(out, lines.join("\n") + "\n");
+  process.stderr.write(`${lines.length} pages decoded\n`);
+  process.exit(0);
+}
+
+if (pagesPath === "--startup") {
+  // One fresh process: require time and the first call's time, in ms.
+  const t0 = process.hrtime.bigint();
+  const { Page } = require("webfold");
+  const t1 = process.hrtime.bigint();
+  const html = readFileSync(outPath, "utf8");
+  const t2 = process.hrtime.bigint();
+  new Page(html, { url: "http://fakehost/test/page.html" }).markdown();
+  const t3 = process.hrtime.bigint();
+  console.log(JSON.stringify({ require_ms: Number(t1 - t0) / 1e6, first_call_ms: Number(t3 - t2) / 1e6 }));
+  process.exit(0);
+}
+
+const { Page } = require("webfold");
+const TurndownService = require("turndown");
+const { Readability } = require("@mozilla/readability");
+const { JSDOM, VirtualConsole } = require("jsdom");
+const HUGE = 1_000_000_000;
+
+const version = (name) => JSON.parse(readFileSync(require.resolve(`${name}/package.json`), "utf8")).version;
+const versions = Object.fromEntries(["webfold", "turndown", "@mozilla/readability", "jsdom"].map((n) => [n, version(n)]));
+versions.turndown_parser = `@mixmark-io/domino ${JSON.parse(readFileSync(require.resolve("@mixmark-io/domino/package.json"), "utf8")).version}`;
+
+const pages = readFileSync(pagesPath, "utf8")
+  .split("\n")
+  .filter((l) => l.trim())
+  .map((l) => JSON.parse(l));
+
+const turndown = new TurndownService();
+// jsdom reports the CSS it cannot parse on a console: a silent one.
+const quiet = new VirtualConsole();
+
+const tools = {
+  whole: [
+    ["webfold", (p) => new Page(p.html, { url: p.url ?? undefined }).markdown({ main: false, maxLines: 0, maxTokens: HUGE }).text],
+    ["turndown", (p) => turndown.turndown(p.html)],
+  ],
+  main: [
+    ["webfold", (p) => new Page(p.html, { url: p.url ?? undefined }).markdown({ maxLines: 0, maxTokens: HUGE }).text],
+    [
+      "readability+turndown",
+      (p) => {
+        const dom = new JSDOM(p.html, { url: p.url ?? "http://localhost/", virtualConsole: quiet });
+        try {
+          const article = new Readability(dom.window.document).parse();
+          return article && article.content ? turndown.turndown(article.content) : "";
+        } finally {
+          dom.window.close();
+        }
+      },
+    ],
+  ],
+};
+
+// CPU time (user + system) of the process across the call, in seconds.
+const cpu = () => {
+  const u = process.cpuUsage();
+  return (u.user + u.system) / 1e6;
+};
+
+function measure(list) {
+  for (const [, fn] of list) {
+    try {
+      fn(pages[0]); // untimed: first-use set-up counts for no one
+    } catch {}
+  }
+  const res = Object.fromEntries(list.map(([name]) => [name, { cpu: 0, wall: 0, failed: 0, out: {} }]));
+  pages.forEach((p, i) => {
+    if (i % 50 === 0) process.stderr.write(`\r  ${i}/${pages.length}`);
+    const k = i % list.length;
+    for (const [name, fn] of [...list.slice(k), ...list.slice(0, k)]) {
+      const r = res[name];
+      const c0 = cpu();
+      const w0 = process.hrtime.bigint();
+      let out;
+      try {
+        out = fn(p);
+      } catch {
+        out = "";
+        r.failed += 1;
+      }
+      r.cpu += cpu() - c0;
+      r.wall += Number(process.hrtime.bigint() - w0) / 1e9;
+      r.out[p.id] = out;
+    }
+  });
+  process.stderr.write(`\r  ${pages.length}/${pages.length}\n`);
+  return res;
+}
+
+process.stderr.write("Node whole page…\n");
+const whole = measure(tools.whole);
+process.stderr.write("Node main content…\n");
+const main = measure(tools.main);
+writeFileSync(outPath, JSON.stringify({ versions, node: process.version, whole, main }));
