@@ -103,6 +103,17 @@ function paintedOver(text, r) {
     }
     return false;
 }
+/** In the top layer: a modal dialog, an open popover, a fullscreen element. */
+function inTopLayer(el) {
+    if (el.localName !== "dialog" && !el.hasAttribute("popover") && document.fullscreenElement !== el)
+        return false;
+    try {
+        return el.matches(":modal") || el.matches(":popover-open") || document.fullscreenElement === el;
+    }
+    catch {
+        return false; // a browser without these selectors
+    }
+}
 function webfoldCaptureDom(skip) {
     /** Elements that never get a box of their own: Chromium draws a <select>'s options itself. */
     const NO_BOX_INSIDE = new Set(["select", "datalist"]);
@@ -168,6 +179,8 @@ function webfoldCaptureDom(skip) {
                 if (cs.pointerEvents === "none")
                     l.x = true;
                 l.s = paintOf(cs);
+                if (inTopLayer(el))
+                    l.tl = true;
                 const before = generated(el, "::before");
                 if (before)
                     l.bf = before;

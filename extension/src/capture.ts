@@ -87,6 +87,16 @@ function paintedOver(text: Text, r: DOMRect): boolean {
   return false;
 }
 
+/** In the top layer: a modal dialog, an open popover, a fullscreen element. */
+function inTopLayer(el: Element): boolean {
+  if (el.localName !== "dialog" && !el.hasAttribute("popover") && document.fullscreenElement !== el) return false;
+  try {
+    return el.matches(":modal") || el.matches(":popover-open") || document.fullscreenElement === el;
+  } catch {
+    return false; // a browser without these selectors
+  }
+}
+
 type Pending = {
   node: Node;
   parent: number;
@@ -157,6 +167,7 @@ function webfoldCaptureDom(skip: Element | null): WfDomCapture {
         if (cs.cursor && cs.cursor !== "auto") l.c = cs.cursor;
         if (cs.pointerEvents === "none") l.x = true;
         l.s = paintOf(cs);
+        if (inTopLayer(el)) l.tl = true;
         const before = generated(el, "::before");
         if (before) l.bf = before;
         const after = generated(el, "::after");

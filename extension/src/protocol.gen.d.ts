@@ -110,6 +110,11 @@ declare namespace WfProtocol {
      * seen; a text node takes its element's.
      */
     s?: CapturedPaint;
+    /**
+     * In the browser's top layer: a modal dialog, an open popover, a
+     * fullscreen element.
+     */
+    tl?: boolean;
     /** Computed `pointer-events` is `none`. */
     x?: boolean;
   }

@@ -1,8 +1,8 @@
 //! Generated page shapes that have made views super-linear or memory-hungry:
 //! siblings alike but not all the same (striped rows, cycling classes), wide
 //! flat lists, deep nesting, dense product grids, and real pages run
-//! together into one very large page. The scaling test and `webfold-bench
-//! scaling` build each at `n` and `2n` rows.
+//! together into one very large page. `webfold-bench scaling` builds each
+//! at `n` and `2n` rows, the scaling test at `n` and `4n`.
 
 use webfold_core::Page;
 use webfold_core::contract::Ctx;

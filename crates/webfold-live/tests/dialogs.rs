@@ -199,6 +199,37 @@ async fn a_consent_modal_leads_the_views_and_blocks_the_page_behind_it() {
     live.shutdown().await;
 }
 
+/// The user's own tab, read by the browser extension's `capture.js`: a
+/// dialog opened with `showModal()` (no `aria-modal`) is in the top layer,
+/// so it leads the snapshot there too.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_extension_capture_knows_a_modal_dialog_by_the_top_layer() {
+    let base = serve_pages(pages());
+    let script =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../extension/dist/capture.js");
+    let script = std::fs::read_to_string(script).expect("the extension's built capture.js");
+    let live = LiveBrowser::new(BrowserOptions::default());
+    let page = live.page(None).await.expect("Chromium starts");
+    let mut page = page.lock().await;
+    let url = format!("{base}/consent");
+    page.act(&Action::GoTo { url: url.clone() }).await.unwrap();
+    let run = format!("{script}\nJSON.stringify(webfoldCaptureDom(null))");
+    let json = page.tab().evaluate(&run).await.expect("the capture runs");
+    let captured =
+        webfold_core::page::capture::DomCapture::page_from_json(json.as_str().unwrap()).unwrap();
+    let input = &mut webfold_core::view::Input::page(&captured, &url);
+    let text = snapshot(SnapshotOptions::default())
+        .run(input)
+        .unwrap()
+        .text;
+    let first_item = text.lines().find(|l| !l.starts_with('#')).unwrap();
+    assert!(
+        first_item.starts_with("- dialog \"Cookie settings\""),
+        "{text}"
+    );
+    assert!(text.contains(BEHIND), "{text}");
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn an_open_popover_ranks_high_and_blocks_nothing() {
     let base = serve_pages(pages());

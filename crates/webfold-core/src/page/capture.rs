@@ -99,6 +99,10 @@ pub struct CapturedLayout {
     /// seen; a text node takes its element's.
     #[serde(rename = "s", default, skip_serializing_if = "Option::is_none")]
     pub paint: Option<CapturedPaint>,
+    /// In the browser's top layer: a modal dialog, an open popover, a
+    /// fullscreen element.
+    #[serde(rename = "tl", default, skip_serializing_if = "std::ops::Not::not")]
+    pub top_layer: bool,
     /// On a text node: the page's own hit test found an opaque box painted
     /// over it.
     #[serde(rename = "cv", default, skip_serializing_if = "std::ops::Not::not")]
@@ -282,7 +286,7 @@ impl DomCapture {
             display: l.display.clone(),
             before: generated(&l.before),
             after: generated(&l.after),
-            top_layer: false,
+            top_layer: l.top_layer,
             paint,
         }
     }

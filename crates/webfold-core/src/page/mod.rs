@@ -356,14 +356,15 @@ impl Page {
     }
 
     /// Whether nothing in this node's subtree shows: it is not seen, and it
-    /// is not an element a live capture has no box for. Such an element
-    /// may be `display: contents` (a `<slot>`, whose assigned nodes the
-    /// capture lists under it, in the browser's flat tree), whose children
-    /// render in boxes of their own; under a `display: none` one nothing
-    /// has a box, so each node there is out on its own account.
+    /// is not a `<slot>` a live capture has no box for. A slot is
+    /// `display: contents`: the capture lists its assigned nodes under it,
+    /// in the browser's flat tree, and they render in boxes of their own.
+    /// Any other element without a box is taken as `display: none` (a
+    /// capture cannot tell the two apart, and text has no box to judge).
     pub fn hides_subtree(&self, id: NodeId) -> bool {
-        let boxless = self.has_layout() && self.layout(id).is_none() && self.is_element(id);
-        !boxless && !self.is_seen(id)
+        let open_slot =
+            self.has_layout() && self.layout(id).is_none() && self.tag(id) == Some("slot");
+        !open_slot && !self.is_seen(id)
     }
 
     /// Whether the node is rendered: from the real layout when there is one,
