@@ -128,18 +128,6 @@ fn cli(py: Python<'_>, argv: Vec<std::ffi::OsString>) -> PyResult<()> {
     py.detach(move || webfold::main_with(argv))
 }
 
-/// The columns `fold_batch` returns, one per field of `webfold batch`'s lines.
-const FOLDED_COLUMNS: [&str; 8] = [
-    "url",
-    "title",
-    "markdown",
-    "tokens",
-    "language",
-    "main_chars",
-    "page_chars",
-    "fallback",
-];
-
 /// One page of a batch, as read from its columns.
 struct PageRow {
     bytes: Vec<u8>,
@@ -173,7 +161,7 @@ fn fold_batch<'py>(py: Python<'py>, batch: &Bound<'py, PyAny>) -> PyResult<Bound
         .iter()
         .map(|f| serde_json::to_value(f).unwrap_or(Value::Null))
         .collect();
-    for name in FOLDED_COLUMNS {
+    for name in webfold_batch::Folded::FIELDS {
         let column = pyo3::types::PyList::empty(py);
         for v in &values {
             column.append(json_to_py(py, &v[name])?)?;
@@ -329,5 +317,6 @@ fn _webfold(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<WarcPages>()?;
     m.add("WebfoldError", m.py().get_type::<WebfoldError>())?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
+    m.add("FOLDED_FIELDS", webfold_batch::Folded::FIELDS.to_vec())?;
     Ok(())
 }

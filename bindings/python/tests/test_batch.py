@@ -89,7 +89,8 @@ def test_fold_batch_equals_the_command(warc, lines):
 
 
 def test_ray_data_equals_the_command(warc, lines):
-    ray = pytest.importorskip("ray")
+    import ray
+
     ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
     try:
         ds = ray.data.from_items(list(webfold.read_warc(warc)))
@@ -107,7 +108,6 @@ def _plain(value):
 
 
 def test_datatrove_extractor(lines):
-    pytest.importorskip("datatrove")
     from datatrove.data import Document
 
     from webfold.datatrove import WebfoldExtractor

@@ -23,8 +23,15 @@ pub struct PageIn<'a> {
 pub struct Folded {
     pub url: Option<String>,
     pub title: Option<String>,
+    /// Who wrote the article, as the page says; null if it does not.
+    pub byline: Option<String>,
+    /// When the article was published, as the page says; null if it does not.
+    pub date: Option<String>,
     /// The main content, whole: what `webfold markdown` prints for the page
-    /// with no line or token limit.
+    /// with no line or token limit, less its header (the title, byline and
+    /// date, which are fields of their own, and the note that the page had
+    /// no article, which `fallback` says): a corpus's text, in the page's
+    /// words only.
     pub markdown: String,
     /// Exact o200k tokens of `markdown`.
     pub tokens: usize,
@@ -37,6 +44,23 @@ pub struct Folded {
     /// Why `markdown` is the whole page rather than an article (`no_article`,
     /// `too_little_text`); null when an article was found.
     pub fallback: Option<String>,
+}
+
+impl Folded {
+    /// The record's fields, in the order a line writes them: the columns of
+    /// the Python package's `fold_batch`.
+    pub const FIELDS: [&'static str; 10] = [
+        "url",
+        "title",
+        "byline",
+        "date",
+        "markdown",
+        "tokens",
+        "language",
+        "main_chars",
+        "page_chars",
+        "fallback",
+    ];
 }
 
 /// Why a page could not be folded.
@@ -61,16 +85,18 @@ pub fn fold(page: PageIn<'_>) -> Result<Folded, FoldError> {
     })?;
     let parsed = Page::parse(&text);
     // What `webfold markdown` does by default (`fetch_view::markdown_framed`
-    // with `main`), without its paging.
+    // with `main`), without its paging or header.
     let ex = extract(&parsed, &ExtractOptions::default());
     let opts = MarkdownOptions {
         base_url: page.url.and_then(|u| url::Url::parse(u).ok()),
         ..Default::default()
     };
-    let markdown = ex.to_markdown(&parsed, &opts);
+    let markdown = ex.body_markdown(&parsed, &opts);
     Ok(Folded {
         url: page.url.map(str::to_owned),
         title: ex.metadata.title.clone().or_else(|| parsed.title()),
+        byline: ex.metadata.byline.clone(),
+        date: ex.metadata.date.clone(),
         tokens: count(&markdown, Encoding::O200kBase),
         markdown,
         language: html_lang(&parsed).or_else(|| first_language(page.content_language)),
@@ -122,6 +148,26 @@ mod tests {
         })
         .unwrap();
         assert_eq!(got.language.as_deref(), Some("de-DE"));
+    }
+
+    #[test]
+    fn fields_are_the_records_keys_in_order() {
+        let got = fold(PageIn {
+            bytes: b"<p>Hallo</p>",
+            ..Default::default()
+        })
+        .unwrap();
+        let line = serde_json::to_string(&got).unwrap();
+        let mut at = 0;
+        for field in Folded::FIELDS {
+            let key = format!("\"{field}\":");
+            let found = line[at..]
+                .find(&key)
+                .unwrap_or_else(|| panic!("{field} in {line}"));
+            at += found + key.len();
+        }
+        let keys = serde_json::from_str::<serde_json::Map<String, serde_json::Value>>(&line);
+        assert_eq!(keys.unwrap().len(), Folded::FIELDS.len());
     }
 
     #[test]

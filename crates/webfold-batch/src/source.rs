@@ -89,6 +89,9 @@ fn open(path: &Path) -> Result<Items, String> {
         let name = path.display().to_string();
         return Ok(Box::new(reader.filter_map(move |r| warc_item(&name, r))));
     }
+    if named_warc(path) {
+        return Err("not a WARC file: it does not start with a WARC/1.0 or WARC/1.1 line".into());
+    }
     Ok(Box::new(std::iter::once(file_item(path))))
 }
 
@@ -98,6 +101,14 @@ fn io_reason(e: &io::Error) -> String {
         io::ErrorKind::PermissionDenied => "permission denied".into(),
         _ => e.to_string(),
     }
+}
+
+/// Whether the file's name says WARC (`.warc`, `.warc.gz`), so that it is
+/// never read as one page.
+fn named_warc(path: &Path) -> bool {
+    let name = path.file_name().unwrap_or_default().to_string_lossy();
+    let name = name.to_ascii_lowercase();
+    name.ends_with(".warc") || name.ends_with(".warc.gz")
 }
 
 /// Whether the file (gzip or not) starts with a WARC version line.

@@ -97,7 +97,7 @@ def fetch(url: str) -> Page:
 
 #: The fields of each folded page: the columns ``fold_batch`` returns, the
 #: keys of each line ``webfold batch`` writes.
-FOLDED_FIELDS = ("url", "title", "markdown", "tokens", "language", "main_chars", "page_chars", "fallback")
+FOLDED_FIELDS = tuple(_webfold.FOLDED_FIELDS)
 
 
 def fold_batch(batch: Dict[str, Any]) -> Dict[str, Any]:

@@ -24,8 +24,8 @@ __all__ = ["WebfoldExtractor"]
 class WebfoldExtractor(BaseExtractor):
     """Replaces each document's text (its HTML) by its main content as
     Markdown, with links absolute against the document's ``url`` metadata;
-    adds ``title``, ``language``, ``tokens``, ``main_chars``, ``page_chars``
-    and ``fallback`` to its metadata. A document that is not HTML is dropped.
+    adds ``title``, ``byline``, ``date``, ``language``, ``tokens``,
+    ``main_chars``, ``page_chars`` and ``fallback`` to its metadata. A document that is not HTML is dropped.
 
     webfold's extraction is linear in the page and never hangs, so documents
     fold in this process (the GIL released), not in datatrove's per-document

@@ -15,15 +15,17 @@ use crate::out;
 #[derive(Parser)]
 #[command(
     long_about = "\
-Fold many pages at once into their main content: WARC files, folders of
+Fold many pages at once into their main content: WARC files, folders of \
 HTML files or HTML files in, one JSON line per page out.
 
 Each line holds:
   url         the record's WARC-Target-URI, or the file's file: URL
   title       the article's title, else the page's <title>; null if none
+  byline      the article's author, as the page gives it; null if none
+  date        the article's date, as the page gives it; null if none
   markdown    the main content as Markdown, whole: what `webfold markdown`
-              prints for the page (with --base-url set to url), never cut
-              to a token budget or paged by lines
+              prints for the page (with --base-url set to url) under its
+              header, never cut to a token budget or paged by lines
   tokens      exact o200k_base tokens of markdown
   language    <html lang>, else the HTTP Content-Language; null if unknown
   main_chars  non-whitespace characters of the main content
@@ -31,16 +33,16 @@ Each line holds:
   fallback    why markdown is the whole page (no_article, too_little_text),
               or null when an article was found
 
-WARC files may be plain or gzip (per record or whole file), WARC/1.0 or 1.1:
-HTML responses (2xx) and HTML resource records are pages; requests,
-metadata and other records are passed over. Folders are read recursively
+WARC files may be plain or gzip (per record or whole file), WARC/1.0 or 1.1: \
+HTML responses (2xx) and HTML resource records are pages; requests, \
+metadata and other records are passed over. Folders are read recursively \
 for .html and .htm files (optionally .gz), in name order.
 
-Lines come out in input order whatever --jobs is. A record or file that
-cannot be folded (not HTML, undecodable, a broken WARC record) is named on
-standard error and skipped; a WARC file cut short is read up to where it
-stops. A summary ends the run on standard error; the exit status is 1 only
-when no input could be read at all. A progress line shows on standard
+Lines come out in input order whatever --jobs is. A record or file that \
+cannot be folded (not HTML, undecodable, a broken WARC record) is named on \
+standard error and skipped; a WARC file cut short is read up to where it \
+stops. A summary ends the run on standard error; the exit status is 1 only \
+when no input could be read at all. A progress line shows on standard \
 error when it is a terminal.",
     after_help = "\
 Examples:
@@ -176,8 +178,9 @@ fn summary(tally: &Tally, took: Duration, json: bool) -> String {
     } else {
         0.0
     };
+    let pages = if tally.written == 1 { "page" } else { "pages" };
     let mut s = format!(
-        "batch: {} pages written, {} skipped, in {secs:.1} s ({rate:.0} pages/s)",
+        "batch: {} {pages} written, {} skipped, in {secs:.1} s ({rate:.0} pages/s)",
         tally.written, tally.skipped
     );
     if tally.unreadable > 0 {
