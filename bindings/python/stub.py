@@ -57,7 +57,25 @@ class Page:
     def view(self, name: str, **options: Any) -> Envelope: ...
 '''
     methods = "\n".join(method(n, a, s) for n, a, s, _ in webfold.VIEWS)
-    return head + methods + "\n\ndef fetch(url: str) -> Page: ...\n"
+    return head + methods + "\n\ndef fetch(url: str) -> Page: ...\n" + BATCH
+
+
+BATCH = '''
+FOLDED_FIELDS: tuple
+
+def fold_batch(batch: Dict[str, Any]) -> Dict[str, Any]:
+    """Folds a batch of pages (columns html, url, content_type, content_language) as `webfold batch` does."""
+    ...
+
+class WarcPages:
+    skipped: List[str]
+    def __iter__(self) -> "WarcPages": ...
+    def __next__(self) -> Dict[str, Any]: ...
+
+def read_warc(path: Any) -> WarcPages:
+    """Iterates a WARC file's pages as dicts: url, html, content_type, content_language."""
+    ...
+'''
 
 
 if __name__ == "__main__":

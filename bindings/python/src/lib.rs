@@ -128,13 +128,195 @@ fn cli(py: Python<'_>, argv: Vec<std::ffi::OsString>) -> PyResult<()> {
     py.detach(move || webfold::main_with(argv))
 }
 
+/// One page of a batch, as read from its columns.
+struct PageRow {
+    bytes: Vec<u8>,
+    url: Option<String>,
+    content_type: Option<String>,
+    content_language: Option<String>,
+}
+
+/// Folds a batch of pages given as columns (`html`, and optionally `url`,
+/// `content_type`, `content_language`; lists or numpy arrays, as Ray's
+/// `map_batches` passes them) into columns of `webfold batch`'s fields.
+/// Pages that are not HTML are left out, as `webfold batch` leaves them.
+#[pyfunction]
+fn fold_batch<'py>(py: Python<'py>, batch: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyDict>> {
+    let rows = rows_of(batch)?;
+    let folded: Vec<webfold_batch::Folded> = py.detach(move || {
+        rows.iter()
+            .filter_map(|r| {
+                webfold_batch::fold(webfold_batch::PageIn {
+                    bytes: &r.bytes,
+                    url: r.url.as_deref(),
+                    content_type: r.content_type.as_deref(),
+                    content_language: r.content_language.as_deref(),
+                })
+                .ok()
+            })
+            .collect()
+    });
+    let out = PyDict::new(py);
+    let values: Vec<Value> = folded
+        .iter()
+        .map(|f| serde_json::to_value(f).unwrap_or(Value::Null))
+        .collect();
+    for name in webfold_batch::Folded::FIELDS {
+        let column = pyo3::types::PyList::empty(py);
+        for v in &values {
+            column.append(json_to_py(py, &v[name])?)?;
+        }
+        out.set_item(name, column)?;
+    }
+    Ok(out)
+}
+
+fn json_to_py<'py>(py: Python<'py>, v: &Value) -> PyResult<Bound<'py, PyAny>> {
+    Ok(match v {
+        Value::String(s) => s.into_pyobject(py)?.into_any(),
+        Value::Number(n) => n.as_u64().unwrap_or(0).into_pyobject(py)?.into_any(),
+        _ => py.None().into_bound(py),
+    })
+}
+
+/// The rows of a batch's columns; `html` is required.
+fn rows_of<'py>(batch: &Bound<'py, PyAny>) -> PyResult<Vec<PageRow>> {
+    let column = |name: &str| -> PyResult<Option<Vec<Bound<'py, PyAny>>>> {
+        match batch.get_item(name) {
+            Ok(c) => Ok(Some(c.try_iter()?.collect::<PyResult<Vec<_>>>()?)),
+            Err(_) => Ok(None),
+        }
+    };
+    let Some(html) = column("html")? else {
+        return Err(PyValueError::new_err(
+            "the batch has no 'html' column: pass a dict of columns with 'html' (bytes or str) and optionally 'url'",
+        ));
+    };
+    let text = |c: &Option<Vec<Bound<'py, PyAny>>>, i: usize| -> Option<String> {
+        c.as_ref()?
+            .get(i)?
+            .extract::<Option<String>>()
+            .ok()
+            .flatten()
+    };
+    let (urls, types, langs) = (
+        column("url")?,
+        column("content_type")?,
+        column("content_language")?,
+    );
+    html.iter()
+        .enumerate()
+        .map(|(i, h)| {
+            let (bytes, decoded) = bytes_of(h)?;
+            // Text is decoded already: its UTF-8 must not be read as what a
+            // `<meta charset>` in it says.
+            let utf8 = decoded.then(|| "text/html; charset=utf-8".to_owned());
+            Ok(PageRow {
+                bytes,
+                url: text(&urls, i),
+                content_type: text(&types, i).or(utf8),
+                content_language: text(&langs, i),
+            })
+        })
+        .collect()
+}
+
+/// A page's HTML as bytes, and whether it came as text: `bytes` (numpy's
+/// too) as they are, `str` as UTF-8.
+fn bytes_of(html: &Bound<'_, PyAny>) -> PyResult<(Vec<u8>, bool)> {
+    if let Ok(s) = html.extract::<String>() {
+        return Ok((s.into_bytes(), true));
+    }
+    html.extract::<&[u8]>()
+        .map(|b| (b.to_vec(), false))
+        .map_err(|_| {
+            PyValueError::new_err("each 'html' value must be bytes or str: the page's HTML")
+        })
+}
+
+type Items = Box<dyn Iterator<Item = webfold_batch::source::Item> + Send>;
+
+/// The pages of a WARC file (or a folder of HTML files, or an HTML file), as
+/// dicts with `url`, `html` (bytes), `content_type` and `content_language`.
+/// Records that hold no page are passed over; those that are broken or not
+/// HTML are named in `skipped`.
+#[pyclass(module = "webfold._webfold", name = "WarcPages", frozen)]
+struct WarcPages {
+    items: Mutex<Items>,
+    skipped: Mutex<Vec<String>>,
+}
+
+#[pymethods]
+impl WarcPages {
+    fn __iter__(slf: PyRef<'_, Self>) -> PyRef<'_, Self> {
+        slf
+    }
+
+    fn __next__<'py>(&self, py: Python<'py>) -> PyResult<Option<Bound<'py, PyDict>>> {
+        use webfold_batch::source::{Item, Note};
+        loop {
+            let next = py.detach(|| self.items.lock().unwrap_or_else(|p| p.into_inner()).next());
+            let note = match next {
+                None => return Ok(None),
+                Some(Item::Page(p)) => return page_dict(py, &p).map(Some),
+                Some(Item::Note(Note::Opened { .. })) => continue,
+                Some(Item::Note(Note::Unreadable { input, why })) => {
+                    return Err(pyo3::exceptions::PyOSError::new_err(format!(
+                        "cannot read '{input}': {why}"
+                    )));
+                }
+                Some(Item::Note(Note::Skipped { what, why })) => format!("skipped {what}: {why}"),
+                Some(Item::Note(Note::Stopped { input, why })) => format!("{input}: {why}"),
+            };
+            self.skipped
+                .lock()
+                .unwrap_or_else(|p| p.into_inner())
+                .push(note);
+        }
+    }
+
+    /// What was passed over so far, each with where and why.
+    #[getter]
+    fn skipped(&self) -> Vec<String> {
+        self.skipped
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .clone()
+    }
+}
+
+fn page_dict<'py>(
+    py: Python<'py>,
+    p: &webfold_batch::source::PageBytes,
+) -> PyResult<Bound<'py, PyDict>> {
+    let d = PyDict::new(py);
+    d.set_item("url", &p.url)?;
+    d.set_item("html", pyo3::types::PyBytes::new(py, &p.bytes))?;
+    d.set_item("content_type", &p.content_type)?;
+    d.set_item("content_language", &p.content_language)?;
+    Ok(d)
+}
+
+/// Iterates the pages of the WARC file at `path` (plain or gzip).
+#[pyfunction]
+fn read_warc(path: std::path::PathBuf) -> WarcPages {
+    WarcPages {
+        items: Mutex::new(Box::new(webfold_batch::source::items(vec![path]))),
+        skipped: Mutex::new(Vec::new()),
+    }
+}
+
 #[pymodule]
 fn _webfold(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<PyPage>()?;
     m.add_function(wrap_pyfunction!(cli, m)?)?;
     m.add_function(wrap_pyfunction!(fetch, m)?)?;
     m.add_function(wrap_pyfunction!(views, m)?)?;
+    m.add_function(wrap_pyfunction!(fold_batch, m)?)?;
+    m.add_function(wrap_pyfunction!(read_warc, m)?)?;
+    m.add_class::<WarcPages>()?;
     m.add("WebfoldError", m.py().get_type::<WebfoldError>())?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
+    m.add("FOLDED_FIELDS", webfold_batch::Folded::FIELDS.to_vec())?;
     Ok(())
 }

@@ -43,6 +43,7 @@ enum Command {
     Ui(cmd::ui::Args),
     Doctor(cmd::doctor::Args),
     Agent(cmd::agent::Args),
+    Batch(cmd::batch::Args),
 }
 
 /// Runs the command `args` names (the program's name first), then exits
@@ -95,6 +96,7 @@ fn run(command: Command) -> anyhow::Result<()> {
         Command::Ui(args) => cmd::ui::run(args),
         Command::Doctor(args) => cmd::doctor::run(args),
         Command::Agent(args) => cmd::agent::run(args),
+        Command::Batch(args) => cmd::batch::run(args),
     }
 }
 

@@ -47,3 +47,48 @@ fn write(out: &mut impl Write, text: &str, newline: bool) -> anyhow::Result<()> 
         other => Ok(other?),
     }
 }
+
+/// Lines written one after another to standard output or a file, buffered
+/// (a batch writes millions). A closed pipe ends them quietly.
+pub struct Lines {
+    to: std::io::BufWriter<Box<dyn Write>>,
+}
+
+impl Lines {
+    /// Lines to `path`, or to standard output when none.
+    pub fn to(path: Option<&std::path::Path>) -> anyhow::Result<Lines> {
+        let to: Box<dyn Write> = match path {
+            Some(p) => Box::new(
+                std::fs::File::create(p)
+                    .map_err(|e| anyhow::anyhow!("cannot write '{}': {e}", p.display()))?,
+            ),
+            None => Box::new(std::io::stdout()),
+        };
+        Ok(Lines {
+            to: std::io::BufWriter::with_capacity(1 << 16, to),
+        })
+    }
+
+    /// Writes `text` and a line break; false once the reader has gone.
+    pub fn line(&mut self, text: &str) -> anyhow::Result<bool> {
+        let r = self
+            .to
+            .write_all(text.as_bytes())
+            .and_then(|()| self.to.write_all(b"\n"));
+        gone(r)
+    }
+
+    /// Writes out what is buffered; false once the reader has gone.
+    pub fn flush(&mut self) -> anyhow::Result<bool> {
+        let r = self.to.flush();
+        gone(r)
+    }
+}
+
+fn gone(r: std::io::Result<()>) -> anyhow::Result<bool> {
+    match r {
+        Ok(()) => Ok(true),
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(false),
+        Err(e) => Err(anyhow::anyhow!("cannot write the output: {e}")),
+    }
+}

@@ -16,7 +16,7 @@ from . import _webfold
 from ._webfold import WebfoldError
 
 __version__ = _webfold.__version__
-__all__ = ["Page", "Envelope", "WebfoldError", "fetch", "VIEWS"]
+__all__ = ["Page", "Envelope", "WebfoldError", "fetch", "fold_batch", "read_warc", "FOLDED_FIELDS", "VIEWS"]
 
 # The envelope's own fields; everything else a view returns is its data.
 _FIELDS = ("view", "text", "tokens", "max_tokens", "cut", "note", "hints", "url", "version")
@@ -93,3 +93,41 @@ def fetch(url: str) -> Page:
     """Fetches ``url`` and parses it: the page, known by its address after redirects."""
     body, content_type, final_url = _webfold.fetch(url)
     return Page(body, url=final_url, content_type=content_type)
+
+
+#: The fields of each folded page: the columns ``fold_batch`` returns, the
+#: keys of each line ``webfold batch`` writes.
+FOLDED_FIELDS = tuple(_webfold.FOLDED_FIELDS)
+
+
+def fold_batch(batch: Dict[str, Any]) -> Dict[str, Any]:
+    """Folds a batch of pages into their main content, as ``webfold batch`` does.
+
+    ``batch`` is a dict of columns, as Ray Data's ``map_batches`` passes it:
+    ``html`` (bytes or str), optionally ``url``, ``content_type`` and
+    ``content_language``. Returns a dict of columns named by
+    ``FOLDED_FIELDS``, one row per page; pages that are not HTML are left
+    out. Columns come back as numpy arrays when ``html`` came as one, else
+    as lists. The GIL is released while pages fold.
+    """
+    out = _webfold.fold_batch(batch)
+    if type(batch.get("html")).__module__ == "numpy":
+        import numpy as np
+
+        return {k: _array(np, v) for k, v in out.items()}
+    return out
+
+
+def _array(np: Any, values: List[Any]) -> Any:
+    array = np.empty(len(values), dtype=object)
+    array[:] = values
+    return array
+
+
+def read_warc(path: "str | Any") -> "Any":
+    """Iterates the pages of a WARC file (plain or gzip, WARC/1.0 or 1.1) as
+    dicts with ``url``, ``html`` (bytes), ``content_type`` and
+    ``content_language``: the input ``fold_batch`` takes. Records holding no
+    page (requests, metadata) are passed over; broken or non-HTML ones are
+    listed, with where and why, in the iterator's ``skipped``."""
+    return _webfold.read_warc(str(path))

@@ -1,6 +1,7 @@
 //! One module per subcommand: `Args` (clap) and `run`.
 
 pub mod agent;
+pub mod batch;
 pub mod daemon;
 pub mod doctor;
 pub mod extension;
