@@ -139,23 +139,47 @@ struct PageRow {
 /// Folds a batch of pages given as columns (`html`, and optionally `url`,
 /// `content_type`, `content_language`; lists or numpy arrays, as Ray's
 /// `map_batches` passes them) into columns of `webfold batch`'s fields.
-/// Pages that are not HTML are left out, as `webfold batch` leaves them.
+/// Pages that are not HTML are left out, as `webfold batch` leaves them,
+/// each named in a warning on the `webfold` logger.
 #[pyfunction]
 fn fold_batch<'py>(py: Python<'py>, batch: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyDict>> {
     let rows = rows_of(batch)?;
-    let folded: Vec<webfold_batch::Folded> = py.detach(move || {
+    let results: Vec<_> = py.detach(|| {
         rows.iter()
-            .filter_map(|r| {
+            .map(|r| {
                 webfold_batch::fold(webfold_batch::PageIn {
                     bytes: &r.bytes,
                     url: r.url.as_deref(),
                     content_type: r.content_type.as_deref(),
                     content_language: r.content_language.as_deref(),
                 })
-                .ok()
             })
             .collect()
     });
+    let mut folded = Vec::with_capacity(results.len());
+    let mut skipped = Vec::new();
+    for (i, result) in results.into_iter().enumerate() {
+        match result {
+            Ok(f) => folded.push(f),
+            Err(e) => {
+                let page = match rows.get(i).and_then(|r| r.url.as_deref()) {
+                    Some(url) => format!("page {i} ({url})"),
+                    None => format!("page {i}"),
+                };
+                skipped.push(format!("skipped {page}: {e}"));
+            }
+        }
+    }
+    // What `webfold batch` names on standard error, Python names on its
+    // logger, where a pipeline's handlers look.
+    if !skipped.is_empty() {
+        let logger = py
+            .import("logging")?
+            .call_method1("getLogger", ("webfold",))?;
+        for message in skipped {
+            logger.call_method1("warning", (message,))?;
+        }
+    }
     let out = PyDict::new(py);
     let values: Vec<Value> = folded
         .iter()

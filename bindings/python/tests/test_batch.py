@@ -88,6 +88,17 @@ def test_fold_batch_equals_the_command(warc, lines):
     assert rows == lines
 
 
+def test_fold_batch_names_what_it_leaves_out(caplog):
+    png = b"\x89PNG\r\n\x1a\n\0\0\0\rIHDR"
+    batch = {"html": [png, "<p>Hello</p>"], "url": ["https://x.example/logo", None]}
+    with caplog.at_level("WARNING", logger="webfold"):
+        got = webfold.fold_batch(batch)
+    assert got["markdown"] == ["Hello"]
+    assert [r.getMessage() for r in caplog.records] == [
+        "skipped page 0 (https://x.example/logo): not HTML (a PNG image)"
+    ]
+
+
 def test_ray_data_equals_the_command(warc, lines):
     import ray
 

@@ -1,9 +1,13 @@
 //! A global allocator that keeps the high-water mark of live heap bytes, so
 //! a test or benchmark can say how much memory a view took beside the page's
-//! size. Install it in the binary that measures:
+//! size. It allocates with mimalloc, as the shipped binary and packages do,
+//! so a benchmark times what users run. Install it in the binary that
+//! measures:
 //! `#[global_allocator] static A: PeakAlloc = PeakAlloc;`
 
-use std::alloc::{GlobalAlloc, Layout, System};
+use std::alloc::{GlobalAlloc, Layout};
+
+use mimalloc::MiMalloc;
 use std::sync::atomic::{AtomicUsize, Ordering::Relaxed};
 
 static LIVE: AtomicUsize = AtomicUsize::new(0);
@@ -16,11 +20,11 @@ fn grew(by: usize) {
     PEAK.fetch_max(live, Relaxed);
 }
 
-// SAFETY: every call is passed to the system allocator unchanged; the
+// SAFETY: every call is passed to mimalloc unchanged; the
 // counters only watch.
 unsafe impl GlobalAlloc for PeakAlloc {
     unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        let p = unsafe { System.alloc(layout) };
+        let p = unsafe { MiMalloc.alloc(layout) };
         if !p.is_null() {
             grew(layout.size());
         }
@@ -28,12 +32,12 @@ unsafe impl GlobalAlloc for PeakAlloc {
     }
 
     unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
-        unsafe { System.dealloc(ptr, layout) };
+        unsafe { MiMalloc.dealloc(ptr, layout) };
         LIVE.fetch_sub(layout.size(), Relaxed);
     }
 
     unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
-        let p = unsafe { System.realloc(ptr, layout, new_size) };
+        let p = unsafe { MiMalloc.realloc(ptr, layout, new_size) };
         if !p.is_null() {
             if new_size >= layout.size() {
                 grew(new_size - layout.size());
