@@ -25,9 +25,8 @@ pub(crate) struct Counts {
     pub images: u16,
     pub list_items: u16,
     pub heading_chars: u32,
-    /// Form controls and embeds: counted although their subtrees are excluded.
+    /// Form controls: counted although their subtrees are excluded.
     pub controls: u16,
-    pub embeds: u16,
     /// `<pre>` and `<code>` elements: code is kept whatever its link density.
     pub code: u16,
     /// Text inside `<li>`: a list that is mostly list items is a list.
@@ -49,7 +48,6 @@ impl AddAssign for Counts {
         self.list_items = self.list_items.saturating_add(o.list_items);
         self.heading_chars += o.heading_chars;
         self.controls = self.controls.saturating_add(o.controls);
-        self.embeds = self.embeds.saturating_add(o.embeds);
         self.code = self.code.saturating_add(o.code);
         self.list_chars += o.list_chars;
         self.tables = self.tables.saturating_add(o.tables);
@@ -125,10 +123,8 @@ impl Stats {
                     if excluded[i] {
                         if !p_ex {
                             // The root of an excluded subtree reports only what it is.
-                            match tag {
-                                "input" | "select" | "textarea" | "button" => o.controls = 1,
-                                "iframe" | "object" | "embed" | "video" | "audio" => o.embeds = 1,
-                                _ => {}
+                            if matches!(tag, "input" | "select" | "textarea" | "button") {
+                                o.controls = 1;
                             }
                         }
                         continue;
@@ -196,15 +192,14 @@ impl Stats {
         let end = page.node(root).subtree_end.index();
         for i in (start..end).rev() {
             if self.excluded[i] {
-                // An excluded root still tells its parent it was a control or embed.
+                // An excluded root still tells its parent it was a control.
                 let o = self.own[i];
-                if (o.controls > 0 || o.embeds > 0)
+                if o.controls > 0
                     && i > start
                     && let Some(p) = nodes[i].parent
                 {
                     let sum = &mut sums[p.index()];
                     sum.controls = sum.controls.saturating_add(o.controls);
-                    sum.embeds = sum.embeds.saturating_add(o.embeds);
                 }
                 continue;
             }
