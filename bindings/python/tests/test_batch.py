@@ -105,7 +105,7 @@ def test_ray_data_equals_the_command(warc, lines):
     ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
     try:
         ds = ray.data.from_items(list(webfold.read_warc(warc)))
-        folded = ds.map_batches(webfold.fold_batch, batch_size=4, concurrency=2)
+        folded = ds.map_batches(webfold.fold_batch, batch_size=4, compute=ray.data.TaskPoolStrategy(size=2))
         rows = [{k: _plain(r[k]) for k in webfold.FOLDED_FIELDS} for r in folded.take_all()]
     finally:
         ray.shutdown()
