@@ -41,11 +41,7 @@ impl PyPage {
         url: Option<String>,
         content_type: Option<String>,
     ) -> PyResult<Self> {
-        let bytes: Vec<u8> = if let Ok(s) = html.extract::<String>() {
-            s.into_bytes()
-        } else if let Ok(b) = html.extract::<Vec<u8>>() {
-            b
-        } else {
+        let Some((bytes, _)) = bytes_of(html) else {
             return Err(PyValueError::new_err(
                 "html must be str or bytes: the page's HTML",
             ));
@@ -231,7 +227,9 @@ fn rows_of<'py>(batch: &Bound<'py, PyAny>) -> PyResult<Vec<PageRow>> {
     html.iter()
         .enumerate()
         .map(|(i, h)| {
-            let (bytes, decoded) = bytes_of(h)?;
+            let (bytes, decoded) = bytes_of(h).ok_or_else(|| {
+                PyValueError::new_err("each 'html' value must be bytes or str: the page's HTML")
+            })?;
             // Text is decoded already: its UTF-8 must not be read as what a
             // `<meta charset>` in it says.
             let utf8 = decoded.then(|| "text/html; charset=utf-8".to_owned());
@@ -247,15 +245,13 @@ fn rows_of<'py>(batch: &Bound<'py, PyAny>) -> PyResult<Vec<PageRow>> {
 
 /// A page's HTML as bytes, and whether it came as text: `bytes` (numpy's
 /// too) as they are, `str` as UTF-8.
-fn bytes_of(html: &Bound<'_, PyAny>) -> PyResult<(Vec<u8>, bool)> {
+/// (Read straight from the bytes object: a `Vec<u8>` extraction would take
+/// them one Python int at a time.)
+fn bytes_of(html: &Bound<'_, PyAny>) -> Option<(Vec<u8>, bool)> {
     if let Ok(s) = html.extract::<String>() {
-        return Ok((s.into_bytes(), true));
+        return Some((s.into_bytes(), true));
     }
-    html.extract::<&[u8]>()
-        .map(|b| (b.to_vec(), false))
-        .map_err(|_| {
-            PyValueError::new_err("each 'html' value must be bytes or str: the page's HTML")
-        })
+    html.extract::<&[u8]>().ok().map(|b| (b.to_vec(), false))
 }
 
 type Items = Box<dyn Iterator<Item = webfold_batch::source::Item> + Send>;
