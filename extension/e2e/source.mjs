@@ -129,7 +129,11 @@ try {
     });
     const tabId = await tabOf(url);
     const panel = await openPanel(tabId);
-    if (await panel.isVisible("#pairing")) {
+    // Unpaired only once the panel has asked the native host (not installed
+    // here); paired from the first app on.
+    const settled = () => panel.$eval("#conn", (e) => e.dataset.state);
+    await until("the panel to know whether it is paired", async () => ["unpaired", "open"].includes(await settled()));
+    if ((await settled()) === "unpaired") {
       await panel.fill("#pair-text", pairText);
       await panel.click("#pair");
     }
