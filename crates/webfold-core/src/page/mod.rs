@@ -11,6 +11,7 @@ mod build;
 mod builder;
 pub mod capture;
 mod layout;
+mod raw_text;
 mod serialize;
 pub(crate) mod tags;
 pub mod unseen;
