@@ -30,11 +30,11 @@ impl NativePage {
         url: Option<String>,
         content_type: Option<String>,
     ) -> Result<Self> {
-        let bytes: Vec<u8> = match html {
-            Either::A(s) => s.into_bytes(),
-            Either::B(b) => b.to_vec(),
-        };
-        let held = HeldPage::parse(&bytes, content_type.as_deref(), url).map_err(error)?;
+        let held = match html {
+            Either::A(text) => HeldPage::from_text(&text, url),
+            Either::B(bytes) => HeldPage::parse(&bytes, content_type.as_deref(), url),
+        }
+        .map_err(error)?;
         Ok(NativePage {
             held: Mutex::new(held),
         })

@@ -96,6 +96,12 @@ test("errors are WebfoldError in the command's words", () => {
   assert.throws(() => page.view("nope"), { name: "WebfoldError", message: /no view named 'nope'/ });
 });
 
+test("a string is read as the text it is, a Buffer by its charset", () => {
+  const html = '<html><head><meta charset="iso-8859-1"></head><body><p>Café crème</p></body></html>';
+  assert.match(new webfold.Page(html).markdown({ main: false }).text, /Café crème/);
+  assert.match(new webfold.Page(Buffer.from(html, "latin1")).markdown({ main: false }).text, /Café crème/);
+});
+
 test("refs carry across calls on one page", () => {
   const page = new webfold.Page("<html><body><button>Buy</button></body></html>", { url: "https://shop.test/" });
   const ref = page.snapshot().text.split("[ref=")[1].split("]")[0];

@@ -41,13 +41,16 @@ impl PyPage {
         url: Option<String>,
         content_type: Option<String>,
     ) -> PyResult<Self> {
-        let Some((bytes, _)) = bytes_of(html) else {
+        let Some((bytes, decoded)) = bytes_of(html) else {
             return Err(PyValueError::new_err(
                 "html must be str or bytes: the page's HTML",
             ));
         };
         let held = py
-            .detach(move || HeldPage::parse(&bytes, content_type.as_deref(), url))
+            .detach(move || match (decoded, std::str::from_utf8(&bytes)) {
+                (true, Ok(text)) => HeldPage::from_text(text, url),
+                _ => HeldPage::parse(&bytes, content_type.as_deref(), url),
+            })
             .map_err(error)?;
         Ok(PyPage {
             held: Mutex::new(held),
@@ -230,17 +233,29 @@ fn rows_of<'py>(batch: &Bound<'py, PyAny>) -> PyResult<Vec<PageRow>> {
             let (bytes, decoded) = bytes_of(h).ok_or_else(|| {
                 PyValueError::new_err("each 'html' value must be bytes or str: the page's HTML")
             })?;
-            // Text is decoded already: its UTF-8 must not be read as what a
-            // `<meta charset>` in it says.
-            let utf8 = decoded.then(|| "text/html; charset=utf-8".to_owned());
+            let given = text(&types, i);
             Ok(PageRow {
                 bytes,
                 url: text(&urls, i),
-                content_type: text(&types, i).or(utf8),
+                content_type: if decoded { Some(utf8(given)) } else { given },
                 content_language: text(&langs, i),
             })
         })
         .collect()
+}
+
+/// The content type of a page given as text: its media type (HTML when
+/// none was given) with the charset text is in now. Its `<meta charset>`
+/// and the charset it came with over HTTP told how its bytes were encoded
+/// before it was decoded into a string.
+fn utf8(content_type: Option<String>) -> String {
+    let media = content_type
+        .as_deref()
+        .and_then(|c| c.split(';').next())
+        .map(str::trim)
+        .filter(|m| !m.is_empty())
+        .unwrap_or("text/html");
+    format!("{media}; charset=utf-8")
 }
 
 /// A page's HTML as bytes, and whether it came as text: `bytes` (numpy's

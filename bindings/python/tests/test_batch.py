@@ -88,6 +88,12 @@ def test_fold_batch_equals_the_command(warc, lines):
     assert rows == lines
 
 
+def test_fold_batch_reads_a_str_as_the_text_it_is():
+    html = '<html><head><meta charset="iso-8859-1"></head><body><p>Café crème</p></body></html>'
+    batch = {"html": [html, html.encode("latin-1")], "content_type": ["text/html; charset=iso-8859-1"] * 2}
+    assert webfold.fold_batch(batch)["markdown"] == ["Café crème", "Café crème"]
+
+
 def test_fold_batch_names_what_it_leaves_out(caplog):
     png = b"\x89PNG\r\n\x1a\n\0\0\0\rIHDR"
     batch = {"html": [png, "<p>Hello</p>"], "url": ["https://x.example/logo", None]}

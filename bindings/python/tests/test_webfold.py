@@ -120,6 +120,12 @@ def test_errors_are_exceptions_in_the_commands_words():
         webfold.Page(42)
 
 
+def test_a_str_is_read_as_the_text_it_is_bytes_by_their_charset():
+    html = '<html><head><meta charset="iso-8859-1"></head><body><p>Café crème</p></body></html>'
+    assert "Café crème" in webfold.Page(html).markdown(main=False).text
+    assert "Café crème" in webfold.Page(html.encode("latin-1")).markdown(main=False).text
+
+
 def test_snapshot_refs_carry_across_calls_on_one_page():
     page = webfold.Page("<html><body><button>Buy</button><a href='/t'>Terms</a></body></html>", url="https://shop.test/")
     snap = page.snapshot().text

@@ -29,9 +29,20 @@ impl HeldPage {
         url: Option<String>,
     ) -> Result<Self, Error> {
         let text = crate::decode::decode_html(bytes, content_type).text;
-        crate::decode::check_page(bytes, &text)?;
+        Self::checked(bytes, &text, url)
+    }
+
+    /// `text`, decoded already (a Python or JavaScript string), parsed as
+    /// it is: a `<meta charset>` in it says how its bytes were once
+    /// encoded, not how to read it now.
+    pub fn from_text(text: &str, url: Option<String>) -> Result<Self, Error> {
+        Self::checked(text.as_bytes(), text, url)
+    }
+
+    fn checked(bytes: &[u8], text: &str, url: Option<String>) -> Result<Self, Error> {
+        crate::decode::check_page(bytes, text)?;
         Ok(HeldPage {
-            page: Page::parse(&text),
+            page: Page::parse(text),
             url: url.unwrap_or_default(),
             session: SnapshotSession::new(),
         })
