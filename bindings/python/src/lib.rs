@@ -41,15 +41,15 @@ impl PyPage {
         url: Option<String>,
         content_type: Option<String>,
     ) -> PyResult<Self> {
-        let Some((bytes, decoded)) = bytes_of(html) else {
+        let Some(html) = html_of(html) else {
             return Err(PyValueError::new_err(
                 "html must be str or bytes: the page's HTML",
             ));
         };
         let held = py
-            .detach(move || match (decoded, std::str::from_utf8(&bytes)) {
-                (true, Ok(text)) => HeldPage::from_text(text, url),
-                _ => HeldPage::parse(&bytes, content_type.as_deref(), url),
+            .detach(move || match html {
+                Html::Text(text) => HeldPage::from_text(&text, url),
+                Html::Bytes(bytes) => HeldPage::parse(&bytes, content_type.as_deref(), url),
             })
             .map_err(error)?;
         Ok(PyPage {
@@ -258,15 +258,31 @@ fn utf8(content_type: Option<String>) -> String {
     format!("{media}; charset=utf-8")
 }
 
-/// A page's HTML as bytes, and whether it came as text: `bytes` (numpy's
-/// too) as they are, `str` as UTF-8.
-/// (Read straight from the bytes object: a `Vec<u8>` extraction would take
-/// them one Python int at a time.)
-fn bytes_of(html: &Bound<'_, PyAny>) -> Option<(Vec<u8>, bool)> {
+/// A page's HTML as Python gave it.
+enum Html {
+    /// A `str`: decoded already.
+    Text(String),
+    /// `bytes` (numpy's too), to decode as a browser would.
+    Bytes(Vec<u8>),
+}
+
+/// (Bytes are read straight from the bytes object: a `Vec<u8>` extraction
+/// would take them one Python int at a time.)
+fn html_of(html: &Bound<'_, PyAny>) -> Option<Html> {
     if let Ok(s) = html.extract::<String>() {
-        return Some((s.into_bytes(), true));
+        return Some(Html::Text(s));
     }
-    html.extract::<&[u8]>().ok().map(|b| (b.to_vec(), false))
+    html.extract::<&[u8]>()
+        .ok()
+        .map(|b| Html::Bytes(b.to_vec()))
+}
+
+/// A page's HTML as bytes, and whether it came as text (then UTF-8).
+fn bytes_of(html: &Bound<'_, PyAny>) -> Option<(Vec<u8>, bool)> {
+    html_of(html).map(|h| match h {
+        Html::Text(s) => (s.into_bytes(), true),
+        Html::Bytes(b) => (b, false),
+    })
 }
 
 type Items = Box<dyn Iterator<Item = webfold_batch::source::Item> + Send>;
