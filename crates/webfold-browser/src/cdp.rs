@@ -68,7 +68,7 @@ impl Connection {
         tokio::spawn(async move {
             while let Some(Ok(msg)) = stream.next().await {
                 let Message::Text(text) = msg else { continue };
-                let Ok(v) = serde_json::from_str::<Value>(&text) else {
+                let Ok(mut v) = serde_json::from_str::<Value>(&text) else {
                     continue;
                 };
                 if let Some(id) = v.get("id").and_then(Value::as_u64) {
@@ -83,19 +83,23 @@ impl Connection {
                                     .unwrap_or("unknown error")
                                     .to_string(),
                             }),
-                            None => Ok(v.get("result").cloned().unwrap_or(Value::Null)),
+                            // Taken, not cloned: a capture's result is megabytes.
+                            None => Ok(v.get_mut("result").map(Value::take).unwrap_or(Value::Null)),
                         };
                         let _ = tx.send(result);
                     }
                 } else if let Some(method) = v.get("method").and_then(Value::as_str) {
+                    let method = method.to_string();
+                    let session_id = v
+                        .get("sessionId")
+                        .and_then(Value::as_str)
+                        .map(str::to_string);
                     let event = Event {
-                        method: method.to_string(),
-                        params: v.get("params").cloned().unwrap_or(Value::Null),
-                        session_id: v
-                            .get("sessionId")
-                            .and_then(Value::as_str)
-                            .map(str::to_string),
+                        params: v.get_mut("params").map(Value::take).unwrap_or(Value::Null),
+                        method,
+                        session_id,
                     };
+                    let method = event.method.as_str();
                     let of_target = method.starts_with("Target.")
                         || matches!(
                             method,
