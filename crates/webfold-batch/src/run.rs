@@ -4,7 +4,7 @@
 use std::collections::BTreeMap;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::sync::mpsc::{Receiver, channel, sync_channel};
-use std::sync::{Condvar, Mutex};
+use std::sync::{Arc, Condvar, Mutex};
 use std::thread;
 
 use crate::fold::{Folded, fold};
@@ -29,7 +29,9 @@ where
     // others pile up in memory.
     let window = Window::new(jobs * 16);
     let (job_tx, job_rx) = sync_channel::<(u64, Item)>(jobs * 2);
-    let job_rx = Mutex::new(job_rx);
+    // Held by the workers alone: when the last one ends, the jobs' receiver
+    // goes with it, and a reader waiting to send into a full channel is let go.
+    let job_rx = Arc::new(Mutex::new(job_rx));
     let (done_tx, done_rx) = channel::<(u64, Done)>();
     thread::scope(|s| {
         let window = &window;
@@ -42,7 +44,7 @@ where
         });
         for _ in 0..jobs {
             let done_tx = done_tx.clone();
-            let job_rx = &job_rx;
+            let job_rx = Arc::clone(&job_rx);
             s.spawn(move || {
                 loop {
                     // The lock is held only to take the next job.
@@ -54,7 +56,7 @@ where
                 }
             });
         }
-        drop(done_tx);
+        drop((done_tx, job_rx));
         in_order(done_rx, window, emit);
     });
 }
