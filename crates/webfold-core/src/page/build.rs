@@ -528,13 +528,12 @@ impl DepthGuard {
     /// the text, and the tokenizer goes on from the end tag.
     fn take_raw_text(
         &self,
-        kind: RawKind,
         name: LocalName,
         asked: TokenSinkResult<Rc<Handle>>,
     ) -> TokenSinkResult<Rc<Handle>> {
-        let kind = match kind {
-            RawKind::ScriptData => RawText::Script,
-            RawKind::Rawtext => RawText::Rawtext,
+        let kind = match asked {
+            TokenSinkResult::RawData(RawKind::ScriptData) => RawText::Script,
+            TokenSinkResult::RawData(RawKind::Rawtext) => RawText::Rawtext,
             // RCDATA (title, textarea) decodes character references.
             _ => return asked,
         };
@@ -582,8 +581,8 @@ impl TokenSink for DepthGuard {
                 let name = name.clone();
                 let before = self.tree.sink.nodes.borrow().len();
                 let result = self.tree.process_token(token, line);
-                if let TokenSinkResult::RawData(kind) = result {
-                    return self.take_raw_text(kind, name, result);
+                if matches!(result, TokenSinkResult::RawData(_)) {
+                    return self.take_raw_text(name, result);
                 }
                 let created = self.tree.sink.nodes.borrow().len() > before;
                 if created
