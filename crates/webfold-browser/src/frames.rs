@@ -29,6 +29,9 @@ pub const FRAME_WAIT: Duration = Duration::from_secs(2);
 /// decide visibility (`overlay`: `auto` only in the top layer, where open
 /// modal dialogs and popovers are), and what decides whether a person can
 /// see rendered text: colours, sizes, clipping, position, paint order.
+/// Nothing more: each box's offset, scroll and client rectangles
+/// (`includeDOMRects`) cost the browser a third of the capture and no view
+/// reads them; the layout bounds come without asking.
 fn snapshot_params() -> Value {
     json!({
         "computedStyles": [
@@ -36,7 +39,6 @@ fn snapshot_params() -> Value {
             "color", "background-color", "background-image", "font-size", "overflow-x",
             "overflow-y", "clip", "clip-path", "position",
         ],
-        "includeDOMRects": true,
         "includePaintOrder": true,
     })
 }
