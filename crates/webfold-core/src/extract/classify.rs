@@ -6,6 +6,8 @@
 //! camelCase) and matched word by word: substring matching, as Readability
 //! does, throws away `<div class="shadowed-article">` for containing "ad".
 
+use std::collections::HashMap;
+
 use crate::NodeId;
 use crate::page::tags::is_heading;
 use crate::page::{ElementData, NodeData, Page};
@@ -294,6 +296,15 @@ impl ClassSignal {
     pub fn is_boilerplate(self) -> bool {
         self.strong_negative || (self.weak_negative && !self.positive)
     }
+
+    /// What two sets of tokens say together: each token speaks for itself.
+    fn or(self, other: ClassSignal) -> ClassSignal {
+        ClassSignal {
+            strong_negative: self.strong_negative || other.strong_negative,
+            weak_negative: self.weak_negative || other.weak_negative,
+            positive: self.positive || other.positive,
+        }
+    }
 }
 
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -377,50 +388,65 @@ impl WordSignal {
 
 /// Each class token (and the id) says one thing: furniture when a word names
 /// furniture outright (`article-comments`), content when a content word
-/// softens a weak one (`content-sidebar-wrap` is the content column).
-pub(crate) fn class_signal(e: &ElementData) -> ClassSignal {
-    let mut s = ClassSignal::default();
-    // A heading's id is usually a slug of its own text (an anchor for a
-    // table of contents): it describes the words, not the element's role.
-    let id = if is_heading(e.local_name()) {
-        None
-    } else {
-        e.attr("id")
-    };
-    let tokens = e
-        .attr("class")
-        .unwrap_or("")
+/// softens a weak one (`content-sidebar-wrap` is the content column). Each
+/// distinct class attribute is read once (`memo`): a page repeats a few
+/// dozen of them over thousands of elements.
+pub(crate) fn class_signal<'p>(
+    e: &'p ElementData,
+    memo: &mut HashMap<&'p str, ClassSignal>,
+) -> ClassSignal {
+    let class = e.attr("class").unwrap_or("");
+    let of_class = *memo.entry(class).or_insert_with(|| tokens_signal(class));
+    of_class.or(id_signal(e))
+}
+
+/// What the id says. A heading's id is usually a slug of its own text (an
+/// anchor for a table of contents): it describes the words, not the
+/// element's role.
+fn id_signal(e: &ElementData) -> ClassSignal {
+    match e.attr("id") {
+        Some(id) if !is_heading(e.local_name()) => token_signal(id),
+        _ => ClassSignal::default(),
+    }
+}
+
+/// What a space-separated list of class tokens says, each token alone.
+fn tokens_signal(tokens: &str) -> ClassSignal {
+    tokens
         .split_ascii_whitespace()
-        .chain(id);
-    for token in tokens {
-        if label_token(token) {
-            continue;
-        }
-        let (mut strong, mut weak, mut positive) = (false, false, false);
-        // A live ticker's entries are "comments" on the match or event:
-        // the content itself, not readers' comments.
-        let (mut live, mut comment_only) = (false, true);
-        for_each_word(token, |w| {
-            live |= word_starts(w, "live");
-            match word_signal(w) {
-                Some(WordSignal::Strong) => {
-                    strong = true;
-                    comment_only &= word_starts(w, "comment");
-                }
-                Some(WordSignal::Weak) => weak = true,
-                Some(WordSignal::Positive) => positive = true,
-                None => {}
+        .fold(ClassSignal::default(), |s, t| s.or(token_signal(t)))
+}
+
+/// What one class token (or an id) says.
+fn token_signal(token: &str) -> ClassSignal {
+    let mut s = ClassSignal::default();
+    if label_token(token) {
+        return s;
+    }
+    let (mut strong, mut weak, mut positive) = (false, false, false);
+    // A live ticker's entries are "comments" on the match or event:
+    // the content itself, not readers' comments.
+    let (mut live, mut comment_only) = (false, true);
+    for_each_word(token, |w| {
+        live |= word_starts(w, "live");
+        match word_signal(w) {
+            Some(WordSignal::Strong) => {
+                strong = true;
+                comment_only &= word_starts(w, "comment");
             }
-        });
-        if strong && live && comment_only {
-            s.positive = true;
-        } else if strong {
-            s.strong_negative = true;
-        } else if positive {
-            s.positive = true;
-        } else if weak {
-            s.weak_negative = true;
+            Some(WordSignal::Weak) => weak = true,
+            Some(WordSignal::Positive) => positive = true,
+            None => {}
         }
+    });
+    if strong && live && comment_only {
+        s.positive = true;
+    } else if strong {
+        s.strong_negative = true;
+    } else if positive {
+        s.positive = true;
+    } else if weak {
+        s.weak_negative = true;
     }
     s
 }
@@ -430,6 +456,7 @@ pub(crate) fn classify(page: &Page) -> Classes {
     let nodes = page.nodes();
     let mut kinds = vec![Kind::Plain; nodes.len()];
     let mut signals = vec![ClassSignal::default(); nodes.len()];
+    let mut memo = HashMap::new();
     for (i, node) in nodes.iter().enumerate() {
         if node
             .parent
@@ -443,7 +470,7 @@ pub(crate) fn classify(page: &Page) -> Classes {
                 let id = NodeId(i as u32);
                 let kind = element_kind(page, id, e);
                 if kind != Kind::Removed && (e.has_attr("class") || e.has_attr("id")) {
-                    signals[i] = class_signal(e);
+                    signals[i] = class_signal(e, &mut memo);
                 }
                 match kind {
                     Kind::Plain

@@ -123,7 +123,7 @@ fn class_words_follow_the_token_not_substrings() {
     let sig = |class: &str| {
         let page = Page::parse(&format!(r#"<div class="{class}"></div>"#));
         let div = page.query("div").unwrap();
-        class_signal(page.element(div).unwrap())
+        class_signal(page.element(div).unwrap(), &mut Default::default())
     };
     assert!(sig("article-comments").is_boilerplate());
     assert!(sig("shareButtons").is_boilerplate());
@@ -260,7 +260,7 @@ fn live_ticker_entries_are_content_but_reader_comments_are_not() {
     let sig = |class: &str| {
         let page = Page::parse(&format!(r#"<div class="{class}"></div>"#));
         let div = page.query("div").unwrap();
-        class_signal(page.element(div).unwrap())
+        class_signal(page.element(div).unwrap(), &mut Default::default())
     };
     assert!(!sig("live-match-comment").is_boilerplate());
     assert!(!sig("liveticker-comments").is_boilerplate());
@@ -277,8 +277,8 @@ fn a_heading_id_that_slugs_its_text_says_nothing_about_its_role() {
     let page = Page::parse(r#"<h3 id="nav_the_battery_lives_on">x</h3><div id="nav_main">y</div>"#);
     let h3 = page.query("h3").unwrap();
     let div = page.query("div").unwrap();
-    assert!(!class_signal(page.element(h3).unwrap()).is_boilerplate());
-    assert!(class_signal(page.element(div).unwrap()).is_boilerplate());
+    assert!(!class_signal(page.element(h3).unwrap(), &mut Default::default()).is_boilerplate());
+    assert!(class_signal(page.element(div).unwrap(), &mut Default::default()).is_boilerplate());
 }
 
 #[test]
