@@ -580,11 +580,7 @@ fn control_chars(text: &str) -> (usize, usize) {
     const BLOCK: usize = 4096;
     let bytes = text.as_bytes();
     // A continuation byte is no new character.
-    let starts = |b: &[u8]| {
-        b.iter()
-            .map(|&b| usize::from(b & 0xc0 != 0x80))
-            .sum::<usize>()
-    };
+    let starts = |b: &[u8]| count_bytes(b, |b| b & 0xc0 != 0x80);
     let (mut seen, mut end) = (0, 0);
     while end < bytes.len() {
         let block = &bytes[end..bytes.len().min(end + BLOCK)];
