@@ -231,7 +231,7 @@ impl PageContext {
         let id = args.get("id").and_then(Value::as_u64);
         let found = id
             .and_then(|n| u32::try_from(n).ok())
-            .and_then(|n| UniqueSelectors::new(&self.page).selector(NodeId(n)));
+            .and_then(|n| UniqueSelectors::new(&self.page).selector(NodeId::new(n)));
         if let Some(selector) = found {
             args.remove("id");
             args.insert("selector".into(), Value::String(selector));

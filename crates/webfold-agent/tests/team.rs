@@ -11,7 +11,6 @@ use webfold_agent::team::{
     ActingPage, Ending, NoUser, PageView, Role, TeamOptions, TeamRun, User, run_team,
 };
 use webfold_agent::{CancellationToken, ProviderError};
-use webfold_core::NodeId;
 use webfold_core::action::{Action, Target};
 use webfold_core::cnt::CntId;
 
@@ -97,19 +96,15 @@ impl ActingPage for Form {
 
     fn resolve(&mut self, action: &Action) -> Result<Action, String> {
         match action.target() {
-            Some(Target::Node(NodeId(7 | 9))) | None => Ok(action.clone()),
+            Some(Target::Node(n)) if [7, 9].contains(&n.get()) => Ok(action.clone()),
+            None => Ok(action.clone()),
             Some(t) => Err(format!("unknown id {t}: use an id from the latest CNT")),
         }
     }
 
     async fn act(&mut self, action: &Action) -> Result<String, String> {
         self.acts.push(action.to_string());
-        if matches!(
-            action,
-            Action::Click {
-                id: Target::Node(NodeId(9))
-            }
-        ) {
+        if matches!(action, Action::Click { id: Target::Node(n) } if n.get() == 9) {
             self.saved = true;
         }
         Ok(format!("did {}", action.name()))

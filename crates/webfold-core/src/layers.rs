@@ -73,7 +73,7 @@ impl Layers {
         let mut layers = Layers::default();
         // The last modal dialog of each document: (its frame, the dialog).
         let mut modals: Vec<(Option<NodeId>, NodeId)> = Vec::new();
-        for id in (0..page.len()).map(|i| NodeId(i as u32)) {
+        for id in (0..page.len()).map(|i| NodeId::new(i as u32)) {
             match kind_of(page, id) {
                 Some(Kind::Modal) => {
                     let frame = frame_of(page, id);

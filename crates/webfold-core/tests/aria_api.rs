@@ -98,7 +98,10 @@ fn live_layout_decides_refs_and_cursor() {
         ..Layout::default()
     };
     let mut layout: Vec<Option<Layout>> = (0..page.len())
-        .map(|i| page.is_element(NodeId(i as u32)).then(|| shown.clone()))
+        .map(|i| {
+            page.is_element(NodeId::new(i as u32))
+                .then(|| shown.clone())
+        })
         .collect();
     // B is covered by pointer-events: none (no ref, no number taken); C has a pointer cursor.
     layout[b.index()] = Some(Layout {
@@ -183,7 +186,10 @@ fn live_layout_hides_what_css_hides() {
         ..Layout::default()
     };
     let mut layout: Vec<Option<Layout>> = (0..page.len())
-        .map(|i| page.is_element(NodeId(i as u32)).then(|| shown.clone()))
+        .map(|i| {
+            page.is_element(NodeId::new(i as u32))
+                .then(|| shown.clone())
+        })
         .collect();
     // A stylesheet rule hid the nav: the capture says display none, no box.
     layout[nav.index()] = Some(Layout {

@@ -88,13 +88,13 @@ fn actions_read_and_write_as_tagged_json() {
         (
             r#"{"action":"click","id":12}"#,
             Action::Click {
-                id: Target::Node(NodeId(12)),
+                id: Target::Node(NodeId::new(12)),
             },
         ),
         (
             r#"{"action":"write","id":4,"text":"hi"}"#,
             Action::Write {
-                id: Target::Node(NodeId(4)),
+                id: Target::Node(NodeId::new(4)),
                 text: "hi".into(),
             },
         ),
@@ -107,13 +107,13 @@ fn actions_read_and_write_as_tagged_json() {
         (
             r#"{"action":"expand","id":7}"#,
             Action::Expand {
-                id: CntId::Node(NodeId(7)),
+                id: CntId::Node(NodeId::new(7)),
             },
         ),
         (
             r#"{"action":"describe_image","id":9}"#,
             Action::DescribeImage {
-                id: Target::Node(NodeId(9)),
+                id: Target::Node(NodeId::new(9)),
             },
         ),
         (
@@ -258,11 +258,11 @@ fn write_refuses_what_cannot_take_text() {
 fn unknown_and_hidden_ids_are_refused() {
     let (page, cnt) = setup();
     let e = Action::Click {
-        id: Target::Node(NodeId(100_000)),
+        id: Target::Node(NodeId::new(100_000)),
     }
     .validate(&page, &cnt)
     .unwrap_err();
-    assert_eq!(e, ActionError::UnknownId(NodeId(100_000)));
+    assert_eq!(e, ActionError::UnknownId(NodeId::new(100_000)));
     let hidden = node(&page, "a[href='/x']");
     let e = Action::Click {
         id: Target::Node(hidden),

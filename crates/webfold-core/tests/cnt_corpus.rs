@@ -131,7 +131,7 @@ fn assert_reach_every_node_once<'c>(
     );
     for n in cnt.nodes() {
         assert_eq!(
-            seen.get(&(n.id.0 as u64)),
+            seen.get(&(n.id.get() as u64)),
             Some(&1),
             "{id}: node {} shown once",
             n.id

@@ -20,9 +20,9 @@ fn absorbed_sorted(cnt: &Cnt, id: u32) -> Vec<u32> {
     let node = cnt
         .nodes()
         .iter()
-        .find(|n| n.id == NodeId(id))
+        .find(|n| n.id == NodeId::new(id))
         .expect("node in CNT");
-    let mut v: Vec<u32> = node.absorbed.iter().map(|n| n.0).collect();
+    let mut v: Vec<u32> = node.absorbed.iter().map(|n| n.get()).collect();
     v.sort_unstable();
     v
 }
@@ -109,7 +109,7 @@ fn cursor_pointer_makes_clickable_only_where_it_starts() {
     let span = page.query("span").unwrap();
     let layout = (0..page.len())
         .map(|i| {
-            let id = NodeId(i as u32);
+            let id = NodeId::new(i as u32);
             let pointer = id == card || id == span;
             Some(Layout {
                 rendered: true,
@@ -247,7 +247,10 @@ fn single_child_is_absorbed_with_tags_attributes_and_ids() {
     assert_eq!(absorbed_sorted(&cnt, 4), vec![5, 6, 7, 8, 9]);
     // Every absorbed DOM id leads to the same CNT node.
     for d in 4..=9 {
-        assert_eq!(cnt.node_of(NodeId(d)).map(|n| n.id), Some(NodeId(4)));
+        assert_eq!(
+            cnt.node_of(NodeId::new(d)).map(|n| n.id),
+            Some(NodeId::new(4))
+        );
     }
     // A repeated tag is written once; the child's attribute value wins.
     assert_eq!(
@@ -390,7 +393,7 @@ fn long_text_is_cut_and_expanding_its_node_shows_more() {
         .view(
             &ViewOptions {
                 max_tokens: 2000,
-                expand: Some(CntId::Node(NodeId(9))),
+                expand: Some(CntId::Node(NodeId::new(9))),
                 focus: None,
             },
             webfold_core::contract::Ctx::default(),
@@ -406,9 +409,9 @@ fn long_text_is_cut_and_expanding_its_node_shows_more() {
 
 #[test]
 fn ids_parse_and_print() {
-    assert_eq!("12".parse::<CntId>().unwrap(), CntId::Node(NodeId(12)));
+    assert_eq!("12".parse::<CntId>().unwrap(), CntId::Node(NodeId::new(12)));
     let r = CntId::Hidden(HiddenRange {
-        parent: NodeId(12),
+        parent: NodeId::new(12),
         first: 3,
         last: 97,
     });

@@ -325,7 +325,7 @@ fn filter_and_subtree_root() {
         "Body xtext"
     );
     assert_eq!(
-        to_markdown(&page, NodeId(u32::MAX), &MarkdownOptions::default()),
+        to_markdown(&page, NodeId::new(u32::MAX), &MarkdownOptions::default()),
         ""
     );
 }

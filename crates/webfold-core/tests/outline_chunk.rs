@@ -294,8 +294,9 @@ fn outline_marks_ambiguous_labels_with_node_ids_that_chunk_resolves() {
             .next()
             .and_then(|n| n.parse().ok())
             .expect("number after @");
-        let c = chunk_of(&page, &ChunkTarget::Id(NodeId(id)), false, None).expect("id resolves");
-        assert_eq!(c.chunks[0].html, page.outer_html(NodeId(id)));
+        let c =
+            chunk_of(&page, &ChunkTarget::Id(NodeId::new(id)), false, None).expect("id resolves");
+        assert_eq!(c.chunks[0].html, page.outer_html(NodeId::new(id)));
         checked += 1;
     }
     assert!(checked >= 3, "{}", o.text);
@@ -560,7 +561,12 @@ fn chunk_by_node_id_and_bad_ids() {
         .descendants(NodeId::DOCUMENT)
         .find(|&n| page.node(n).inert && page.is_element(n))
         .expect("template content");
-    for bad in [NodeId(u32::MAX), NodeId::DOCUMENT, text_node, template_p] {
+    for bad in [
+        NodeId::new(u32::MAX),
+        NodeId::DOCUMENT,
+        text_node,
+        template_p,
+    ] {
         let err = chunk_of(&page, &ChunkTarget::Id(bad), false, None).unwrap_err();
         assert_eq!(err, Error::UnknownNodeId(bad));
         assert!(err.to_string().contains("outline"), "{err}");

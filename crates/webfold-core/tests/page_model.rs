@@ -49,7 +49,7 @@ fn unique_selector_selects_exactly_its_element_on_every_corpus_page() {
 fn preorder_ids_and_subtree_ranges() {
     let page = Page::parse("<div><p>a<b>b</b></p><p>c</p></div><template><i>x</i></template>");
     for (i, node) in page.nodes().iter().enumerate() {
-        let id = NodeId(i as u32);
+        let id = NodeId::new(i as u32);
         if let Some(p) = node.parent {
             assert!(p < id);
             assert!(page.is_ancestor_of(p, id));
@@ -78,7 +78,7 @@ fn hundred_thousand_deep_nesting_parses_and_serializes() {
     let deepest = page
         .nodes()
         .iter()
-        .position(|n| matches!(&n.data, NodeData::Text(t) if t == "x"))
+        .position(|n| matches!(&n.data, NodeData::Text(t) if &**t == "x"))
         .expect("text survives");
     // Like Blink, nesting stops at 512: deeper elements become siblings, and
     // none of them is lost.
@@ -90,11 +90,11 @@ fn hundred_thousand_deep_nesting_parses_and_serializes() {
     assert_eq!(out.matches("<div>").count(), depth);
     let mut uniq = UniqueSelectors::new(&page);
     let sel = uniq
-        .selector(page.parent(NodeId(deepest as u32)).unwrap())
+        .selector(page.parent(NodeId::new(deepest as u32)).unwrap())
         .unwrap();
     assert_eq!(
         page.query_all(&sel).unwrap(),
-        vec![page.parent(NodeId(deepest as u32)).unwrap()]
+        vec![page.parent(NodeId::new(deepest as u32)).unwrap()]
     );
     drop(page); // dropping must not recurse either
 }

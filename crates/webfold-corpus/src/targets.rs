@@ -191,7 +191,7 @@ impl ScoredPage {
             }
             TargetView::Cnt | TargetView::FocusedCnt => cnt_ids(text).any(|id| {
                 self.cnt
-                    .node_of(NodeId(id))
+                    .node_of(NodeId::new(id))
                     .is_some_and(|n| n.members().any(|m| m == target))
             }),
         }

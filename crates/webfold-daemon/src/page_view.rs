@@ -131,7 +131,7 @@ fn innermost(page: &Page, cnt: &Cnt, head: NodeId) -> NodeId {
     let last = node.tag.rsplit(',').next().unwrap_or("");
     node.members()
         .filter(|&m| page.is_element(m) && page.tag(m) == Some(last))
-        .max_by_key(|m| m.0)
+        .max_by_key(|m| m.get())
         .unwrap_or(head)
 }
 
@@ -143,7 +143,7 @@ fn leading_id(line: &str) -> Option<NodeId> {
         .chars()
         .take_while(char::is_ascii_digit)
         .collect();
-    digits.parse().ok().map(NodeId)
+    digits.parse().ok().map(NodeId::new)
 }
 
 fn label(n: &DomNode) -> String {

@@ -121,7 +121,7 @@ impl<'p> Resolver<'p> {
             if !self.ids.insert(id) {
                 continue;
             }
-            let target = ChunkTarget::Id(NodeId(id));
+            let target = ChunkTarget::Id(NodeId::new(id));
             let found = if rendered {
                 chunk::resolve(self.page, &target, false)
             } else {
@@ -139,7 +139,7 @@ impl<'p> Resolver<'p> {
                 .map(|c| c.chunks.iter().map(|c| c.node_id).collect())
             };
             match found {
-                Ok(found) => assert_eq!(found.first(), Some(&NodeId(id))),
+                Ok(found) => assert_eq!(found.first(), Some(&NodeId::new(id))),
                 Err(e) => panic!("{what} printed node id {id}, and chunk says: {e}"),
             }
         }
@@ -151,7 +151,7 @@ impl<'p> Resolver<'p> {
         if selector.is_empty() || !self.page.is_element(id) {
             return;
         }
-        if !self.selectors.insert((id.0, selector.to_string())) {
+        if !self.selectors.insert((id.get(), selector.to_string())) {
             return;
         }
         match self.page.query_all(selector) {
@@ -244,7 +244,7 @@ fn outline_view(resolver: &mut Resolver, plan: &Plan) {
     let mut ids = handles::outline_at_ids(&o.text);
     let mut stack: Vec<&DomNode> = vec![&o.root];
     while let Some(n) = stack.pop() {
-        ids.push(n.node_id.0);
+        ids.push(n.node_id.get());
         resolver.unique_selector(&n.selector, n.node_id, &what);
         stack.extend(n.children.iter());
     }
@@ -255,9 +255,9 @@ fn chunk_view(page: &Page, plan: &Plan) {
     let (target, all) = match plan.case(CHUNK_TARGET, 4) {
         0 => (ChunkTarget::Selector("body".into()), false),
         1 => (ChunkTarget::Selector("p, li, a".into()), true),
-        2 => (ChunkTarget::Id(NodeId(page.len() as u32)), false),
+        2 => (ChunkTarget::Id(NodeId::new(page.len() as u32)), false),
         _ => match (0..page.len() as u32)
-            .map(NodeId)
+            .map(NodeId::new)
             .find(|&n| page.is_element(n))
         {
             Some(first_element) => (ChunkTarget::Id(first_element), false),

@@ -553,7 +553,7 @@ impl webfold_agent::team::ActingPage for LivePage {
     async fn image(&mut self, id: &Target) -> Result<String, String> {
         let id = match id {
             Target::Ref(r) => r.clone(),
-            Target::Node(n) => n.0.to_string(),
+            Target::Node(n) => n.get().to_string(),
         };
         let (_, src, alt) = LivePage::image(self, &id)
             .await

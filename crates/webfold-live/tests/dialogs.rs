@@ -308,7 +308,7 @@ async fn a_modal_in_a_shadow_root_blocks_the_page_and_one_in_a_frame_only_the_fr
         let line = cnt.lines().find(|l| l.contains(needle)).unwrap();
         let id = line.split_whitespace().next().unwrap().parse().unwrap();
         Action::Click {
-            id: Target::Node(webfold_core::NodeId(id)),
+            id: Target::Node(webfold_core::NodeId::new(id)),
         }
     };
     let err = page.act(&id_of("Frame link")).await.unwrap_err();

@@ -229,7 +229,7 @@ fn print_table(title: &str, table: &BTreeMap<&'static str, Counts>, hidden: usiz
 /// Every text node with what hides it, for a page named in `INVISIBLE_DEBUG`.
 fn debug(page: &Page) {
     for i in 0..page.len() {
-        let id = webfold_core::NodeId(i as u32);
+        let id = webfold_core::NodeId::new(i as u32);
         if let Some(t) = page.text(id).filter(|t| !t.trim().is_empty()) {
             let l = page.layout(id);
             println!(

@@ -291,7 +291,7 @@ fn takes_element(action: &Value) -> bool {
 /// The action with its element set to `id`.
 pub fn aim(action: &Value, id: NodeId) -> Result<Action, String> {
     let mut a = action.clone();
-    a["id"] = json!(id.0);
+    a["id"] = json!(id.get());
     if let Some(o) = a.as_object_mut() {
         o.remove("ref");
     }
@@ -322,7 +322,7 @@ pub fn read_check(args: &str) -> Result<Check, String> {
 pub fn read_found(args: &str) -> Result<NodeId, String> {
     let v = json_args(args)?;
     match v["id"].as_u64().and_then(|n| u32::try_from(n).ok()) {
-        Some(n) => Ok(NodeId(n)),
+        Some(n) => Ok(NodeId::new(n)),
         None => Err(v["reason"]
             .as_str()
             .filter(|r| !r.trim().is_empty())
@@ -385,7 +385,7 @@ mod tests {
         );
         assert!(read_action(json!({"action": "go_back"})).unwrap().is_some());
         assert!(read_action(json!({"action": "fly"})).is_err());
-        let a = aim(&json!({"action": "write", "text": "Ada"}), NodeId(7)).unwrap();
+        let a = aim(&json!({"action": "write", "text": "Ada"}), NodeId::new(7)).unwrap();
         assert_eq!(a.to_string(), "write \"Ada\" to node 7");
     }
 
@@ -398,7 +398,7 @@ mod tests {
         ));
         assert!(read_plan(r#"{"steps": []}"#).is_err());
         assert!(read_plan("[1]").is_err());
-        assert_eq!(read_found(r#"{"id": 12}"#), Ok(NodeId(12)));
+        assert_eq!(read_found(r#"{"id": 12}"#), Ok(NodeId::new(12)));
         assert_eq!(
             read_found(r#"{"reason": "no such button"}"#),
             Err("no such button".into())

@@ -45,7 +45,7 @@ impl FromStr for Target {
             return Ok(Target::Ref(t.to_string()));
         }
         t.parse::<u32>()
-            .map(|n| Target::Node(NodeId(n)))
+            .map(|n| Target::Node(NodeId::new(n)))
             .map_err(|_| BadTarget(s.to_string()))
     }
 }
@@ -54,7 +54,7 @@ impl fmt::Display for Target {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             Target::Ref(r) => f.write_str(r),
-            Target::Node(n) => write!(f, "node {}", n.0),
+            Target::Node(n) => write!(f, "node {}", n.get()),
         }
     }
 }
@@ -83,7 +83,7 @@ impl Serialize for Target {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         match self {
             Target::Ref(r) => s.serialize_str(r),
-            Target::Node(n) => s.serialize_u32(n.0),
+            Target::Node(n) => s.serialize_u32(n.get()),
         }
     }
 }
@@ -99,7 +99,7 @@ impl<'de> Deserialize<'de> for Target {
         match Raw::deserialize(d).map_err(|_| {
             serde::de::Error::custom("expected a ref such as \"e12\" or a node id such as 57")
         })? {
-            Raw::Id(n) => Ok(Target::Node(NodeId(n))),
+            Raw::Id(n) => Ok(Target::Node(NodeId::new(n))),
             Raw::Text(s) => s.parse().map_err(serde::de::Error::custom),
         }
     }
@@ -132,7 +132,7 @@ mod tests {
         assert_eq!(t("[ref=e3]"), Ok(Target::Ref("e3".into())));
         assert_eq!(t("f2e7"), Ok(Target::Ref("f2e7".into())));
         assert_eq!(t("[ref=f10e1]"), Ok(Target::Ref("f10e1".into())));
-        assert_eq!(t("57"), Ok(Target::Node(NodeId(57))));
+        assert_eq!(t("57"), Ok(Target::Node(NodeId::new(57))));
         for bad in [
             "", "e", "button", "e1x", "-3", "f", "fe1", "f1", "f1e", "f1x2",
         ] {
@@ -143,8 +143,8 @@ mod tests {
             json,
             [
                 Target::Ref("e4".into()),
-                Target::Node(NodeId(9)),
-                Target::Node(NodeId(10))
+                Target::Node(NodeId::new(9)),
+                Target::Node(NodeId::new(10))
             ]
         );
         assert_eq!(serde_json::to_string(&json).unwrap(), r#"["e4",9,10]"#);
@@ -170,7 +170,7 @@ mod tests {
         let by_ref = Target::Ref(aria_ref.unwrap().to_string());
         assert_eq!(by_ref.resolve(&page, "", None), Ok(button));
         assert_eq!(Target::Node(button).resolve(&page, "", None), Ok(button));
-        let text = NodeId(button.0 + 2);
+        let text = NodeId::new(button.get() + 2);
         assert!(page.element(text).is_none());
         assert!(Target::Node(text).resolve(&page, "", None).is_err());
     }

@@ -37,10 +37,10 @@ impl<'p> DomIndex<'p> {
             let NodeData::Element(e) = &node.data else {
                 continue;
             };
-            if inert[i] || shadow.is_shadow_template(NodeId(i as u32)) {
+            if inert[i] || shadow.is_shadow_template(NodeId::new(i as u32)) {
                 continue;
             }
-            let id = NodeId(i as u32);
+            let id = NodeId::new(i as u32);
             if let Some(v) = e.attr("id")
                 && !v.is_empty()
             {
@@ -164,7 +164,7 @@ impl<'p> DomIndex<'p> {
         let mut winners: HashMap<(Option<NodeId>, &str), NodeId> = HashMap::new();
         let mut out = std::collections::HashSet::new();
         for (i, node) in page.nodes().iter().enumerate() {
-            let id = NodeId(i as u32);
+            let id = NodeId::new(i as u32);
             let inherited = node.parent.and_then(|p| {
                 if page.tag(p) == Some("form") {
                     Some(p)

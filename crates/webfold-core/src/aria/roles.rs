@@ -139,7 +139,7 @@ impl Roles {
         let page = dom.page();
         let roles = (0..page.len())
             .map(|i| {
-                let id = NodeId(i as u32);
+                let id = NodeId::new(i as u32);
                 page.element(id).and_then(|_| compute_role(dom, id))
             })
             .collect();

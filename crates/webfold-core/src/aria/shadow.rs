@@ -37,7 +37,7 @@ impl Shadow {
             if mode != "open" && mode != "closed" {
                 continue;
             }
-            let template = NodeId(i as u32);
+            let template = NodeId::new(i as u32);
             let Some(host) = node.parent.filter(|&p| page.is_element(p)) else {
                 continue;
             };
@@ -154,7 +154,7 @@ impl Shadow {
             }
         }
         for (i, _) in seen.iter().enumerate().filter(|(_, seen)| !**seen) {
-            let id = NodeId(i as u32);
+            let id = NodeId::new(i as u32);
             out.push((id, page.parent(id), false));
         }
         out
@@ -164,7 +164,7 @@ impl Shadow {
     pub fn inert(&self, page: &Page) -> Vec<bool> {
         let mut inert = vec![false; page.len()];
         for i in 1..page.len() {
-            let id = NodeId(i as u32);
+            let id = NodeId::new(i as u32);
             if let Some(p) = page.parent(id) {
                 let plain_template =
                     page.element(p).is_some_and(|e| e.is_template) && !self.is_shadow_template(p);
@@ -181,7 +181,7 @@ impl Shadow {
             return scope;
         }
         for i in 1..page.len() {
-            let id = NodeId(i as u32);
+            let id = NodeId::new(i as u32);
             if let Some(p) = page.parent(id) {
                 scope[i] = if self.is_shadow_template(p) {
                     p

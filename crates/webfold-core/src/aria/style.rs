@@ -90,7 +90,7 @@ impl Styles {
             page.nodes()
                 .iter()
                 .enumerate()
-                .map(|(i, node)| (NodeId(i as u32), node.parent, true))
+                .map(|(i, node)| (NodeId::new(i as u32), node.parent, true))
                 .collect()
         } else {
             shadow.flat_order(page)
@@ -603,7 +603,7 @@ fn img_has_extent(e: &crate::page::ElementData) -> bool {
 /// A live capture knows the real box, display, cursor and pointer events.
 fn apply_layout(page: &Page, info: &mut [ElStyle]) {
     for (i, s) in info.iter_mut().enumerate() {
-        let id = NodeId(i as u32);
+        let id = NodeId::new(i as u32);
         match page.layout(id) {
             Some(l) => {
                 s.extent = l.bounds.is_some_and(|b| b.width > 0.0 && b.height > 0.0);

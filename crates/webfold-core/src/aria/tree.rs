@@ -206,7 +206,7 @@ impl Builder<'_> {
                 {
                     w.raw.nodes[parent as usize]
                         .children
-                        .push(RawChild::Text(t.clone()));
+                        .push(RawChild::Text(t.to_string()));
                 }
                 return;
             }
@@ -519,7 +519,7 @@ fn frame_numbers(page: &Page) -> FrameNumbers {
         .nodes()
         .iter()
         .enumerate()
-        .map(|(i, _)| NodeId(i as u32))
+        .map(|(i, _)| NodeId::new(i as u32))
         .filter(|&id| super::style::is_frame_document_root(page, id))
         .map(|id| {
             let depth = page

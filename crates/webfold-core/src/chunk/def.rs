@@ -58,7 +58,7 @@ webfold outline page.html   # find selectors and @ids first";
             .clone()
             .or_else(|| first.map(|c| c.selector.clone()))
             .unwrap_or_default();
-        let id = first.map_or(0, |c| c.node_id.0);
+        let id = first.map_or(0, |c| c.node_id.get());
         let folded: Vec<_> = out.chunks.iter().flat_map(|c| &c.folded).collect();
         let hints = folded
             .iter()
@@ -71,7 +71,7 @@ webfold outline page.html   # find selectors and @ids first";
         };
         let folded_json: Vec<_> = folded
             .iter()
-            .map(|f| json!({"selector": f.selector, "id": f.node_id.0, "elements": f.elements, "bytes": f.bytes}))
+            .map(|f| json!({"selector": f.selector, "id": f.node_id.get(), "elements": f.elements, "bytes": f.bytes}))
             .collect();
         let mut envelope = Envelope::new(NAME, out.text.clone(), out.tokens, &out)
             .budget(request.max_tokens)

@@ -111,7 +111,7 @@ impl ChunkOptions {
                     Ok(Named::Selector(sel.clone()))
                 }
             }
-            (None, Some(id), None) => Ok(Named::Id(NodeId(id))),
+            (None, Some(id), None) => Ok(Named::Id(NodeId::new(id))),
             (None, None, Some(r)) => Ok(Named::Ref(r.clone())),
             (None, None, None) => Err(Error::InvalidOption(format!(
                 "name the element: give one of {}, {} or {}",

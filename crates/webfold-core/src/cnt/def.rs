@@ -87,7 +87,7 @@ webfold cnt page.html --html > cnt.html     # look at the tree in a browser";
                 "texts_cut": view.stats.texts_cut,
         });
         if let Some((id, name)) = cnt.modal_dialog() {
-            figures["modal_dialog"] = json!({ "id": id.0, "name": name });
+            figures["modal_dialog"] = json!({ "id": id.get(), "name": name });
         }
         Ok(CntOutput {
             figures,

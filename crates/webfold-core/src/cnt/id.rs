@@ -77,7 +77,7 @@ impl FromStr for CntId {
             x.parse::<u32>().map_err(|_| bad())
         };
         match t.split_once('.') {
-            None => Ok(CntId::Node(NodeId(num(t)?))),
+            None => Ok(CntId::Node(NodeId::new(num(t)?))),
             Some((p, range)) => {
                 let (first, last) = range.split_once('-').ok_or_else(bad)?;
                 let (first, last) = (num(first)?, num(last)?);
@@ -87,7 +87,7 @@ impl FromStr for CntId {
                     ));
                 }
                 Ok(CntId::Hidden(HiddenRange {
-                    parent: NodeId(num(p)?),
+                    parent: NodeId::new(num(p)?),
                     first,
                     last,
                 }))
@@ -99,7 +99,7 @@ impl FromStr for CntId {
 impl serde::Serialize for CntId {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         match self {
-            CntId::Node(n) => s.serialize_u32(n.0),
+            CntId::Node(n) => s.serialize_u32(n.get()),
             CntId::Hidden(r) => s.collect_str(r),
         }
     }
@@ -114,7 +114,7 @@ impl<'de> serde::Deserialize<'de> for CntId {
             Str(String),
         }
         match Raw::deserialize(d)? {
-            Raw::Num(n) => Ok(CntId::Node(NodeId(n))),
+            Raw::Num(n) => Ok(CntId::Node(NodeId::new(n))),
             Raw::Str(s) => s.parse().map_err(serde::de::Error::custom),
         }
     }

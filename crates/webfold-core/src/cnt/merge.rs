@@ -85,16 +85,16 @@ fn cnt_root(page: &Page) -> NodeId {
 /// children; returns how many did.
 pub(super) fn build(page: &Page, modal: Option<NodeId>) -> (Cnt, u32) {
     let root = cnt_root(page);
-    let end = page.node(root).subtree_end.0;
-    let base = root.0;
+    let end = page.node(root).subtree_end.get();
+    let base = root.get();
     // At most one item per node (and the root's): sized once, the list
     // never holds the slack and the copy of a doubling.
     let mut items: Vec<Item> = Vec::with_capacity((end - base) as usize + 1);
     let mut slots: Vec<Slot> = (base..end).map(|_| Slot::Nothing).collect();
-    let slot_of = |n: NodeId| (n.0 - base) as usize;
+    let slot_of = |n: NodeId| (n.get() - base) as usize;
 
     for n in (base..end).rev() {
-        let id = NodeId(n);
+        let id = NodeId::new(n);
         let kind = if id == root {
             root_kind(page, id)
         } else {

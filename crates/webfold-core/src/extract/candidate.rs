@@ -72,7 +72,7 @@ pub(crate) fn score(page: &Page, classes: &Classes, stats: &Stats) -> Scores {
         if b.chars < MIN_PARAGRAPH_CHARS || stats.excluded[i] {
             continue;
         }
-        let id = NodeId(i as u32);
+        let id = NodeId::new(i as u32);
         let Some(tag) = page.tag(id) else { continue };
         if tag == "html" {
             continue;
@@ -152,7 +152,7 @@ pub(crate) fn prose(page: &Page, stats: &Stats) -> Vec<f32> {
             let b = &stats.block[i];
             prose[i] += b.chars as f32 * (1.0 - b.link_density());
         }
-        if let Some(p) = page.parent(NodeId(i as u32)) {
+        if let Some(p) = page.parent(NodeId::new(i as u32)) {
             prose[p.index()] += prose[i];
         }
     }

@@ -467,7 +467,7 @@ pub(crate) fn classify(page: &Page) -> Classes {
         }
         kinds[i] = match &node.data {
             NodeData::Element(e) => {
-                let id = NodeId(i as u32);
+                let id = NodeId::new(i as u32);
                 let kind = element_kind(page, id, e);
                 if kind != Kind::Removed && (e.has_attr("class") || e.has_attr("id")) {
                     signals[i] = class_signal(e, &mut memo);

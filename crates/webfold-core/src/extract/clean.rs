@@ -222,7 +222,7 @@ pub(crate) fn drops(
     if restricted {
         dropped.extend(
             (start + 1..end)
-                .map(|i| NodeId(i as u32))
+                .map(|i| NodeId::new(i as u32))
                 .filter(|&id| outside(id) && !page.is_element(id) && !stats.excluded[id.index()]),
         );
     }
@@ -248,12 +248,12 @@ fn excluded_roots(page: &Page, stats: &Stats, start: usize, end: usize) -> Vec<N
     (start + 1..end)
         .filter(|&i| {
             let p = page
-                .parent(NodeId(i as u32))
+                .parent(NodeId::new(i as u32))
                 .map(|p| p.index())
                 .unwrap_or(0);
             stats.excluded[i] && !stats.excluded[p]
         })
-        .map(|i| NodeId(i as u32))
+        .map(|i| NodeId::new(i as u32))
         .collect()
 }
 
@@ -262,7 +262,7 @@ fn excluded_roots(page: &Page, stats: &Stats, start: usize, end: usize) -> Vec<N
 fn in_figure(page: &Page, start: usize, end: usize) -> Vec<bool> {
     let mut in_figure = vec![false; end - start];
     for i in start..end {
-        let id = NodeId(i as u32);
+        let id = NodeId::new(i as u32);
         let own = page.tag(id) == Some("figure");
         let parent = page.parent(id).map(|p| p.index()).filter(|&p| p >= start);
         in_figure[i - start] = own || parent.is_some_and(|p| in_figure[p - start]);
@@ -337,7 +337,7 @@ fn drop_orphan_headings(page: &Page, root: NodeId, dropped: Vec<NodeId>) -> Vec<
     let mut next_drop = 0;
     let mut i = root.index() + 1;
     while i < end {
-        let id = NodeId(i as u32);
+        let id = NodeId::new(i as u32);
         while next_drop < dropped.len() && dropped[next_drop] < id {
             next_drop += 1;
         }

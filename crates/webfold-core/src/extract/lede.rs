@@ -39,7 +39,7 @@ pub(crate) fn title_heading(
     let mut found = None;
     let mut i = from.index();
     while i < until.index() {
-        let id = NodeId(i as u32);
+        let id = NodeId::new(i as u32);
         if stats.excluded[i] {
             i = page.node(id).subtree_end.index();
             continue;
@@ -108,7 +108,7 @@ pub(crate) fn gather(
     let end = first.index();
     let mut i = page.node(heading).subtree_end.index();
     while i < end {
-        let id = NodeId(i as u32);
+        let id = NodeId::new(i as u32);
         let sub_end = page.node(id).subtree_end.index();
         if sub_end > end {
             // An ancestor of the content: look inside.

@@ -96,8 +96,10 @@ pub struct Extraction {
 impl Extraction {
     /// Whether `id` lies in a dropped subtree (ids outside `root` are not "dropped": use `is_kept`).
     pub fn is_dropped(&self, id: NodeId) -> bool {
-        let i = self.dropped.partition_point(|&(start, _)| start <= id.0);
-        i > 0 && id.0 < self.dropped[i - 1].1
+        let i = self
+            .dropped
+            .partition_point(|&(start, _)| start <= id.get());
+        i > 0 && id.get() < self.dropped[i - 1].1
     }
 
     /// Whether `id` is part of the extracted content.
@@ -107,7 +109,7 @@ impl Extraction {
 
     /// Roots of the dropped subtrees, in document order.
     pub fn dropped(&self) -> impl Iterator<Item = NodeId> + '_ {
-        self.dropped.iter().map(|&(s, _)| NodeId(s))
+        self.dropped.iter().map(|&(s, _)| NodeId::new(s))
     }
 }
 
@@ -181,7 +183,7 @@ fn attempt(
     Some(Attempt {
         root,
         dropped,
-        chars: sums[root.index()].chars,
+        chars: sums.chars,
         anchored,
     })
 }
@@ -209,7 +211,7 @@ fn rescue_weak_furniture(page: &Page, classes: &mut Classes, prose: &[f32], root
 fn ranges(page: &Page, roots: &[NodeId]) -> Vec<(u32, u32)> {
     roots
         .iter()
-        .map(|&r| (r.0, page.node(r).subtree_end.0))
+        .map(|&r| (r.get(), page.node(r).subtree_end.get()))
         .collect()
 }
 
@@ -235,7 +237,6 @@ pub(crate) struct Parts {
 pub(crate) fn extract_parts(page: &Page, options: &ExtractOptions) -> Parts {
     let (extraction, classes, visible) = extract_classified(page, options);
     let nodes = page.nodes();
-    let holds = candidate::prose(page, &visible);
     let mut furniture = vec![false; nodes.len()];
     let mut in_paragraph = vec![false; nodes.len()];
     let mut prose = vec![false; nodes.len()];
@@ -247,9 +248,8 @@ pub(crate) fn extract_parts(page: &Page, options: &ExtractOptions) -> Parts {
         );
         let parent = n.parent.map(NodeId::index);
         furniture[i] = own || parent.is_some_and(|p| furniture[p]);
-        in_paragraph[i] =
-            candidate::is_prose_block(&visible, i) || parent.is_some_and(|p| in_paragraph[p]);
-        prose[i] = in_paragraph[i] || holds[i] > 0.0;
+        in_paragraph[i] = visible.prose_block[i] || parent.is_some_and(|p| in_paragraph[p]);
+        prose[i] = in_paragraph[i] || visible.prose[i] > 0.0;
     }
     Parts {
         extraction,
@@ -258,15 +258,35 @@ pub(crate) fn extract_parts(page: &Page, options: &ExtractOptions) -> Parts {
     }
 }
 
-/// The extraction, the classes it ended with, and the text statistics of
+/// What extraction keeps of the statistics of everything rendered, once it
+/// has read the totals: a byte or a float per node, not a table of sums.
+struct Visible {
+    /// Never rendered (or inside what is not).
+    excluded: Vec<bool>,
+    /// Paragraph text of each subtree ([`candidate::prose`]).
+    prose: Vec<f32>,
+    /// A paragraph by the scoring's rule ([`candidate::is_prose_block`]).
+    prose_block: Vec<bool>,
+}
+
+/// The extraction, the classes it ended with, and what it knows of
 /// everything rendered.
-fn extract_classified(page: &Page, options: &ExtractOptions) -> (Extraction, Classes, Stats) {
+fn extract_classified(page: &Page, options: &ExtractOptions) -> (Extraction, Classes, Visible) {
     let metadata = metadata::metadata(page);
     let body = page.body().unwrap_or(NodeId::DOCUMENT);
     let mut classes = classify::classify(page);
-    let visible = Stats::compute(page, &classes.kinds, |k| k == Kind::Removed);
-    let visible_chars = visible.total[body.index()].chars;
-    let visible_prose = candidate::prose(page, &visible);
+    let (visible, visible_chars) = {
+        let stats = Stats::compute(page, &classes.kinds, |k| k == Kind::Removed);
+        let prose_block = (0..page.len())
+            .map(|i| candidate::is_prose_block(&stats, i))
+            .collect();
+        let visible = Visible {
+            prose: candidate::prose(page, &stats),
+            prose_block,
+            excluded: stats.excluded,
+        };
+        (visible, stats.total[body.index()].chars)
+    };
 
     // Enough text beats a short article under its headline, which beats
     // too little text.
@@ -285,7 +305,7 @@ fn extract_classified(page: &Page, options: &ExtractOptions) -> (Extraction, Cla
             continue;
         };
         if use_classes
-            && rescue_weak_furniture(page, &mut classes, &visible_prose, a.root)
+            && rescue_weak_furniture(page, &mut classes, &visible.prose, a.root)
             && let Some(again) = attempt(page, &classes, use_classes, metadata.title.as_deref())
         {
             a = again;
@@ -336,14 +356,14 @@ fn extract_classified(page: &Page, options: &ExtractOptions) -> (Extraction, Cla
 }
 
 /// The outermost subtrees under `body` that are never rendered.
-fn never_rendered(page: &Page, body: NodeId, visible: &Stats) -> Vec<NodeId> {
+fn never_rendered(page: &Page, body: NodeId, visible: &Visible) -> Vec<NodeId> {
     let mut dropped = Vec::new();
     let end = page.node(body).subtree_end.index();
     let mut i = body.index() + 1;
     while i < end {
         if visible.excluded[i] {
-            dropped.push(NodeId(i as u32));
-            i = page.node(NodeId(i as u32)).subtree_end.index();
+            dropped.push(NodeId::new(i as u32));
+            i = page.node(NodeId::new(i as u32)).subtree_end.index();
         } else {
             i += 1;
         }

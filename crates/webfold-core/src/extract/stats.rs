@@ -66,11 +66,57 @@ impl Counts {
     }
 }
 
+/// What a node counts by itself: a text node its characters, an element
+/// what it is. A sixth of a [`Counts`]: one is held per node.
+#[derive(Clone, Copy, Debug, Default)]
+struct Own {
+    chars: u32,
+    commas: u32,
+    digits: u32,
+    flags: u16,
+}
+
+impl Own {
+    const IN_LINK: u16 = 1;
+    const IN_LIST_ITEM: u16 = 1 << 1;
+    const PARAGRAPH: u16 = 1 << 2;
+    const IMAGE: u16 = 1 << 3;
+    const LIST_ITEM: u16 = 1 << 4;
+    const CODE: u16 = 1 << 5;
+    const TABLE: u16 = 1 << 6;
+    const TIME: u16 = 1 << 7;
+    const CONTROL: u16 = 1 << 8;
+
+    fn has(self, flag: u16) -> bool {
+        self.flags & flag != 0
+    }
+
+    fn counts(self) -> Counts {
+        let flag = |f| u16::from(self.has(f));
+        let chars_if = |f| if self.has(f) { self.chars } else { 0 };
+        Counts {
+            chars: self.chars,
+            link_chars: chars_if(Own::IN_LINK),
+            commas: self.commas,
+            paragraphs: flag(Own::PARAGRAPH),
+            images: flag(Own::IMAGE),
+            list_items: flag(Own::LIST_ITEM),
+            heading_chars: 0,
+            controls: flag(Own::CONTROL),
+            code: flag(Own::CODE),
+            list_chars: chars_if(Own::IN_LIST_ITEM),
+            tables: flag(Own::TABLE),
+            times: flag(Own::TIME),
+            digits: self.digits,
+        }
+    }
+}
+
 /// What each node contributes by itself, plus the "paragraph" view: text
 /// grouped by its nearest block ancestor.
 pub(crate) struct Stats {
     /// Each node's own contribution (text for text nodes, 1 for a `<p>`, …).
-    own: Vec<Counts>,
+    own: Vec<Own>,
     /// Inside an excluded subtree (or its root).
     pub excluded: Vec<bool>,
     /// Subtree sums with nothing dropped.
@@ -101,7 +147,7 @@ impl Stats {
     /// `exclude(kind)` says which kinds cut their subtree out of the sums.
     pub fn compute(page: &Page, kinds: &[Kind], exclude: impl Fn(Kind) -> bool) -> Stats {
         let n = page.len();
-        let mut own = vec![Counts::default(); n];
+        let mut own = vec![Own::default(); n];
         let mut block = vec![Counts::default(); n];
         let mut excluded = vec![false; n];
         let mut in_link = vec![false; n];
@@ -124,20 +170,20 @@ impl Stats {
                         if !p_ex {
                             // The root of an excluded subtree reports only what it is.
                             if matches!(tag, "input" | "select" | "textarea" | "button") {
-                                o.controls = 1;
+                                o.flags = Own::CONTROL;
                             }
                         }
                         continue;
                     }
-                    match tag {
-                        "p" => o.paragraphs = 1,
-                        "img" => o.images = 1,
-                        "li" => o.list_items = 1,
-                        "pre" | "code" => o.code = 1,
-                        "table" => o.tables = 1,
-                        "time" => o.times = 1,
-                        _ => {}
-                    }
+                    o.flags = match tag {
+                        "p" => Own::PARAGRAPH,
+                        "img" => Own::IMAGE,
+                        "li" => Own::LIST_ITEM,
+                        "pre" | "code" => Own::CODE,
+                        "table" => Own::TABLE,
+                        "time" => Own::TIME,
+                        _ => 0,
+                    };
                 }
                 NodeData::Text(t) => {
                     if p_ex {
@@ -153,12 +199,12 @@ impl Stats {
                     o.commas = count_commas(t);
                     o.digits = count_digits(t);
                     if p_link {
-                        o.link_chars = c;
+                        o.flags |= Own::IN_LINK;
                     }
                     if p_li {
-                        o.list_chars = c;
+                        o.flags |= Own::IN_LIST_ITEM;
                     }
-                    block[p_block as usize] += *o;
+                    block[p_block as usize] += o.counts();
                 }
                 NodeData::Document => {}
                 _ => excluded[i] = true,
@@ -170,58 +216,103 @@ impl Stats {
             total: Vec::new(),
             block,
         };
-        s.total = s.accumulate(page, NodeId::DOCUMENT, |_, _| false).0;
+        s.total = s.totals(page);
         s
     }
 
     /// Subtree sums over `root`'s subtree, bottom-up. `drop(id, sums)` sees
     /// each element's sums after its descendants' drops (as Readability's
     /// cleaning sees the DOM after removing inner nodes) and may drop it.
-    /// Returns the sums (indexed by node id; outside the subtree: zero) and
-    /// the dropped subtree roots in reverse document order.
+    /// Returns the root's sums and the dropped subtree roots in reverse
+    /// document order.
+    ///
+    /// Only the sums of open ancestors are held: a reverse preorder walk
+    /// finishes every child before its parent, so the nodes still waiting
+    /// for children are always one ancestor chain, a stack.
     pub fn accumulate(
         &self,
         page: &Page,
         root: NodeId,
         mut drop: impl FnMut(NodeId, &Counts) -> bool,
-    ) -> (Vec<Counts>, Vec<NodeId>) {
-        let nodes = page.nodes();
-        let mut sums = vec![Counts::default(); nodes.len()];
+    ) -> (Counts, Vec<NodeId>) {
         let mut dropped = Vec::new();
+        let root_sums = self.sum_subtree(page, root, |id, c| {
+            let keep = !(page.is_element(id) && drop(id, c));
+            if !keep {
+                dropped.push(id);
+            }
+            keep
+        });
+        (root_sums, dropped)
+    }
+
+    /// Every node's subtree sums, nothing dropped.
+    fn totals(&self, page: &Page) -> Vec<Counts> {
+        let mut total = vec![Counts::default(); page.len()];
+        total[0] = self.sum_subtree(page, NodeId::DOCUMENT, |id, c| {
+            total[id.index()] = *c;
+            true
+        });
+        total
+    }
+
+    /// Sums `root`'s subtree bottom-up; `visit(id, sums)` sees each node
+    /// below the root once its sums are final and says whether they count
+    /// in its parent's. Returns the root's sums.
+    fn sum_subtree(
+        &self,
+        page: &Page,
+        root: NodeId,
+        mut visit: impl FnMut(NodeId, &Counts) -> bool,
+    ) -> Counts {
+        let nodes = page.nodes();
         let start = root.index();
         let end = page.node(root).subtree_end.index();
+        // (node, the sums of its children so far), innermost last.
+        let mut open: Vec<(usize, Counts)> = Vec::new();
+        let add_to_parent = |open: &mut Vec<(usize, Counts)>, i: usize, c: Counts| {
+            let Some(p) = nodes[i].parent.map(NodeId::index) else {
+                return;
+            };
+            match open.last_mut() {
+                Some((top, sum)) if *top == p => *sum += c,
+                _ => open.push((p, c)),
+            }
+        };
         for i in (start..end).rev() {
+            let children = match open.last() {
+                Some(&(top, c)) if top == i => {
+                    open.pop();
+                    c
+                }
+                _ => Counts::default(),
+            };
             if self.excluded[i] {
                 // An excluded root still tells its parent it was a control.
                 let o = self.own[i];
-                if o.controls > 0
-                    && i > start
-                    && let Some(p) = nodes[i].parent
-                {
-                    let sum = &mut sums[p.index()];
-                    sum.controls = sum.controls.saturating_add(o.controls);
+                if o.has(Own::CONTROL) && i > start {
+                    let c = Counts {
+                        controls: 1,
+                        ..Counts::default()
+                    };
+                    add_to_parent(&mut open, i, c);
                 }
                 continue;
             }
-            let mut c = sums[i];
-            c += self.own[i];
+            let mut c = children;
+            c += self.own[i].counts();
             if let NodeData::Element(e) = &nodes[i].data
                 && is_heading(e.local_name())
             {
                 c.heading_chars = c.chars;
             }
-            sums[i] = c;
-            let id = NodeId(i as u32);
-            if i > start && page.is_element(id) && drop(id, &c) {
-                dropped.push(id);
-                continue;
+            if i == start {
+                return c;
             }
-            if i > start
-                && let Some(p) = nodes[i].parent
-            {
-                sums[p.index()] += c;
+            if visit(NodeId::new(i as u32), &c) {
+                add_to_parent(&mut open, i, c);
             }
         }
-        (sums, dropped)
+        Counts::default()
     }
 }

@@ -11,8 +11,8 @@ impl Extraction {
         let mut out = String::new();
         // Open block elements: (subtree end, is block).
         let mut open: Vec<u32> = Vec::new();
-        let end = page.node(self.root).subtree_end.0;
-        let mut i = self.root.0;
+        let end = page.node(self.root).subtree_end.get();
+        let mut i = self.root.get();
         let mut pending_space = false;
         while i < end {
             while open.last().is_some_and(|&e| e <= i) {
@@ -20,9 +20,9 @@ impl Extraction {
                 newline(&mut out);
                 pending_space = false;
             }
-            let id = NodeId(i);
+            let id = NodeId::new(i);
             if self.is_dropped(id) {
-                i = page.node(id).subtree_end.0;
+                i = page.node(id).subtree_end.get();
                 continue;
             }
             match &page.node(id).data {
@@ -52,7 +52,7 @@ impl Extraction {
                         newline(&mut out);
                     } else if !is_phrasing(tag) {
                         newline(&mut out);
-                        open.push(page.node(id).subtree_end.0);
+                        open.push(page.node(id).subtree_end.get());
                     }
                 }
                 _ => {}

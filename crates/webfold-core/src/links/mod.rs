@@ -252,7 +252,7 @@ fn collect(page: &Page, base: Option<&url::Url>) -> Vec<Link> {
     let mut found: Vec<(u8, Link)> = Vec::new();
     let mut seen: std::collections::HashMap<(String, String), usize> = Default::default();
     for i in 0..page.len() {
-        let id = NodeId(i as u32);
+        let id = NodeId::new(i as u32);
         let Some(el) = page.element(id) else { continue };
         // A link no one sees is no way a person can go.
         if !matches!(el.local_name(), "a" | "area") || !page.is_seen(id) {

@@ -375,13 +375,13 @@ impl<'a> Writer<'a> {
     /// in compact output.
     fn each_code_piece(&self, src: NodeId, mut f: impl FnMut(&str)) {
         let page = self.page;
-        let end = page.node(src).subtree_end.0;
-        let mut j = src.0 + 1;
+        let end = page.node(src).subtree_end.get();
+        let mut j = src.get() + 1;
         while j < end {
-            let n = NodeId(j);
+            let n = NodeId::new(j);
             let fl = self.pre.get(n);
             if fl & DROPPED != 0 {
-                j = page.node(n).subtree_end.0;
+                j = page.node(n).subtree_end.get();
                 continue;
             }
             match &page.node(n).data {

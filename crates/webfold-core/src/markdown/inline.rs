@@ -100,8 +100,8 @@ impl<'a> Writer<'a> {
             let fl = self.pre.get(id);
             return fl & (REMOVED | DROPPED) != 0 || f(t, fl);
         }
-        let first = id.0 + 1;
-        let end = page.node(id).subtree_end.0;
+        let first = id.get() + 1;
+        let end = page.node(id).subtree_end.get();
         let mut scanned = 0;
         let mut j = if reverse { end } else { first };
         loop {
@@ -110,12 +110,12 @@ impl<'a> Writer<'a> {
                     return true;
                 }
                 j -= 1;
-                NodeId(j)
+                NodeId::new(j)
             } else {
                 if j >= end {
                     return true;
                 }
-                NodeId(j)
+                NodeId::new(j)
             };
             scanned += 1;
             if scanned > EDGE_SCAN_NODES {
@@ -124,9 +124,9 @@ impl<'a> Writer<'a> {
             let fl = self.pre.get(n);
             if fl & DROPPED != 0 {
                 j = if reverse {
-                    self.dropped_root(n).0
+                    self.dropped_root(n).get()
                 } else {
-                    page.node(n).subtree_end.0
+                    page.node(n).subtree_end.get()
                 };
                 continue;
             }

@@ -35,7 +35,8 @@ pub(super) struct Prepass {
 
 impl Prepass {
     pub(super) fn get(&self, id: NodeId) -> u8 {
-        id.0.checked_sub(self.root)
+        id.get()
+            .checked_sub(self.root)
             .and_then(|i| self.flags.get(i as usize))
             .copied()
             .unwrap_or(DROPPED)
@@ -71,8 +72,8 @@ pub(super) fn run(
     preformatted_code: bool,
     skip: Option<&dyn Fn(NodeId) -> bool>,
 ) -> Prepass {
-    let root_i = root.0;
-    let end = page.node(root).subtree_end.0;
+    let root_i = root.get();
+    let end = page.node(root).subtree_end.get();
     let mut w = Walker {
         page,
         root: root_i,
@@ -86,25 +87,25 @@ pub(super) fn run(
         while w.stack.last().is_some_and(|o| o.end <= i) {
             w.close_top();
         }
-        let node = page.node(NodeId(i));
+        let node = page.node(NodeId::new(i));
         i = match &node.data {
             NodeData::Element(e) => {
                 // A frame a live capture took the document of shows it;
                 // a parsed page's `<iframe>` holds only fallback text.
-                let dropped = page.hides_subtree(NodeId(i))
-                    || tags::is_dropped(e.local_name()) && !page.is_captured_frame(NodeId(i))
-                    || skip.is_some_and(|f| f(NodeId(i)));
+                let dropped = page.hides_subtree(NodeId::new(i))
+                    || tags::is_dropped(e.local_name()) && !page.is_captured_frame(NodeId::new(i))
+                    || skip.is_some_and(|f| f(NodeId::new(i)));
                 if dropped {
-                    let sub_end = node.subtree_end.0;
+                    let sub_end = node.subtree_end.get();
                     let range = w.at(i)..w.at(sub_end);
                     w.flags[range].fill(DROPPED);
                     sub_end
                 } else {
-                    w.element(i, e.local_name(), node.subtree_end.0, preformatted_code);
+                    w.element(i, e.local_name(), node.subtree_end.get(), preformatted_code);
                     i + 1
                 }
             }
-            NodeData::Text(_) if page.unseen(NodeId(i)).is_some() => {
+            NodeData::Text(_) if page.unseen(NodeId::new(i)).is_some() => {
                 let k = w.at(i);
                 w.flags[k] |= REMOVED;
                 i + 1
@@ -238,7 +239,7 @@ impl Walker<'_> {
                 *f |= TRIM_TRAIL;
                 if self
                     .page
-                    .text(NodeId(p))
+                    .text(NodeId::new(p))
                     .is_some_and(|t| t.bytes().all(tags::collapsible))
                 {
                     // " " kept so far, now trimmed to nothing.
@@ -264,9 +265,9 @@ impl Walker<'_> {
 
 /// An element's exit: record blankness, pass content up.
 fn close(page: &Page, flags: &mut [u8], root: u32, stack: &mut [Open], o: &Open) {
-    let tag = page.tag(NodeId(o.id)).unwrap_or("");
+    let tag = page.tag(NodeId::new(o.id)).unwrap_or("");
     let meaningful = is_turndown_void(tag) || tags::is_meaningful_when_blank(tag);
-    if !o.has_content && !meaningful && page.element(NodeId(o.id)).is_some() {
+    if !o.has_content && !meaningful && page.element(NodeId::new(o.id)).is_some() {
         flags[(o.id - root) as usize] |= BLANK;
     }
     if (o.has_content || meaningful)

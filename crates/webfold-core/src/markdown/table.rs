@@ -86,14 +86,14 @@ impl<'a> Writer<'a> {
         if matches!(e.attr("role"), Some("presentation" | "none")) {
             return None;
         }
-        let end = page.node(table).subtree_end.0;
+        let end = page.node(table).subtree_end.get();
         let mut grid = Grid::default();
         let (mut rows, mut width, mut in_row) = (0, 0, false);
-        let mut j = table.0 + 1;
+        let mut j = table.get() + 1;
         while j < end {
-            let n = NodeId(j);
+            let n = NodeId::new(j);
             if self.pre.has(n, DROPPED) {
-                j = page.node(n).subtree_end.0;
+                j = page.node(n).subtree_end.get();
                 continue;
             }
             j += 1;
@@ -145,7 +145,7 @@ impl<'a> Writer<'a> {
         e: &'a ElementData,
         tag: &str,
     ) -> Option<u32> {
-        let children = id.0 + 1;
+        let children = id.get() + 1;
         let is_table = |k: &Kind<'_>| matches!(k, Kind::Table);
         let is_section = |k: &Kind<'_>| matches!(k, Kind::Plain);
         let is_row = |k: &Kind<'_>| matches!(k, Kind::Row);
@@ -157,7 +157,7 @@ impl<'a> Writer<'a> {
                 self.push(id, Kind::Table, start, start);
                 self.tables.push(Grid {
                     columns,
-                    table: id.0,
+                    table: id.get(),
                     ..Grid::default()
                 });
                 Some(children)
@@ -177,7 +177,7 @@ impl<'a> Writer<'a> {
                 && self.nearest_table_is_current(id) =>
             {
                 if !self.has_kept_cell(id) {
-                    return Some(self.page.node(id).subtree_end.0);
+                    return Some(self.page.node(id).subtree_end.get());
                 }
                 self.join(1);
                 let start = self.out.len();
@@ -210,7 +210,7 @@ impl<'a> Writer<'a> {
         self.page
             .ancestors(row)
             .find(|&a| self.page.tag(a) == Some("table"))
-            .is_some_and(|t| Some(t.0) == current)
+            .is_some_and(|t| Some(t.get()) == current)
     }
 
     pub(super) fn row_exit(&mut self, frame: &Frame<'a>) {

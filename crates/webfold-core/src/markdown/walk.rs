@@ -155,11 +155,11 @@ pub(super) fn convert(
 impl<'a> Writer<'a> {
     fn walk(&mut self) {
         let page = self.page;
-        let end = page.node(self.root).subtree_end.0;
-        let mut i = self.root.0;
+        let end = page.node(self.root).subtree_end.get();
+        let mut i = self.root.get();
         while i < end {
             self.close_until(i);
-            let id = NodeId(i);
+            let id = NodeId::new(i);
             let node = page.node(id);
             let flags = self.pre.get(id);
             if flags & DROPPED != 0 {
@@ -171,7 +171,7 @@ impl<'a> Writer<'a> {
                     // turndown numbers list items among all element children.
                     self.list_index(id);
                 }
-                i = node.subtree_end.0;
+                i = node.subtree_end.get();
                 continue;
             }
             match &node.data {
@@ -318,7 +318,7 @@ impl<'a> Writer<'a> {
     ) -> &mut Frame<'a> {
         let saved = self.saved();
         let frame = Frame {
-            end: self.page.node(id).subtree_end.0,
+            end: self.page.node(id).subtree_end.get(),
             node: id,
             kind,
             start,
@@ -348,8 +348,8 @@ impl<'a> Writer<'a> {
     /// Handles an element on entry; returns the next id to visit.
     fn element(&mut self, id: NodeId, e: &'a ElementData) -> u32 {
         let page = self.page;
-        let next_sibling_id = page.node(id).subtree_end.0;
-        let children = id.0 + 1;
+        let next_sibling_id = page.node(id).subtree_end.get();
+        let children = id.get() + 1;
         let index = self.list_index(id);
         let tag = if e.is_html() { e.local_name() } else { "" };
         let block = tags::is_block(tag);

@@ -16,18 +16,18 @@ pub(super) fn preview(
     is_shown: &dyn Fn(NodeId) -> bool,
 ) -> Option<String> {
     let page = scope.page;
-    let end = page.node(root).subtree_end.0;
+    let end = page.node(root).subtree_end.get();
     let mut out = String::new();
     let mut chars = 0usize;
     let mut pending_space = false;
     // Block elements we are inside, to add a space when leaving one.
     let mut open_blocks: Vec<NodeId> = Vec::new();
-    let mut i = root.0 + 1;
+    let mut i = root.get() + 1;
     while i < end && chars <= PREVIEW_CHARS {
-        let n = NodeId(i);
+        let n = NodeId::new(i);
         while open_blocks
             .last()
-            .is_some_and(|&b| page.node(b).subtree_end.0 <= i)
+            .is_some_and(|&b| page.node(b).subtree_end.get() <= i)
         {
             open_blocks.pop();
             pending_space = true;
@@ -37,7 +37,7 @@ pub(super) fn preview(
                 let block = !is_inline(e.local_name());
                 if scope.is_hidden(n) || is_shown(n) {
                     pending_space |= block;
-                    i = page.node(n).subtree_end.0;
+                    i = page.node(n).subtree_end.get();
                     continue;
                 }
                 if block {

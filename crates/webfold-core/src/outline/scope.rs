@@ -37,7 +37,7 @@ impl<'a> Scope<'a> {
         for (i, node) in page.nodes().iter().enumerate() {
             if let (NodeData::Text(t), Some(p)) = (&node.data, node.parent)
                 && !t.trim_ascii().is_empty()
-                && page.unseen(NodeId(i as u32)).is_none()
+                && page.unseen(NodeId::new(i as u32)).is_none()
             {
                 own_text[p.index()] = true;
             }
@@ -99,22 +99,22 @@ impl<'a> Scope<'a> {
 
     /// Outlined elements in the subtree of `root`, `root` included.
     pub fn count_outlined(&self, root: NodeId) -> usize {
-        let end = self.page.node(root).subtree_end.0;
+        let end = self.page.node(root).subtree_end.get();
         let mut count = 0;
-        let mut i = root.0;
+        let mut i = root.get();
         while i < end {
-            let n = NodeId(i);
+            let n = NodeId::new(i);
             if !self.page.is_element(n) {
                 i += 1;
                 continue;
             }
             if !self.is_outlined(n) {
-                i = self.page.node(n).subtree_end.0;
+                i = self.page.node(n).subtree_end.get();
                 continue;
             }
             count += 1;
             i = if self.is_foreign(n) {
-                self.page.node(n).subtree_end.0
+                self.page.node(n).subtree_end.get()
             } else {
                 i + 1
             };

@@ -443,14 +443,14 @@ pub(super) fn finalize_with_order(mut b: Arena, quirks: bool) -> (Page, Vec<Idx>
     for (i, &(old, parent, inert)) in order.iter().enumerate() {
         let data = match std::mem::replace(&mut b[old].data, BData::Fragment) {
             BData::Document | BData::Fragment => NodeData::Document,
-            BData::Doctype(name) => NodeData::Doctype { name },
+            BData::Doctype(name) => NodeData::Doctype { name: name.into() },
             BData::Element { data, .. } => NodeData::Element(data),
-            BData::Text(t) => NodeData::Text(t),
-            BData::Comment(t) => NodeData::Comment(t),
+            BData::Text(t) => NodeData::Text(t.into_boxed_str()),
+            BData::Comment(t) => NodeData::Comment(t.into()),
             BData::Pi(pi) => NodeData::ProcessingInstruction(pi),
         };
-        let id = NodeId(i as u32);
-        let parent = parent.get().map(NodeId);
+        let id = NodeId::new(i as u32);
+        let parent = parent.get().map(NodeId::new);
         let depth = parent.map_or(0, |p| nodes[p.index()].depth + 1);
         let mut node = Node {
             parent,
@@ -458,7 +458,7 @@ pub(super) fn finalize_with_order(mut b: Arena, quirks: bool) -> (Page, Vec<Idx>
             last_child: None,
             prev_sibling: None,
             next_sibling: None,
-            subtree_end: NodeId(id.0 + 1),
+            subtree_end: NodeId::new(id.get() + 1),
             depth,
             inert,
             data,

@@ -25,26 +25,57 @@ pub use markup5ever::{LocalName, Namespace, QualName, local_name, ns};
 pub use unseen::Unseen;
 
 use std::fmt;
+use std::num::NonZeroU32;
 
 /// A node's index in its [`Page`]: its position in document (pre)order.
-#[derive(
-    Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize, serde::Deserialize,
-)]
-#[serde(transparent)]
-pub struct NodeId(pub u32);
+///
+/// Stored as the index plus one, so `Option<NodeId>` is 4 bytes: a node
+/// keeps five such links, and pages run to millions of nodes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct NodeId(NonZeroU32);
 
 impl NodeId {
     /// The document node; every page has it.
-    pub const DOCUMENT: NodeId = NodeId(0);
+    pub const DOCUMENT: NodeId = NodeId::new(0);
+
+    /// The node at `index` (`u32::MAX` stands for `u32::MAX - 1`: no page
+    /// holds that many nodes).
+    pub const fn new(index: u32) -> NodeId {
+        match NonZeroU32::new(index.saturating_add(1)) {
+            Some(n) => NodeId(n),
+            None => unreachable!(),
+        }
+    }
 
     pub fn index(self) -> usize {
-        self.0 as usize
+        self.get() as usize
+    }
+
+    /// The index as the `u32` it is stored in.
+    pub const fn get(self) -> u32 {
+        self.0.get() - 1
+    }
+}
+
+// `Option<NodeId>` takes the niche; five links per node depend on it.
+const _: () = assert!(std::mem::size_of::<Option<NodeId>>() == 4);
+const _: () = assert!(std::mem::size_of::<Node>() <= 56);
+
+impl serde::Serialize for NodeId {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_u32(self.get())
+    }
+}
+
+impl<'de> serde::Deserialize<'de> for NodeId {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<NodeId, D::Error> {
+        u32::deserialize(d).map(NodeId::new)
     }
 }
 
 impl fmt::Display for NodeId {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}", self.0)
+        write!(f, "{}", self.get())
     }
 }
 
@@ -100,11 +131,12 @@ impl ElementData {
 pub enum NodeData {
     Document,
     Doctype {
-        name: String,
+        name: Box<str>,
     },
     Element(Box<ElementData>),
-    Text(String),
-    Comment(String),
+    /// Strings are boxed (16 bytes, not 24): every node carries this enum.
+    Text(Box<str>),
+    Comment(Box<str>),
     /// Boxed: rare, and two strings inline would grow every node.
     ProcessingInstruction(Box<ProcessingInstruction>),
 }
@@ -251,12 +283,12 @@ impl Page {
 
     /// The node and all its descendants, in document order (a slice walk).
     pub fn subtree(&self, id: NodeId) -> impl Iterator<Item = NodeId> + use<> {
-        (id.0..self.node(id).subtree_end.0).map(NodeId)
+        (id.get()..self.node(id).subtree_end.get()).map(NodeId::new)
     }
 
     /// Strict descendants in document order.
     pub fn descendants(&self, id: NodeId) -> impl Iterator<Item = NodeId> + use<> {
-        (id.0 + 1..self.node(id).subtree_end.0).map(NodeId)
+        (id.get() + 1..self.node(id).subtree_end.get()).map(NodeId::new)
     }
 
     pub fn is_ancestor_of(&self, ancestor: NodeId, node: NodeId) -> bool {

@@ -136,7 +136,7 @@ pub(crate) fn compute(page: &Page) -> Vec<Option<Unseen>> {
     let mut out: Vec<Option<Unseen>> = vec![None; n];
     let live = page.has_layout();
     for i in 0..n {
-        let id = NodeId(i as u32);
+        let id = NodeId::new(i as u32);
         let up = page.parent(id).map(|p| down[p.index()]).unwrap_or(TOP);
         match &page.node(id).data {
             NodeData::Text(t) if !t.trim_ascii().is_empty() => {
@@ -438,10 +438,14 @@ pub fn clip_shows_nothing(c: &str) -> bool {
 /// the first few hundred nodes are enough to tell.
 pub fn seen_text(page: &Page, id: NodeId) -> String {
     const MOST: u32 = 400;
-    let end = page.node(id).subtree_end.0.min(id.0.saturating_add(MOST));
+    let end = page
+        .node(id)
+        .subtree_end
+        .get()
+        .min(id.get().saturating_add(MOST));
     let mut out = String::new();
-    for i in id.0..end {
-        let n = NodeId(i);
+    for i in id.get()..end {
+        let n = NodeId::new(i);
         if let Some(t) = page.text(n)
             && page.is_seen(n)
         {
@@ -519,7 +523,7 @@ fn keep_screen_reader_names(page: &Page, out: &mut [Option<Unseen>]) {
         if *slot != Some(Unseen::Clipped) {
             continue;
         }
-        let id = NodeId(i as u32);
+        let id = NodeId::new(i as u32);
         let words = words_in(page, id);
         let names = std::iter::once(id)
             .chain(page.ancestors(id))
@@ -541,9 +545,13 @@ fn keep_screen_reader_names(page: &Page, out: &mut [Option<Unseen>]) {
 /// How many words a node's text holds (the first few hundred nodes of an
 /// element's subtree: past a dozen words the count no longer matters).
 fn words_in(page: &Page, id: NodeId) -> usize {
-    let end = page.node(id).subtree_end.0.min(id.0.saturating_add(400));
-    (id.0..end)
-        .filter_map(|i| page.text(NodeId(i)))
+    let end = page
+        .node(id)
+        .subtree_end
+        .get()
+        .min(id.get().saturating_add(400));
+    (id.get()..end)
+        .filter_map(|i| page.text(NodeId::new(i)))
         .map(|t| t.split_whitespace().count())
         .sum()
 }
@@ -586,7 +594,7 @@ fn covered(page: &Page, out: &mut [Option<Unseen>]) {
     let doc = documents(page);
     let mut covers: Vec<(NodeId, Rect, &Paint)> = (0..page.len())
         .filter_map(|i| {
-            let id = NodeId(i as u32);
+            let id = NodeId::new(i as u32);
             let l = page.layout(id)?;
             let p = l.paint.as_ref()?;
             let b = l.bounds?;
@@ -604,7 +612,7 @@ fn covered(page: &Page, out: &mut [Option<Unseen>]) {
         return;
     }
     for i in 0..page.len() {
-        let id = NodeId(i as u32);
+        let id = NodeId::new(i as u32);
         if out[i].is_some() || !matches!(page.node(id).data, NodeData::Text(_)) {
             continue;
         }
@@ -633,9 +641,12 @@ fn area(r: Rect) -> f32 {
 fn documents(page: &Page) -> Vec<u32> {
     let mut doc = vec![0u32; page.len()];
     for i in 1..page.len() {
-        let id = NodeId(i as u32);
+        let id = NodeId::new(i as u32);
         let parent = page.parent(id).map_or(0, |p| p.index());
-        doc[i] = if matches!(page.tag(NodeId(parent as u32)), Some("iframe" | "frame")) {
+        doc[i] = if matches!(
+            page.tag(NodeId::new(parent as u32)),
+            Some("iframe" | "frame")
+        ) {
             i as u32
         } else {
             doc[parent]
@@ -652,7 +663,7 @@ fn unseen_when_all_content_is(page: &Page, out: &mut [Option<Unseen>]) {
     let mut hidden: Vec<Option<Unseen>> = vec![None; out.len()];
     let mut shown = vec![false; out.len()];
     for i in (0..out.len()).rev() {
-        let id = NodeId(i as u32);
+        let id = NodeId::new(i as u32);
         match &page.node(id).data {
             NodeData::Text(t) if !t.trim_ascii().is_empty() && page.is_rendered(id) => {
                 hidden[i] = out[i];
@@ -709,7 +720,7 @@ mod tests {
     fn unseen_text(html: &str, needle: &str) -> Option<Unseen> {
         let page = Page::parse(html);
         let id = (0..page.len())
-            .map(|i| NodeId(i as u32))
+            .map(|i| NodeId::new(i as u32))
             .find(|&id| page.text(id).is_some_and(|t| t.contains(needle)))
             .expect("the text is on the page");
         page.unseen(id)

@@ -873,7 +873,7 @@ fn from_ref_table(
         return None;
     }
     let index = dom_positions(page).iter().position(|&h| h == dom)?;
-    Some(NodeId(u32::try_from(index).ok()?))
+    Some(NodeId::new(u32::try_from(index).ok()?))
 }
 
 /// A hash of the page's markup (structure, tags, attributes, text): a ref
