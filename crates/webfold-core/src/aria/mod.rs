@@ -228,11 +228,7 @@ fn flatten(raw: tree::Raw, mode: Mode) -> AriaTree {
                     node: n.el,
                     ref_: None,
                     states: std::mem::take(&mut n.states),
-                    props: Props {
-                        url: n.url.take(),
-                        placeholder: n.placeholder.take(),
-                        invisible_name: n.invisible_name.take(),
-                    },
+                    props: n.props.take().map(|p| *p).unwrap_or_default(),
                     aria_hidden: n.aria_hidden,
                     cursor_pointer: n.cursor_pointer,
                     invisible: n.invisible,

@@ -5,13 +5,13 @@ use std::collections::HashMap;
 
 use crate::page::{NodeData, NodeId, Page};
 
-use super::Mode;
 use super::dom::DomIndex;
 use super::js::normalize_white_space;
 use super::name::Names;
 use super::roles::Roles;
 use super::states::{self, States};
 use super::style::{Display, Styles, input_type};
+use super::{Mode, Props};
 
 pub(crate) enum RawChild {
     Node(u32),
@@ -24,8 +24,9 @@ pub(crate) struct RawNode {
     pub children: Vec<RawChild>,
     pub el: Option<NodeId>,
     pub states: States,
-    pub url: Option<String>,
-    pub placeholder: Option<String>,
+    /// Rare (links, textboxes, set-apart labels): boxed, so the other
+    /// nodes do not carry three empty strings each.
+    pub props: Option<Box<Props>>,
     pub aria_hidden: bool,
     pub cursor_pointer: bool,
     /// Would get a ref: box visible and receives pointer events (`ai` mode only).
@@ -37,8 +38,6 @@ pub(crate) struct RawNode {
     pub unseen: bool,
     /// A control a person cannot see: kept, marked `[invisible]`.
     pub invisible: bool,
-    /// The name a label gives that the visible text does not say.
-    pub invisible_name: Option<String>,
 }
 
 impl RawNode {
@@ -49,23 +48,25 @@ impl RawNode {
             children: Vec::new(),
             el: None,
             states: States::default(),
-            url: None,
-            placeholder: None,
+            props: None,
             aria_hidden: false,
             cursor_pointer: false,
             has_ref: false,
             name_refs: Vec::new(),
             unseen: false,
             invisible: false,
-            invisible_name: None,
         }
     }
 
     pub fn has_props(&self) -> bool {
-        self.url.is_some()
-            || self.placeholder.is_some()
-            || self.aria_hidden
-            || self.invisible_name.is_some()
+        self.aria_hidden
+            || self.props.as_ref().is_some_and(|p| {
+                p.url.is_some() || p.placeholder.is_some() || p.invisible_name.is_some()
+            })
+    }
+
+    pub fn props_mut(&mut self) -> &mut Props {
+        self.props.get_or_insert_with(Box::default)
     }
 }
 
@@ -331,13 +332,13 @@ impl Builder<'_> {
         if t.role == "link"
             && let Some(href) = e.and_then(|e| e.attr("href"))
         {
-            t.url = Some(truncate_data_url(href));
+            t.props_mut().url = Some(truncate_data_url(href));
         }
         if t.role == "textbox"
             && let Some(ph) = e.and_then(|e| e.attr("placeholder"))
             && ph != t.name
         {
-            t.placeholder = Some(ph.to_string());
+            t.props_mut().placeholder = Some(ph.to_string());
         }
         if let Some(c) = created
             && let Some(sources) = w.name_sources.remove(&c)
@@ -363,7 +364,8 @@ impl Builder<'_> {
         };
         let seen = crate::page::unseen::seen_text(self.page, id);
         if crate::page::unseen::label_differs(label, &seen) {
-            n.invisible_name = Some(std::mem::replace(&mut n.name, normalize_white_space(&seen)));
+            let seen_name = normalize_white_space(&seen);
+            n.props_mut().invisible_name = Some(std::mem::replace(&mut n.name, seen_name));
         }
     }
 

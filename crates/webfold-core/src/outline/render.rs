@@ -1,6 +1,8 @@
 //! Turning the first `k` lines of a [`Plan`] (in budget rank order) into the
 //! text tree and the JSON tree.
 
+use std::collections::HashMap;
+
 use super::plan::{Entry, Plan};
 use super::preview::preview;
 use super::scope::{Scope, label, label_is_unique};
@@ -270,7 +272,9 @@ impl<'s, 'p> Renderer<'s, 'p> {
         let k = k.clamp(1, self.plan.entries.len());
         let plan = self.plan;
         let entries = &plan.entries;
-        let mut built: Vec<Option<DomNode>> = (0..entries.len()).map(|_| None).collect();
+        // Only kept entries are built: a slot per plan entry would cost a
+        // node's size for each of a listing's 100,000 entries.
+        let mut built: HashMap<usize, DomNode> = HashMap::with_capacity(k);
         // Breadth-first order puts children after parents: build in reverse.
         for e in (0..entries.len()).rev() {
             if !self.kept(e, k) {
@@ -280,7 +284,7 @@ impl<'s, 'p> Renderer<'s, 'p> {
             let children: Vec<DomNode> = self
                 .kept_kids(e, k)
                 .iter()
-                .filter_map(|&c| built[c].take())
+                .filter_map(|c| built.remove(c))
                 .collect();
             let mut node = self.dom_node(entry.last(), entry.child_count as usize);
             node.text_preview = self.preview_of(entry);
@@ -293,10 +297,10 @@ impl<'s, 'p> Renderer<'s, 'p> {
             if entry.repeat() > 1 {
                 node.repeat = Some(entry.repeat());
             }
-            built[e] = Some(node);
+            built.insert(e, node);
         }
-        built[0]
-            .take()
+        built
+            .remove(&0)
             .unwrap_or_else(|| self.dom_node(entries[0].first(), 0))
     }
 

@@ -264,16 +264,23 @@ pub fn prepare_for(
             Vec::new(),
         ));
     };
-    let mut aria_tree = aria::build_for(page, root, mode, seen_only);
-    if mode == Mode::Ai {
-        aria::assign_refs(&mut aria_tree);
-    }
-    let yaml = aria::render_yaml(&aria_tree);
+    // The tree, its text and the lines read back are each as large as the
+    // page: hold what the lines need of the tree (`Printed`) and let each
+    // go before the next is built.
+    let (yaml, printed) = {
+        let mut aria_tree = aria::build_for(page, root, mode, seen_only);
+        if mode == Mode::Ai {
+            aria::assign_refs(&mut aria_tree);
+        }
+        let printed: Vec<Printed> = aria_tree.nodes.iter().skip(1).map(Printed::of).collect();
+        (aria::render_yaml(&aria_tree), printed)
+    };
     let mut tree = parse::parse(&yaml).map_err(|e| {
         Error::InvalidOption(format!(
             "internal: the snapshot did not read back ({e}); please report this page"
         ))
     })?;
+    drop(yaml);
 
     // Arena nodes after the root are the printed lines (elements and text) in
     // preorder. Props lines have no node, and a line printing its only text
@@ -283,18 +290,18 @@ pub fn prepare_for(
     let mut nodes = vec![None; n];
     let mut in_viewport = vec![false; n];
     let mut dom = vec![0u64; n];
-    let mut arena = aria_tree.nodes.iter().skip(1);
+    let mut arena = printed.iter();
     for (i, line) in tree.lines.iter().enumerate() {
         if line.kind == LineKind::Prop {
             continue;
         }
         let Some(node) = arena.next() else { break };
         if line.kind == LineKind::Element && line.raw_value.is_some() {
-            for _ in 0..node.children.len() {
+            for _ in 0..node.children {
                 arena.next();
             }
         }
-        if line.kind != LineKind::Element || node.role != line.role {
+        if line.kind != LineKind::Element || node.role != role_hash(&line.role) {
             continue;
         }
         if let Some(id) = node.node {
@@ -324,6 +331,37 @@ pub fn prepare_for(
     ))
 }
 
+/// What matching a printed line to its DOM element needs of an arena node.
+struct Printed {
+    node: Option<NodeId>,
+    children: u32,
+    role: u64,
+}
+
+impl Printed {
+    fn of(n: &aria::AriaNode) -> Printed {
+        Printed {
+            node: n.node,
+            children: n.children.len() as u32,
+            role: role_hash(&n.role),
+        }
+    }
+}
+
+/// A role name's hash: compared, never shown.
+fn role_hash(role: &str) -> u64 {
+    fnv1a(0, role.bytes())
+}
+
+/// FNV-1a of `bytes`, from the offset basis mixed with `seed`.
+fn fnv1a(seed: u64, bytes: impl IntoIterator<Item = u8>) -> u64 {
+    bytes
+        .into_iter()
+        .fold(seed ^ 0xcbf2_9ce4_8422_2325, |h, b| {
+            (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
+        })
+}
+
 /// A hash per node of its DOM position: the chain of tag names and element
 /// sibling indexes from the root. Stable across parses of the same markup and
 /// across edits elsewhere on the page.
@@ -342,12 +380,8 @@ fn dom_positions(page: &Page) -> Vec<u64> {
             }
             None => (0, 0),
         };
-        let mut h = parent_hash ^ 0xcbf2_9ce4_8422_2325;
-        for &b in e.local_name().as_bytes().iter().chain(&index.to_le_bytes()) {
-            h ^= u64::from(b);
-            h = h.wrapping_mul(0x0100_0000_01b3);
-        }
-        hashes[i] = h.max(1);
+        let name = e.local_name().bytes();
+        hashes[i] = fnv1a(parent_hash, name.chain(index.to_le_bytes())).max(1);
     }
     hashes
 }
