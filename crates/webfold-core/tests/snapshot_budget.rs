@@ -426,7 +426,12 @@ fn kept_elements_keep_their_ancestors() {
     let (full, _) = snapshot::prepare(&page, Mode::Ai, "", None).unwrap();
     let chain = |t: &snapshot::SnapTree, i: usize| -> Vec<(String, Option<String>)> {
         t.ancestors(i)
-            .map(|a| (t.lines[a].role.clone(), t.lines[a].aria_ref.clone()))
+            .map(|a| {
+                (
+                    t.lines[a].role.clone(),
+                    t.lines[a].aria_ref.as_deref().map(String::from),
+                )
+            })
             .collect()
     };
     for interactive_only in [true, false] {

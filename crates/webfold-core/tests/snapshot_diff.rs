@@ -118,7 +118,7 @@ fn every_diff_line_is_a_snapshot_line_with_a_parsable_ref() {
     let parsed: Vec<String> = tree
         .lines
         .iter()
-        .filter_map(|l| l.aria_ref.clone())
+        .filter_map(|l| l.aria_ref.as_deref().map(String::from))
         .collect();
     assert_eq!(parsed, refs);
     assert!(

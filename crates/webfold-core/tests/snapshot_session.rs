@@ -38,7 +38,7 @@ fn refs(text: &str) -> Vec<(String, String)> {
             l.aria_ref.clone().map(|r| {
                 (
                     format!("{} {:?}", l.role, l.name.as_deref().unwrap_or("")),
-                    r,
+                    r.into(),
                 )
             })
         })

@@ -133,7 +133,12 @@ impl ScoredPage {
         let cnt = Cnt::build(&page);
         let refs = match snapshot::prepare(&page, Mode::Ai, &url, None) {
             Ok((p, _)) => (0..p.tree.len())
-                .filter_map(|i| Some((p.tree.lines[i].aria_ref.clone()?, p.nodes[i]?)))
+                .filter_map(|i| {
+                    Some((
+                        p.tree.lines[i].aria_ref.as_deref()?.to_string(),
+                        p.nodes[i]?,
+                    ))
+                })
                 .collect(),
             Err(_) => BTreeMap::new(),
         };

@@ -9,7 +9,11 @@ pub fn snapshot_refs(text: &str) -> Vec<String> {
     let tree = webfold_core::snapshot::parse(text)
         .unwrap_or_else(|e| panic!("a printed snapshot does not read back: {e}\n{text}"));
     let mut refs: Vec<String> = Vec::new();
-    for r in tree.lines.into_iter().filter_map(|l| l.aria_ref) {
+    for r in tree
+        .lines
+        .into_iter()
+        .filter_map(|l| l.aria_ref.map(String::from))
+    {
         if !refs.contains(&r) {
             refs.push(r);
         }

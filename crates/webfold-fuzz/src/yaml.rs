@@ -42,7 +42,7 @@ pub fn check(bytes: &[u8]) {
     let name = tree
         .lines
         .iter()
-        .find_map(|l| l.name.clone())
+        .find_map(|l| l.name.as_deref().map(String::from))
         .unwrap_or_else(|| "a".into());
     // The fixed regex is built once: compiling it took a fifth of each run.
     static ANY: OnceLock<Query> = OnceLock::new();

@@ -32,7 +32,7 @@ struct Item {
     inline_end: bool,
     /// The element's own text within `text` (bytes), once loose text
     /// around it was appropriated; `None` while all of `text` is its own.
-    own: Option<(usize, usize)>,
+    own: Option<Span>,
     /// A heading or live-region message: its line holds its own words only.
     own_line: bool,
 }
@@ -61,6 +61,22 @@ impl Item {
 
     fn is_blank(&self) -> bool {
         self.text.is_blank()
+    }
+}
+
+/// A byte range of an item's text, in 32 bits: an item is held per DOM
+/// node while the CNT is merged, and a page's text is far under 4 GB.
+#[derive(Clone, Copy, Debug)]
+struct Span(u32, u32);
+
+impl Span {
+    fn new(start: usize, end: usize) -> Span {
+        let at = |i: usize| u32::try_from(i).unwrap_or(u32::MAX);
+        Span(at(start), at(end))
+    }
+
+    fn range(self) -> (usize, usize) {
+        (self.0 as usize, self.1 as usize)
     }
 }
 
@@ -336,7 +352,7 @@ fn appropriate_text(items: &mut [Item], kids: Vec<u32>) -> Vec<u32> {
                 && items[prev as usize].children.is_empty()
             {
                 let (sib, text) = two_mut(items, prev as usize, ki);
-                sib.own = Some(sib.own.unwrap_or((0, sib.text.len())));
+                sib.own = Some(sib.own.unwrap_or(Span::new(0, sib.text.len())));
                 sib.text = Text::join(
                     mem::take(&mut sib.text),
                     sib.inline_end,
@@ -355,7 +371,7 @@ fn appropriate_text(items: &mut [Item], kids: Vec<u32>) -> Vec<u32> {
             if let Some(t) = pending.take() {
                 let (sib, text) = two_mut(items, ki, t as usize);
                 let sib_len = sib.text.len();
-                let (start, end) = sib.own.unwrap_or((0, sib_len));
+                let (start, end) = sib.own.map_or((0, sib_len), Span::range);
                 let joined = Text::join(
                     mem::take(&mut text.text),
                     text.inline_end,
@@ -365,7 +381,7 @@ fn appropriate_text(items: &mut [Item], kids: Vec<u32>) -> Vec<u32> {
                 // The sibling's text ends the joined text, so its own part
                 // moves right by what came before it.
                 let shift = joined.len() - sib_len;
-                sib.own = Some((start + shift, end + shift));
+                sib.own = Some(Span::new(start + shift, end + shift));
                 sib.text = joined;
                 sib.absorbed.push(text.id);
                 absorb(&mut sib.absorbed, mem::take(&mut text.absorbed));
@@ -490,7 +506,10 @@ fn compact(page: &Page, mut items: Vec<Item>, root: u32) -> Cnt {
         for &k in kids.iter().rev() {
             stack.push((k, Some(me)));
         }
-        let (text, own) = trimmed_with_own(&mem::take(&mut item.text).into_string(), item.own);
+        let (text, own) = trimmed_with_own(
+            &mem::take(&mut item.text).into_string(),
+            item.own.map(Span::range),
+        );
         let mut absorbed = mem::take(&mut item.absorbed);
         absorbed.sort_unstable();
         nodes.push(CntNode {

@@ -9,12 +9,14 @@ use std::collections::VecDeque;
 use std::mem;
 
 /// The pieces in order: `first`, then `more`. Most texts are one piece
-/// and never join, so the first lives apart and costs no second allocation.
-/// `first` is empty only when the whole text is.
+/// and never join, so the first lives apart and costs no second allocation,
+/// and the rest is boxed: a text is held per DOM node while the CNT is
+/// merged. `first` is empty only when the whole text is.
 #[derive(Debug, Default)]
 pub(super) struct Text {
     first: String,
-    more: VecDeque<String>,
+    #[expect(clippy::box_collection, reason = "8 bytes inline, not 32")]
+    more: Option<Box<VecDeque<String>>>,
     len: usize,
 }
 
@@ -23,8 +25,21 @@ impl Text {
         Text {
             len: s.len(),
             first: s,
-            more: VecDeque::new(),
+            more: None,
         }
+    }
+
+    /// The pieces after the first.
+    fn more(&self) -> impl DoubleEndedIterator<Item = &String> {
+        self.more.iter().flat_map(|m| m.iter())
+    }
+
+    fn more_mut(&mut self) -> &mut VecDeque<String> {
+        self.more.get_or_insert_with(Box::default)
+    }
+
+    fn more_len(&self) -> usize {
+        self.more.as_ref().map_or(0, |m| m.len())
     }
 
     /// Bytes, as the written-out text will have.
@@ -33,7 +48,7 @@ impl Text {
     }
 
     pub(super) fn is_blank(&self) -> bool {
-        self.first.trim().is_empty() && self.more.iter().all(|p| p.trim().is_empty())
+        self.first.trim().is_empty() && self.more().all(|p| p.trim().is_empty())
     }
 
     fn starts_with_space(&self) -> bool {
@@ -41,7 +56,10 @@ impl Text {
     }
 
     fn ends_with_space(&self) -> bool {
-        self.more.back().unwrap_or(&self.first).ends_with(' ')
+        self.more()
+            .next_back()
+            .unwrap_or(&self.first)
+            .ends_with(' ')
     }
 
     fn push_back(&mut self, s: String) {
@@ -49,24 +67,26 @@ impl Text {
         if self.first.is_empty() {
             self.first = s;
         } else if !s.is_empty() {
-            self.more.push_back(s);
+            self.more_mut().push_back(s);
         }
     }
 
     /// `a` then `b` (neither empty), the pieces of the one with fewer moved
     /// to the other.
     fn concat(mut a: Text, mut b: Text) -> Text {
-        if a.more.len() >= b.more.len() {
+        if a.more_len() >= b.more_len() {
             a.len += b.len;
-            a.more.push_back(b.first);
-            a.more.extend(b.more);
+            let more = a.more_mut();
+            more.push_back(b.first);
+            more.extend(b.more.into_iter().flat_map(|m| *m));
             a
         } else {
             b.len += a.len;
             let b_first = mem::replace(&mut b.first, a.first);
-            b.more.push_front(b_first);
-            for p in a.more.into_iter().rev() {
-                b.more.push_front(p);
+            let more = b.more_mut();
+            more.push_front(b_first);
+            for p in a.more.into_iter().flat_map(|m| *m).rev() {
+                more.push_front(p);
             }
             b
         }
@@ -85,10 +105,15 @@ impl Text {
         }
         let (a_space, b_space) = (a.ends_with_space(), b.starts_with_space());
         if a_space && b_space {
-            a.more.back_mut().unwrap_or(&mut a.first).pop();
+            match a.more.as_mut().and_then(|m| m.back_mut()) {
+                Some(last) => last.pop(),
+                None => a.first.pop(),
+            };
             a.len -= 1;
-            if a.more.back().is_some_and(String::is_empty) {
-                a.more.pop_back();
+            if let Some(m) = a.more.as_mut()
+                && m.back().is_some_and(String::is_empty)
+            {
+                m.pop_back();
             }
             if a.first.is_empty() {
                 // `a` was the one space: `b` alone is the join.
@@ -103,7 +128,10 @@ impl Text {
     pub(super) fn into_string(self) -> String {
         let mut out = self.first;
         out.reserve(self.len - out.len());
-        self.more.iter().for_each(|p| out.push_str(p));
+        self.more
+            .iter()
+            .flat_map(|m| m.iter())
+            .for_each(|p| out.push_str(p));
         out
     }
 }

@@ -1061,7 +1061,7 @@ fn group_cut(tree: &SnapTree, cut: &[usize]) -> Vec<CutGroup> {
             let l = &tree.lines[a];
             CutGroup {
                 label: label(l),
-                aria_ref: l.aria_ref.clone(),
+                aria_ref: l.aria_ref.as_deref().map(String::from),
                 count,
             }
         })

@@ -199,9 +199,9 @@ pub fn compact(tree: &SnapTree, urls: &PageUrls, interactive_only: bool) -> Comp
                     continue;
                 };
                 was_cut = cut(&mut u, URL_CAP);
-                if Some(&u) != l.value.as_ref() {
-                    line.raw_value = Some(yaml_escape_value_if_needed(&u));
-                    line.value = Some(u);
+                if Some(u.as_str()) != l.value.as_deref() {
+                    line.raw_value = Some(yaml_escape_value_if_needed(&u).into());
+                    line.value = Some(u.into());
                 }
             }
             _ => {}
@@ -238,7 +238,9 @@ fn rewrite_key(line: &mut Line) -> bool {
     let drop_cursor = line.cursor_pointer && is_interactive_role(&line.role);
     let mut name_cut = false;
     if let Some(n) = &mut line.name {
-        name_cut = cut(n, NAME_CAP);
+        let mut name = String::from(std::mem::take(n));
+        name_cut = cut(&mut name, NAME_CAP);
+        *n = name.into();
     }
     if !drop_cursor && !name_cut {
         return false;

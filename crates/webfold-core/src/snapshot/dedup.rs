@@ -95,8 +95,8 @@ pub fn collapse(tree: &SnapTree, previous: &[u64]) -> Collapsed {
         let l = &tree.lines[i];
         if roots.contains(&i) {
             let mut marker = l.clone();
-            marker.raw_value = Some(UNCHANGED.to_string());
-            marker.value = Some(UNCHANGED.to_string());
+            marker.raw_value = Some(UNCHANGED.into());
+            marker.value = Some(UNCHANGED.into());
             markers.push(lines.len());
             lines.push(marker);
             source.push(i);

@@ -351,9 +351,9 @@ fn describe(tree: &SnapTree, i: usize, max_lines: usize, surface: Surface) -> Fi
     }
     FindMatch {
         line: i,
-        aria_ref: l.aria_ref.clone(),
+        aria_ref: l.aria_ref.as_deref().map(String::from),
         role: l.role.clone(),
-        name: l.name.clone(),
+        name: l.name.as_deref().map(String::from),
         path,
         lines,
     }

@@ -40,7 +40,7 @@ pub(crate) fn tag_lines(
             // The dialog's own line has its name; a dialog printed only
             // through its children is named from the DOM.
             name = Some(match &line.name {
-                Some(n) if p.nodes[first] == Some(m) && !n.is_empty() => n.clone(),
+                Some(n) if p.nodes[first] == Some(m) && !n.is_empty() => n.to_string(),
                 _ => dialog_name(page, m),
             });
         }

@@ -494,7 +494,11 @@ fn view(
     let base = Snapshot {
         modal_dialog: led.behind.as_ref().and(modal_name).map(|name| ModalDialog {
             name,
-            aria_ref: led.tree.lines.first().and_then(|l| l.aria_ref.clone()),
+            aria_ref: led
+                .tree
+                .lines
+                .first()
+                .and_then(|l| l.aria_ref.as_deref().map(String::from)),
         }),
         ..base
     };
@@ -743,7 +747,7 @@ fn collapse_chrome(
     let unchanged = c
         .markers
         .iter()
-        .filter_map(|&m| c.tree.lines[m].aria_ref.clone())
+        .filter_map(|&m| c.tree.lines[m].aria_ref.as_deref().map(String::from))
         .collect();
     Chrome {
         tree: c.tree,
@@ -889,7 +893,7 @@ pub fn ref_of(
     let mut scratch = session.cloned();
     let (p, _) = prepare(page, Mode::Ai, url, scratch.as_mut()).ok()?;
     let line = p.nodes.iter().position(|&n| n == Some(node))?;
-    p.tree.lines[line].aria_ref.clone()
+    p.tree.lines[line].aria_ref.as_deref().map(String::from)
 }
 
 /// The element a ref of the session's last snapshot names, read from that

@@ -39,21 +39,21 @@ pub struct Line {
     /// The key exactly as printed (single-quoted when YAML needs it).
     pub raw_key: String,
     /// The inline value exactly as printed after `: `, if any.
-    pub raw_value: Option<String>,
+    pub raw_value: Option<Box<str>>,
     /// `role` for elements, `text` for text, the prop name (`/url`) for props.
     pub role: String,
     /// The accessible name, decoded.
-    pub name: Option<String>,
+    pub name: Option<Box<str>>,
     /// States and flags in print order, e.g. `("level", Some("2"))`, `("checked", None)`.
     /// The ref and cursor are kept apart.
     pub attrs: Vec<(String, Option<String>)>,
-    pub aria_ref: Option<String>,
+    pub aria_ref: Option<Box<str>>,
     /// `[cursor=pointer]` was printed.
     pub cursor_pointer: bool,
     /// The inline value, decoded.
-    pub value: Option<String>,
+    pub value: Option<Box<str>>,
     /// A trailing ` # …` comment (without the `#`), as diffs and finds print.
-    pub comment: Option<String>,
+    pub comment: Option<Box<str>>,
 }
 
 impl Line {
@@ -331,14 +331,14 @@ fn parse_item(item: &str) -> Result<Line, String> {
         parent: None,
         subtree_end: 0,
         raw_key,
-        raw_value,
+        raw_value: raw_value.map(Box::from),
         role: String::new(),
         name: None,
         attrs: Vec::new(),
         aria_ref: None,
         cursor_pointer: false,
-        value,
-        comment,
+        value: value.map(Box::from),
+        comment: comment.map(Box::from),
     };
     if key == "text" {
         line.kind = LineKind::Text;
@@ -487,7 +487,7 @@ fn parse_element_key(key: &str, line: &mut Line) -> Result<(), String> {
     if let Some(r) = rest.strip_prefix(" \"") {
         let quoted = &rest[1..];
         let (name, used) = json_string(quoted)?;
-        line.name = Some(name);
+        line.name = Some(name.into());
         rest = &r[used - 1..];
     }
     while !rest.is_empty() {
@@ -504,7 +504,7 @@ fn parse_element_key(key: &str, line: &mut Line) -> Result<(), String> {
             None => (attr, None),
         };
         match (name, value) {
-            ("ref", Some(v)) if !v.is_empty() => line.aria_ref = Some(v),
+            ("ref", Some(v)) if !v.is_empty() => line.aria_ref = Some(v.into()),
             ("cursor", Some(v)) if v == "pointer" => line.cursor_pointer = true,
             (n, v) => line.attrs.push((n.to_string(), v)),
         }

@@ -223,7 +223,7 @@ impl SnapshotSession {
 
         let mut identities = Vec::new();
         for &i in &element_lines {
-            let Some(current) = tree.lines[i].aria_ref.clone() else {
+            let Some(current) = tree.lines[i].aria_ref.as_deref().map(String::from) else {
                 continue;
             };
             if let Some(new_ref) = assigned[i].take()
@@ -233,9 +233,9 @@ impl SnapshotSession {
             }
             let l = &tree.lines[i];
             identities.push(RefIdentity {
-                aria_ref: l.aria_ref.clone().unwrap_or_default(),
+                aria_ref: l.aria_ref.as_deref().unwrap_or_default().to_string(),
                 role: l.role.clone(),
-                name: l.name.clone().unwrap_or_default(),
+                name: l.name.as_deref().unwrap_or_default().to_string(),
                 dom: dom_of_line[i],
             });
         }
@@ -336,7 +336,7 @@ pub fn chrome_refs(tree: &SnapTree) -> Vec<Vec<Option<String>>> {
         .map(|root| {
             (root..tree.lines[root].subtree_end)
                 .filter(|&i| tree.lines[i].is_element())
-                .map(|i| tree.lines[i].aria_ref.clone())
+                .map(|i| tree.lines[i].aria_ref.as_deref().map(String::from))
                 .collect()
         })
         .collect()
@@ -352,7 +352,7 @@ fn set_ref(line: &mut super::parse::Line, new_ref: &str) {
                 .replace_range(pos..pos + needle.len(), &format!("[ref={new_ref}]"));
         }
     }
-    line.aria_ref = Some(new_ref.to_string());
+    line.aria_ref = Some(new_ref.into());
 }
 
 /// `e12` → 12; frame refs (`f1e3`) have no main-frame number.
