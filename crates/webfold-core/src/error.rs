@@ -1,7 +1,5 @@
 //! Errors a view can return. Each says what went wrong and what to do next.
 
-use crate::NodeId;
-
 #[derive(Debug, thiserror::Error, Clone, PartialEq)]
 pub enum Error {
     /// A selector that does not parse. `{}` prints one line (`invalid selector
@@ -24,8 +22,9 @@ pub enum Error {
         suggestions: Vec<String>,
     },
 
+    /// The id as given (any whole number a request can hold).
     #[error("unknown node id {0}: take ids from an outline or CNT of this same page")]
-    UnknownNodeId(NodeId),
+    UnknownNodeId(u64),
 
     #[error("no element {0} in the last snapshot; take a new snapshot and use one of its refs")]
     UnknownRef(String),

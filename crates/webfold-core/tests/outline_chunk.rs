@@ -568,7 +568,7 @@ fn chunk_by_node_id_and_bad_ids() {
         template_p,
     ] {
         let err = chunk_of(&page, &ChunkTarget::Id(bad), false, None).unwrap_err();
-        assert_eq!(err, Error::UnknownNodeId(bad));
+        assert_eq!(err, Error::UnknownNodeId(bad.get().into()));
         assert!(err.to_string().contains("outline"), "{err}");
     }
 }
@@ -633,7 +633,7 @@ fn chunk_by_ref_reaches_into_a_declarative_shadow_root() {
         .expect("the plain template's button");
     assert_eq!(
         chunk_of(&page, &ChunkTarget::Id(plain), false, None).unwrap_err(),
-        Error::UnknownNodeId(plain)
+        Error::UnknownNodeId(plain.get().into())
     );
 }
 
@@ -894,4 +894,33 @@ fn a_focused_outline_keeps_the_part_the_task_names() {
         "{}",
         focused.text
     );
+}
+
+/// An id past what a page can hold is unknown, and the error names the id
+/// as the caller gave it: ids are stored one higher, so the largest 32-bit
+/// number is no id at all, and larger numbers are no `u32`.
+#[test]
+fn ids_past_the_last_possible_node_are_unknown_as_given() {
+    let page = Page::parse("<p id=a>hi</p>");
+    for id in [
+        u64::from(u32::MAX) - 1,
+        u64::from(u32::MAX),
+        1 << 32,
+        u64::MAX,
+    ] {
+        let opts = ChunkOptions {
+            id: Some(id),
+            ..Default::default()
+        };
+        let err = webfold_core::chunk::view(
+            &page,
+            &opts,
+            "",
+            None,
+            webfold_core::contract::Ctx::default(),
+        )
+        .unwrap_err();
+        assert_eq!(err, Error::UnknownNodeId(id));
+        assert!(err.to_string().contains(&id.to_string()), "{err}");
+    }
 }

@@ -143,7 +143,7 @@ fn leading_id(line: &str) -> Option<NodeId> {
         .chars()
         .take_while(char::is_ascii_digit)
         .collect();
-    digits.parse().ok().map(NodeId::new)
+    digits.parse().ok().and_then(NodeId::try_new)
 }
 
 fn label(n: &DomNode) -> String {

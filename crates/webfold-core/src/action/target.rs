@@ -45,8 +45,10 @@ impl FromStr for Target {
             return Ok(Target::Ref(t.to_string()));
         }
         t.parse::<u32>()
-            .map(|n| Target::Node(NodeId::new(n)))
-            .map_err(|_| BadTarget(s.to_string()))
+            .ok()
+            .and_then(NodeId::try_new)
+            .map(Target::Node)
+            .ok_or_else(|| BadTarget(s.to_string()))
     }
 }
 
@@ -74,7 +76,7 @@ impl Target {
         };
         match page.element(node) {
             Some(_) => Ok(node),
-            None => Err(Error::UnknownNodeId(node)),
+            None => Err(Error::UnknownNodeId(node.get().into())),
         }
     }
 }
@@ -99,7 +101,7 @@ impl<'de> Deserialize<'de> for Target {
         match Raw::deserialize(d).map_err(|_| {
             serde::de::Error::custom("expected a ref such as \"e12\" or a node id such as 57")
         })? {
-            Raw::Id(n) => Ok(Target::Node(NodeId::new(n))),
+            Raw::Id(n) => n.to_string().parse().map_err(serde::de::Error::custom),
             Raw::Text(s) => s.parse().map_err(serde::de::Error::custom),
         }
     }

@@ -50,7 +50,7 @@ pub struct ChunkOptions {
     /// CSS selector (first match), e.g. "section.hero"
     pub selector: Option<String>,
     /// Node id from an outline (@N) or CNT
-    pub id: Option<u32>,
+    pub id: Option<u64>,
     /// Snapshot ref, e.g. "e12"
     #[serde(rename = "ref")]
     pub r#ref: Option<String>,
@@ -111,7 +111,11 @@ impl ChunkOptions {
                     Ok(Named::Selector(sel.clone()))
                 }
             }
-            (None, Some(id), None) => Ok(Named::Id(NodeId::new(id))),
+            (None, Some(id), None) => u32::try_from(id)
+                .ok()
+                .and_then(NodeId::try_new)
+                .map(Named::Id)
+                .ok_or(Error::UnknownNodeId(id)),
             (None, None, Some(r)) => Ok(Named::Ref(r.clone())),
             (None, None, None) => Err(Error::InvalidOption(format!(
                 "name the element: give one of {}, {} or {}",
@@ -344,7 +348,7 @@ pub fn resolve(page: &Page, target: &ChunkTarget, all: bool) -> Result<Vec<NodeI
             if ok {
                 Ok(vec![*id])
             } else {
-                Err(Error::UnknownNodeId(*id))
+                Err(Error::UnknownNodeId(id.get().into()))
             }
         }
     }

@@ -77,7 +77,7 @@ impl FromStr for CntId {
             x.parse::<u32>().map_err(|_| bad())
         };
         match t.split_once('.') {
-            None => Ok(CntId::Node(NodeId::new(num(t)?))),
+            None => Ok(CntId::Node(NodeId::try_new(num(t)?).ok_or_else(bad)?)),
             Some((p, range)) => {
                 let (first, last) = range.split_once('-').ok_or_else(bad)?;
                 let (first, last) = (num(first)?, num(last)?);
@@ -87,7 +87,7 @@ impl FromStr for CntId {
                     ));
                 }
                 Ok(CntId::Hidden(HiddenRange {
-                    parent: NodeId::new(num(p)?),
+                    parent: NodeId::try_new(num(p)?).ok_or_else(bad)?,
                     first,
                     last,
                 }))
@@ -114,7 +114,7 @@ impl<'de> serde::Deserialize<'de> for CntId {
             Str(String),
         }
         match Raw::deserialize(d)? {
-            Raw::Num(n) => Ok(CntId::Node(NodeId::new(n))),
+            Raw::Num(n) => n.to_string().parse().map_err(serde::de::Error::custom),
             Raw::Str(s) => s.parse().map_err(serde::de::Error::custom),
         }
     }

@@ -326,7 +326,7 @@ impl Cnt {
                     "node {n} is not in the CNT (hidden or filtered out); {} shows its HTML",
                     Hint::Chunk(Handle::Id(n.to_string()), false).spell(surface)
                 ))),
-                None => Err(Error::UnknownNodeId(n)),
+                None => Err(Error::UnknownNodeId(n.get().into())),
             },
             CntId::Hidden(r) => {
                 let Some(p) = self

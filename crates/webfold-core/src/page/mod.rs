@@ -39,11 +39,20 @@ impl NodeId {
     pub const DOCUMENT: NodeId = NodeId::new(0);
 
     /// The node at `index` (`u32::MAX` stands for `u32::MAX - 1`: no page
-    /// holds that many nodes).
+    /// holds that many nodes). Ids a person or agent typed go through
+    /// [`NodeId::try_new`], so an error names the id they gave.
     pub const fn new(index: u32) -> NodeId {
         match NonZeroU32::new(index.saturating_add(1)) {
             Some(n) => NodeId(n),
             None => unreachable!(),
+        }
+    }
+
+    /// The node at `index`, if an id can be that large (all but `u32::MAX`).
+    pub const fn try_new(index: u32) -> Option<NodeId> {
+        match NonZeroU32::new(index.wrapping_add(1)) {
+            Some(n) => Some(NodeId(n)),
+            None => None,
         }
     }
 
@@ -69,7 +78,9 @@ impl serde::Serialize for NodeId {
 
 impl<'de> serde::Deserialize<'de> for NodeId {
     fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<NodeId, D::Error> {
-        u32::deserialize(d).map(NodeId::new)
+        let n = u32::deserialize(d)?;
+        NodeId::try_new(n)
+            .ok_or_else(|| serde::de::Error::custom(format!("{n} is past the last node id")))
     }
 }
 
