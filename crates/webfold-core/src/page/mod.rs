@@ -14,6 +14,7 @@ mod layout;
 mod raw_text;
 mod serialize;
 pub(crate) mod tags;
+mod tokenize;
 pub mod unseen;
 
 pub use builder::{BuilderId, PageBuilder};

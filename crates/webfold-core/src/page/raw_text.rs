@@ -1,15 +1,10 @@
 //! Where a script's or a raw-text element's text ends, found without the
 //! HTML tokenizer.
 //!
-//! Script and style bodies are about half of a typical page's bytes. The
-//! tokenizer walks them a character at a time and the tree builder copies
-//! them in pieces, yet their text is never markup. The parse hands their bytes
-//! to [`text_end`] instead, which applies the tokenizer's own rules (the
-//! HTML standard's script data states with their `<!--` escapes, or the
-//! first matching end tag), and the element gets the same one text node the
-//! tokenizer would have given it ([`normalize`]).
-
-use html5ever::tokenizer::BufferQueue;
+//! Script and style bodies are about half of a typical page's bytes, and
+//! their text is never markup. [`text_end`] finds where one ends by the
+//! tokenizer's own rules (the HTML standard's script data states with their
+//! `<!--` escapes, or the first matching end tag) in one pass over the bytes.
 
 /// How the tokenizer reads an element's text.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -19,28 +14,6 @@ pub(super) enum RawText {
     /// `<style>`, `<xmp>`, `<iframe>`, `<noembed>`, `<noframes>`,
     /// `<noscript>`: RAWTEXT, ended by the first end tag of its own name.
     Rawtext,
-}
-
-/// Takes the text of an element named `name` off the front of `input`,
-/// leaving the end tag that closes it (or nothing) there: what the
-/// tokenizer would have emitted as the element's text.
-pub(super) fn take_text(input: &BufferQueue, kind: RawText, name: &str) -> String {
-    let Some(mut rest) = input.pop_front() else {
-        return String::new();
-    };
-    // The page is pushed as one buffer and the tokenizer has read what it put
-    // back; should a piece still wait in front, read them as one.
-    while let Some(more) = input.pop_front() {
-        rest.push_tendril(&more);
-    }
-    let end = text_end(rest.as_bytes(), kind, name).unwrap_or(rest.len());
-    let text = normalize(&rest[..end]);
-    // `end` is at a `<` or the end, so a character boundary, and within a
-    // tendril's 32-bit length: dropping the text cannot fail.
-    if rest.try_pop_front(end as u32).is_ok() && !rest.is_empty() {
-        input.push_front(rest);
-    }
-    text
 }
 
 /// The offset of the `<` of the end tag that closes an element named `name`
@@ -203,6 +176,3 @@ fn script_end(input: &[u8]) -> Option<usize> {
         }
     }
 }
-
-#[cfg(test)]
-mod tests;
