@@ -444,7 +444,11 @@ impl<'a, 'p> Folder<'a, 'p> {
     /// Render a plan: placeholders for folded runs, exact token counts.
     fn render(&mut self, root: NodeId, plan: &Plan) -> Fitted {
         let page = self.page;
+        // A run's placeholder stands in for its first element; the rest of
+        // the run is left out. One flag a node marks those: a map entry for
+        // each was the view's largest allocation on long lists.
         let mut replace: HashMap<NodeId, String> = HashMap::new();
+        let mut left_out = vec![false; page.len()];
         let mut folded = Vec::new();
         // Open elements in document order, so parts come out in reading order.
         let mut open: Vec<NodeId> = plan.open.iter().copied().collect();
@@ -495,13 +499,19 @@ impl<'a, 'p> Folder<'a, 'p> {
                 }
                 replace.insert(c, text);
                 for &m in members.iter().skip(1).chain(gaps.iter()) {
-                    replace.insert(m, String::new());
+                    left_out[m.index()] = true;
                 }
                 folded.push(part);
             }
         }
         let mut html = String::new();
-        page.write_html(root, &mut html, &mut |n| replace.get(&n).cloned());
+        page.write_html(root, &mut html, &mut |n| {
+            if left_out[n.index()] {
+                Some(String::new())
+            } else {
+                replace.get(&n).cloned()
+            }
+        });
         let tokens = tokens::count(&html, self.enc);
         Fitted {
             html,

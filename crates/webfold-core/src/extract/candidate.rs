@@ -68,7 +68,7 @@ pub(crate) fn score(page: &Page, classes: &Classes, stats: &Stats) -> Scores {
     let mut is_candidate = vec![false; n];
     let mut candidates = Vec::new();
     for i in 0..n {
-        let b = &stats.block[i];
+        let b = stats.block.get(i);
         if b.chars < MIN_PARAGRAPH_CHARS || stats.excluded[i] {
             continue;
         }
@@ -135,7 +135,7 @@ pub(crate) fn score(page: &Page, classes: &Classes, stats: &Stats) -> Scores {
 /// Whether node `i` holds a paragraph of its own: enough text whose nearest
 /// block is `i`, under half of it in links.
 pub(crate) fn is_prose_block(stats: &Stats, i: usize) -> bool {
-    let b = &stats.block[i];
+    let b = stats.block.get(i);
     !stats.excluded[i] && b.chars >= MIN_PARAGRAPH_CHARS && b.link_density() < 0.5
 }
 
@@ -149,7 +149,7 @@ pub(crate) fn prose(page: &Page, stats: &Stats) -> Vec<f32> {
             continue;
         }
         if is_prose_block(stats, i) {
-            let b = &stats.block[i];
+            let b = stats.block.get(i);
             prose[i] += b.chars as f32 * (1.0 - b.link_density());
         }
         if let Some(p) = page.parent(NodeId::new(i as u32)) {

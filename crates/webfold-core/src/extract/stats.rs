@@ -122,7 +122,39 @@ pub(crate) struct Stats {
     /// Subtree sums with nothing dropped.
     pub total: Vec<Counts>,
     /// Text whose nearest block ancestor is this element.
-    pub block: Vec<Counts>,
+    pub block: BlockCounts,
+}
+
+/// Text sums per element that is some text's nearest block ancestor. Few
+/// of a page's nodes are, so they are kept by node in order, not one per
+/// node: on a long list, a sum for every node was a sixth of the view's
+/// peak.
+pub(crate) struct BlockCounts(Vec<(u32, Counts)>);
+
+const NO_COUNTS: Counts = Counts {
+    chars: 0,
+    link_chars: 0,
+    commas: 0,
+    paragraphs: 0,
+    images: 0,
+    list_items: 0,
+    heading_chars: 0,
+    controls: 0,
+    code: 0,
+    list_chars: 0,
+    tables: 0,
+    times: 0,
+    digits: 0,
+};
+
+impl BlockCounts {
+    /// The sums of the text whose nearest block ancestor is node `i`.
+    pub fn get(&self, i: usize) -> &Counts {
+        match self.0.binary_search_by_key(&i, |&(node, _)| node as usize) {
+            Ok(k) => &self.0[k].1,
+            Err(_) => &NO_COUNTS,
+        }
+    }
 }
 
 pub(crate) fn count_chars(s: &str) -> u32 {
@@ -148,7 +180,9 @@ impl Stats {
     pub fn compute(page: &Page, kinds: &[Kind], exclude: impl Fn(Kind) -> bool) -> Stats {
         let n = page.len();
         let mut own = vec![Own::default(); n];
-        let mut block = vec![Counts::default(); n];
+        // Where each block's sums are in `block`, while they add up.
+        let mut block_slot = vec![u32::MAX; n];
+        let mut block: Vec<(u32, Counts)> = Vec::new();
         let mut excluded = vec![false; n];
         let mut in_link = vec![false; n];
         let mut in_li = vec![false; n];
@@ -204,17 +238,24 @@ impl Stats {
                     if p_li {
                         o.flags |= Own::IN_LIST_ITEM;
                     }
-                    block[p_block as usize] += o.counts();
+                    let slot = &mut block_slot[p_block as usize];
+                    if *slot == u32::MAX {
+                        *slot = block.len() as u32;
+                        block.push((p_block, Counts::default()));
+                    }
+                    block[*slot as usize].1 += o.counts();
                 }
                 NodeData::Document => {}
                 _ => excluded[i] = true,
             }
         }
+        drop((block_slot, in_link, in_li, block_of));
+        block.sort_unstable_by_key(|&(node, _)| node);
         let mut s = Stats {
             own,
             excluded,
             total: Vec::new(),
-            block,
+            block: BlockCounts(block),
         };
         s.total = s.totals(page);
         s

@@ -250,7 +250,9 @@ fn collect(page: &Page, base: Option<&url::Url>) -> Vec<Link> {
     let main = extract(page, &ExtractOptions::default());
     let article = main.fallback.is_none();
     let mut found: Vec<(u8, Link)> = Vec::new();
-    let mut seen: std::collections::HashMap<(String, String), usize> = Default::default();
+    // Each text and address once, by a hash of the pair: the pair as the
+    // key held a copy of every link's text and address.
+    let mut seen: std::collections::HashMap<u64, usize> = Default::default();
     for i in 0..page.len() {
         let id = NodeId::new(i as u32);
         let Some(el) = page.element(id) else { continue };
@@ -270,9 +272,13 @@ fn collect(page: &Page, base: Option<&url::Url>) -> Vec<Link> {
             None => href.to_string(),
         };
         let text = link_text(page, id);
-        if let Some(&at) = seen.get(&(text.clone(), url.clone())) {
-            found[at].1.count += 1;
-            continue;
+        let key = pair_hash(&text, &url);
+        if let Some(&at) = seen.get(&key) {
+            let link = &mut found[at].1;
+            if link.text == text && link.url == url {
+                link.count += 1;
+                continue;
+            }
         }
         let landmark = landmark(page, id);
         let rank = if article && main.is_kept(page, id) {
@@ -284,7 +290,7 @@ fn collect(page: &Page, base: Option<&url::Url>) -> Vec<Link> {
                 _ => 3,
             }
         };
-        seen.insert((text.clone(), url.clone()), found.len());
+        seen.entry(key).or_insert(found.len());
         found.push((
             rank,
             Link {
@@ -296,9 +302,17 @@ fn collect(page: &Page, base: Option<&url::Url>) -> Vec<Link> {
             },
         ));
     }
+    drop(seen);
     // Stable: each rank keeps document order.
     found.sort_by_key(|(rank, _)| *rank);
     found.into_iter().map(|(_, l)| l).collect()
+}
+
+fn pair_hash(text: &str, url: &str) -> u64 {
+    use std::hash::{Hash, Hasher};
+    let mut h = std::collections::hash_map::DefaultHasher::new();
+    (text, url).hash(&mut h);
+    h.finish()
 }
 
 /// What the link says: its words, else its label, title or image's alt.
