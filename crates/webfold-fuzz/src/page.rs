@@ -5,7 +5,8 @@
 //! so each costs a handful of views rather than thirty; the fuzzer steers the
 //! budgets as it steers the page, and a run covers all of them.
 //!
-//! Invariants: nothing panics; a view that answers `Ok` is within its budget
+//! Invariants: nothing panics; the parse builds the tree html5ever's own
+//! tokenizer would; a view that answers `Ok` is within its budget
 //! by the core's exact count (and reports that count); every handle a view
 //! prints (outline `@N` and node ids, CNT node and marker ids, snapshot and
 //! find refs) resolves on the same page.
@@ -79,7 +80,9 @@ pub fn check(input: &[u8]) {
     for ct in CONTENT_TYPES {
         let _ = decode::decode_html(bytes, Some(ct));
     }
-    let page = Page::parse_bytes(bytes, None);
+    let text = decode::decode_html(bytes, None).text;
+    let page = Page::parse(&text);
+    same_tree(&page, &Page::parse_with_html5ever_tokenizer(&text));
     let mut resolver = Resolver::new(&page);
     outline_view(&mut resolver, &plan);
     chunk_view(&page, &plan);
@@ -87,6 +90,17 @@ pub fn check(input: &[u8]) {
     snapshot_view(&mut resolver, &plan);
     find_view(&mut resolver, &plan);
     cnt(&mut resolver, &plan);
+}
+
+/// The parse reads the tokens html5ever's own tokenizer would: the trees
+/// are the same, node for node.
+fn same_tree(ours: &Page, reference: &Page) {
+    let tree = |p: &Page| format!("{:?} quirks={}", p.nodes(), p.quirks_mode());
+    let (ours, reference) = (tree(ours), tree(reference));
+    assert!(
+        ours == reference,
+        "the parse differs from html5ever's tokenizer:\nours:      {ours}\nreference: {reference}"
+    );
 }
 
 /// Resolves the handles views print, each once per page: the views print

@@ -602,9 +602,9 @@ pub(super) fn parse_document(html: &str) -> Page {
     guard.tree.sink.finish()
 }
 
-/// The same page read by html5ever's own tokenizer: what the tests hold
-/// [`super::tokenize`] to.
-#[cfg(test)]
+/// The same page read by html5ever's own tokenizer: what the tests and
+/// fuzzers hold [`super::tokenize`] to.
+#[cfg(any(test, feature = "html5ever-oracle"))]
 pub(super) fn parse_with_html5ever_tokenizer(html: &str) -> Page {
     use html5ever::tokenizer::{BufferQueue, Tokenizer, TokenizerOpts};
     use markup5ever::interface::TokenizerResult;

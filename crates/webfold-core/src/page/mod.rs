@@ -204,6 +204,14 @@ impl Page {
         build::parse_document(html)
     }
 
+    /// [`Page::parse`] with html5ever's own tokenizer in place of ours: the
+    /// reference the fuzzers hold the parse to.
+    #[cfg(feature = "html5ever-oracle")]
+    #[doc(hidden)]
+    pub fn parse_with_html5ever_tokenizer(html: &str) -> Page {
+        build::parse_with_html5ever_tokenizer(html)
+    }
+
     /// Decode bytes as a browser would (BOM, header charset, `<meta charset>`,
     /// sniffing), then parse.
     pub fn parse_bytes(bytes: &[u8], content_type: Option<&str>) -> Page {
