@@ -6,9 +6,10 @@
 //! of buffers and copies every name and value a character at a time. Here the
 //! page is always whole and scripts never run: each step jumps to the next
 //! byte that matters, names and text are taken from the input as slices, and
-//! a script's or style's text is found by [`raw_text`] in one pass. The tokens
-//! are the ones html5ever's tokenizer emits (its tests hold the two to the
-//! same trees), minus its parse-error tokens, which no one reads.
+//! a script's or style's text is found by [`raw_text`] in one pass. The tree
+//! builder gets what html5ever's tokenizer would give it, but for text in
+//! longer runs and no parse-error tokens (no one reads them): the tests and
+//! the page fuzzer hold the two to the same trees.
 //!
 //! Input has no CR: [`tokenize`] reads CR LF and a lone CR as LF first, as the
 //! standard's input stream preprocessing does.
