@@ -131,29 +131,12 @@ pub(crate) struct Stats {
 /// peak.
 pub(crate) struct BlockCounts(Vec<(u32, Counts)>);
 
-const NO_COUNTS: Counts = Counts {
-    chars: 0,
-    link_chars: 0,
-    commas: 0,
-    paragraphs: 0,
-    images: 0,
-    list_items: 0,
-    heading_chars: 0,
-    controls: 0,
-    code: 0,
-    list_chars: 0,
-    tables: 0,
-    times: 0,
-    digits: 0,
-};
-
 impl BlockCounts {
     /// The sums of the text whose nearest block ancestor is node `i`.
-    pub fn get(&self, i: usize) -> &Counts {
-        match self.0.binary_search_by_key(&i, |&(node, _)| node as usize) {
-            Ok(k) => &self.0[k].1,
-            Err(_) => &NO_COUNTS,
-        }
+    pub fn get(&self, i: usize) -> Counts {
+        self.0
+            .binary_search_by_key(&i, |&(node, _)| node as usize)
+            .map_or_else(|_| Counts::default(), |k| self.0[k].1)
     }
 }
 

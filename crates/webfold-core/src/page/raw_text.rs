@@ -48,7 +48,7 @@ pub(super) fn normalize(raw: &str) -> String {
 }
 
 /// Whitespace as the tokenizer sees it (a CR is read as LF).
-fn is_space(b: u8) -> bool {
+pub(super) fn is_space(b: u8) -> bool {
     matches!(b, b'\t' | b'\n' | b'\x0c' | b'\r' | b' ')
 }
 

@@ -22,7 +22,7 @@ use html5ever::tokenizer::{Doctype, Tag, TagKind, Token, TokenSink, TokenSinkRes
 use html5ever::{Attribute, LocalName, QualName, ns};
 use markup5ever::data::{C1_REPLACEMENTS, NAMED_ENTITIES};
 
-use super::raw_text::{self, RawText};
+use super::raw_text::{self, RawText, is_space};
 
 /// Tokenize `html` into `sink`, then tell it the input ended.
 pub(super) fn tokenize<S: TokenSink>(html: &str, sink: &S) {
@@ -77,10 +77,6 @@ struct Tokenizer<'a, S> {
     /// The last start tag's name: the end tag that closes raw text.
     last_start: Option<LocalName>,
     mode: Mode,
-}
-
-fn is_space(b: u8) -> bool {
-    matches!(b, b'\t' | b'\n' | b'\x0c' | b' ')
 }
 
 impl<S: TokenSink> Tokenizer<'_, S> {
