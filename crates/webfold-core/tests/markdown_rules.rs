@@ -132,6 +132,25 @@ fn images_prefer_the_real_source_and_shorten_data_uris() {
 }
 
 #[test]
+fn decorative_images_are_dropped_outside_links() {
+    let html = "<p>Before <img alt='' src='/rule.png'> after \
+         <img alt=' ' src='/spacer.gif'><img src='/unnamed.png'></p>\
+         <p><a href='/home'><img alt='' src='/logo.png'></a></p>";
+    assert_eq!(
+        md_at(html, "https://example.com/"),
+        "Before after ![](https://example.com/unnamed.png)\n\n\
+         [![](https://example.com/logo.png)](https://example.com/home)"
+    );
+    // turndown keeps them.
+    let turndown = to_markdown(
+        &Page::parse(html),
+        NodeId::DOCUMENT,
+        &MarkdownOptions::turndown(),
+    );
+    assert!(turndown.contains("![](/rule.png)"), "{turndown}");
+}
+
+#[test]
 fn nested_lists_indent_by_marker_width() {
     let html = "<ul><li>one</li><li>two<ol start='9'><li>nine</li><li>ten<ul><li>deep</li></ul></li></ol></li>\
                 <li><p>para</p><p>second</p></li></ul>";

@@ -9,8 +9,9 @@
 //! the writer must do. It walks the id range once with an explicit stack.
 
 use crate::page::tags::is_turndown_void;
-use crate::page::{NodeData, NodeId, Page};
+use crate::page::{ElementData, NodeData, NodeId, Page};
 
+use super::MarkdownOptions;
 use super::tags::{self, js_space};
 
 /// Node is not converted (hidden, dropped tag, filtered out, or inside one).
@@ -58,6 +59,8 @@ struct Open {
     is_pre: bool,
     block: bool,
     has_content: bool,
+    /// An `<a href>`: an image in it may be all the link shows.
+    link: bool,
 }
 
 #[derive(Default)]
@@ -69,9 +72,10 @@ struct Collapse {
 pub(super) fn run(
     page: &Page,
     root: NodeId,
-    preformatted_code: bool,
+    opts: &MarkdownOptions,
     skip: Option<&dyn Fn(NodeId) -> bool>,
 ) -> Prepass {
+    let preformatted_code = opts.preformatted_code;
     let root_i = root.get();
     let end = page.node(root).subtree_end.get();
     let mut w = Walker {
@@ -81,6 +85,7 @@ pub(super) fn run(
         stack: Vec::new(),
         c: Collapse::default(),
         pre_depth: 0,
+        links_open: 0,
     };
     let mut i = root_i;
     while i < end {
@@ -94,14 +99,23 @@ pub(super) fn run(
                 // a parsed page's `<iframe>` holds only fallback text.
                 let dropped = page.hides_subtree(NodeId::new(i))
                     || tags::is_dropped(e.local_name()) && !page.is_captured_frame(NodeId::new(i))
-                    || skip.is_some_and(|f| f(NodeId::new(i)));
+                    || skip.is_some_and(|f| f(NodeId::new(i)))
+                    || opts.compact && w.links_open == 0 && is_decoration(e);
                 if dropped {
                     let sub_end = node.subtree_end.get();
                     let range = w.at(i)..w.at(sub_end);
                     w.flags[range].fill(DROPPED);
                     sub_end
                 } else {
-                    w.element(i, e.local_name(), node.subtree_end.get(), preformatted_code);
+                    let link =
+                        e.local_name() == "a" && e.attr("href").is_some_and(|h| !h.is_empty());
+                    w.element(
+                        i,
+                        e.local_name(),
+                        link,
+                        node.subtree_end.get(),
+                        preformatted_code,
+                    );
                     i + 1
                 }
             }
@@ -132,6 +146,12 @@ pub(super) fn run(
     }
 }
 
+/// An image whose empty alt marks it as decoration (a screen reader skips
+/// it too); the compact rules drop it outside links, whitespace and all.
+fn is_decoration(e: &ElementData) -> bool {
+    e.local_name() == "img" && e.attr("alt").is_some_and(|a| a.trim().is_empty())
+}
+
 /// The walk's state: the flags so far, the open elements, and where
 /// whitespace collapsing stands.
 struct Walker<'p> {
@@ -142,6 +162,8 @@ struct Walker<'p> {
     c: Collapse,
     /// How many `<pre>` (or preformatted `<code>`) are open.
     pre_depth: usize,
+    /// How many `<a href>` are open.
+    links_open: usize,
 }
 
 impl Walker<'_> {
@@ -152,6 +174,9 @@ impl Walker<'_> {
     /// Close the innermost open element.
     fn close_top(&mut self) {
         let Some(o) = self.stack.pop() else { return };
+        if o.link {
+            self.links_open -= 1;
+        }
         close(self.page, &mut self.flags, self.root, &mut self.stack, &o);
         if o.is_pre {
             self.pre_depth -= 1;
@@ -161,7 +186,7 @@ impl Walker<'_> {
     }
 
     /// Enter the rendered element `i` (`tag`, subtree up to `sub_end`).
-    fn element(&mut self, i: u32, tag: &str, sub_end: u32, preformatted_code: bool) {
+    fn element(&mut self, i: u32, tag: &str, link: bool, sub_end: u32, preformatted_code: bool) {
         let block = tags::is_block(tag);
         let void = is_turndown_void(tag);
         let is_pre = tag == "pre" || (preformatted_code && tag == "code");
@@ -181,12 +206,16 @@ impl Walker<'_> {
             if is_pre {
                 self.pre_depth += 1;
             }
+            if link {
+                self.links_open += 1;
+            }
             self.stack.push(Open {
                 id: i,
                 end: sub_end,
                 is_pre,
                 block,
                 has_content: false,
+                link,
             });
         }
     }

@@ -125,7 +125,7 @@ pub(super) fn convert(
     if page.get(root).is_none() {
         return String::new();
     }
-    let pre = prepass::run(page, root, opts.preformatted_code, skip);
+    let pre = prepass::run(page, root, opts, skip);
     let base = super::urls::effective_base(page, opts.base_url.as_ref());
     let mut w = Writer {
         page,
