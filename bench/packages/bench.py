@@ -1,5 +1,5 @@
 """The Python package beside the tools Python users reach for today, on the
-corpus pages, in one process: main content (webfold, trafilatura,
+corpus pages, in one process: main content (webfold's view and fold_batch, trafilatura,
 readability-lxml, readabilipy) and whole-page Markdown (webfold,
 markdownify, html2text). Then the Node results (bench.mjs) are scored the
 same way and every table is printed as Markdown. Run by
@@ -46,6 +46,13 @@ def webfold_main(html, url):
     return e.text, e
 
 
+def webfold_fold(html, url):
+    import webfold
+
+    out = webfold.fold_batch({"html": [html], "url": [url]})
+    return (out["markdown"][0] if out["markdown"] else ""), None
+
+
 def webfold_whole(html, url):
     import webfold
 
@@ -87,6 +94,7 @@ def html2text_md(html, url):
 # name, function, output kind (markdown | html), package for its version
 MAIN = [
     ("webfold", webfold_main, "markdown", "webfold"),
+    ("webfold fold_batch", webfold_fold, "markdown", "webfold"),
     ("trafilatura", trafilatura_md, "markdown", "trafilatura"),
     ("readability-lxml", readability_lxml, "html", "readability-lxml"),
     ("readabilipy", readabilipy_py, "html", "readabilipy"),
@@ -303,7 +311,10 @@ def run(args) -> None:
     kinds = {name: kind for name, _, kind, _ in MAIN}
     rows, table = main_table(
         "Python: main content", main, kinds, truths, pages, "trafilatura", versions,
-        "webfold `Page(html, url=url).markdown(max_lines=0, max_tokens=…)` (the main content, whole); "
+        "webfold `Page(html, url=url).markdown(max_lines=0, max_tokens=…)` (the main content, whole, under "
+        "its title and byline, as an agent reads it); webfold fold_batch `fold_batch({\"html\": [html], \"url\": [url]})` "
+        "(the same content without that header, which it returns as columns of its own: the data pipelines' call, "
+        "as trafilatura's is); "
         "trafilatura `extract(html, url=url, output_format=\"markdown\")` (its defaults otherwise); "
         "readability-lxml `Document(html, url=url).summary()`; readabilipy "
         "`simple_json_from_html_string(html, use_readability=False)[\"content\"]`. "
