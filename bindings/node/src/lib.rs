@@ -31,7 +31,11 @@ impl NativePage {
         content_type: Option<String>,
     ) -> Result<Self> {
         let held = match html {
-            Either::A(text) => HeldPage::from_text(&utf8(&text), url),
+            Either::A(units) => {
+                let text = utf8(&units);
+                drop(units);
+                HeldPage::from_text(&text, url)
+            }
             Either::B(bytes) => HeldPage::parse(&bytes, content_type.as_deref(), url),
         }
         .map_err(error)?;
@@ -66,12 +70,12 @@ impl NativePage {
 /// converted here, four times as fast as Node's own UTF-8 copy (ASCII runs
 /// go a word at a time).
 fn utf8(text: &[u16]) -> String {
-    // Three bytes a unit at most; zeroes are text too, so it is a `str`
-    // from the start and never checked again.
-    let mut out = "\0".repeat(text.len() * 3);
-    let n = encoding_rs::mem::convert_utf16_to_str(text, &mut out);
+    // Three bytes a unit at most. Zeroed, so what is never written is
+    // never touched; checking what is costs a fraction of converting it.
+    let mut out = vec![0; text.len() * 3];
+    let n = encoding_rs::mem::convert_utf16_to_utf8(text, &mut out);
     out.truncate(n);
-    out
+    String::from_utf8(out).unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned())
 }
 
 impl NativePage {
