@@ -1,8 +1,8 @@
 """The Python package beside the tools Python users reach for today, on the
-corpus pages, in one process: main content (webfold's view and fold_batch, trafilatura,
-readability-lxml, readabilipy) and whole-page Markdown (webfold,
-markdownify, html2text). Then the Node results (bench.mjs) are scored the
-same way and every table is printed as Markdown. Run by
+corpus pages, in one process: main content (webfold's view and its
+fold_batch, trafilatura, readability-lxml, readabilipy) and whole-page
+Markdown (webfold, markdownify, html2text). Then the Node results
+(bench.mjs) are scored the same way and every table is printed as Markdown. Run by
 scripts/bench-packages, which installs everything this imports.
 
   bench.py run --corpus DIR --pages pages.jsonl --work DIR [--node node.json] [--meta meta.json]

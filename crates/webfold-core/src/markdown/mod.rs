@@ -34,9 +34,10 @@
 //! text kept); link and image titles dropped; a `<br>` ending a block dropped,
 //! `<br><br>` as a paragraph break; every `<pre>` a code block; headings on one
 //! line; `<s>`/`<del>` as `~~`; images with no alt whose source is `data:`
-//! dropped, and images whose alt is empty (decoration) outside links. Both styles resolve relative `href`/`src` against the base URL,
-//! take a lazy image's real source (`data-src`, `srcset`), shorten long `data:`
-//! URIs, write GFM tables (see `table`), and keep inline code free of nested
+//! dropped, and images whose alt is empty (decoration) outside links. Both
+//! styles resolve relative `href`/`src` against the base URL, take a lazy
+//! image's real source (`data-src`, `srcset`), shorten long `data:` URIs,
+//! write GFM tables (see `table`), and keep inline code free of nested
 //! emphasis.
 
 mod block;
