@@ -90,7 +90,21 @@ try {
   // kill -9: the panel notices, the host starts a new daemon, the panel reconnects.
   const killed = Date.now();
   process.kill(first, "SIGKILL");
-  await until("the panel to see the daemon gone", () => panel.$eval("#conn", (e) => e.dataset.state !== "open"));
+  await until("the panel to see the daemon gone", () => panel.$eval("#conn", (e) => e.dataset.state !== "open")).catch(
+    async (e) => {
+      // Say which side kept the link: the process, the panel or the record.
+      let alive = true;
+      try {
+        process.kill(first, 0);
+      } catch {
+        alive = false;
+      }
+      const said = await panel.$eval("#conn-text", (t) => t.textContent).catch((err) => String(err));
+      throw new Error(
+        `${e.message}; daemon ${first} ${alive ? "still alive" : "gone"}; daemon.json pid now ${daemonPid()}; the panel says: ${said}`,
+      );
+    },
+  );
   await until(
     "a new daemon and the panel back on it",
     async () => daemonPid() !== first && (await panel.$eval("#conn", (e) => e.dataset.state === "open")),
