@@ -209,7 +209,7 @@ pub fn dialog_name(page: &Page, dialog: NodeId) -> String {
     let node = tree.nodes.iter().find(|n| n.node == Some(dialog));
     match node {
         Some(n) if !n.name.is_empty() => n.name.clone(),
-        Some(n) if !n.role.is_empty() => n.role.clone(),
+        Some(n) if !n.role.is_empty() => n.role.to_string(),
         _ => "dialog".into(),
     }
 }

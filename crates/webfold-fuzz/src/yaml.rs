@@ -34,7 +34,7 @@ pub fn check(bytes: &[u8]) {
 
     let urls = PageUrls::new("https://fuzz.example/a/", Some("../b/"));
     for interactive_only in [false, true] {
-        let c = compact(&tree, &urls, interactive_only);
+        let c = compact(tree.clone(), &urls, interactive_only);
         well_formed(&c.tree, "compact");
         assert_eq!(c.source.len(), c.tree.len());
     }

@@ -41,6 +41,8 @@ pub mod style;
 mod tree;
 mod yaml;
 
+use std::borrow::Cow;
+
 use serde::{Deserialize, Serialize};
 
 use crate::page::{NodeId, Page};
@@ -97,8 +99,9 @@ pub struct Props {
 /// One line of the snapshot.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct AriaNode {
-    /// An ARIA role, `generic`, `iframe`, `fragment` (the root) or `text`.
-    pub role: String,
+    /// An ARIA role, `generic`, `iframe`, `fragment` (the root) or `text`;
+    /// the builder's names are static (no allocation a node).
+    pub role: Cow<'static, str>,
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub name: String,
     /// The text of a `text` node.
@@ -115,8 +118,10 @@ pub struct AriaNode {
     pub ref_: Option<String>,
     #[serde(default)]
     pub states: States,
-    #[serde(default)]
-    pub props: Props,
+    /// Rare (links, textboxes, set-apart labels): boxed, so the other
+    /// nodes do not carry three empty strings each.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub props: Option<Box<Props>>,
     /// The element itself has `aria-hidden="true"` (printed in `ai` mode).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub aria_hidden: bool,
@@ -220,7 +225,7 @@ fn flatten(raw: tree::Raw, mode: Mode) -> AriaTree {
                 let n = &mut raw_nodes[r as usize];
                 index_of[r as usize] = Some(idx);
                 nodes.push(AriaNode {
-                    role: n.role.to_string(),
+                    role: Cow::Borrowed(n.role),
                     name: std::mem::take(&mut n.name),
                     text: None,
                     children: Vec::new(),
@@ -228,7 +233,7 @@ fn flatten(raw: tree::Raw, mode: Mode) -> AriaTree {
                     node: n.el,
                     ref_: None,
                     states: std::mem::take(&mut n.states),
-                    props: n.props.take().map(|p| *p).unwrap_or_default(),
+                    props: n.props.take().filter(|p| **p != Props::default()),
                     aria_hidden: n.aria_hidden,
                     cursor_pointer: n.cursor_pointer,
                     invisible: n.invisible,

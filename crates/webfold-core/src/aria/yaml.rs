@@ -4,7 +4,7 @@
 
 use super::js::{is_js_space, js_len, js_number};
 use super::states::{Invalid, Tristate};
-use super::{AriaNode, AriaTree, Mode};
+use super::{AriaNode, AriaTree, Mode, Props};
 
 /// Names longer than this many UTF-16 units are not printed.
 const MAX_NAME_LEN: usize = 900;
@@ -115,7 +115,7 @@ pub fn json_string(s: &str) -> String {
 /// A node's key before YAML quoting: `role "name" [state]… [ref=eN] [cursor=pointer]`.
 /// `cursor_allowed` is false below a node that already printed `[cursor=pointer]`.
 pub fn node_key(node: &AriaNode, mode: Mode, cursor_allowed: bool) -> String {
-    let mut key = node.role.clone();
+    let mut key = node.role.to_string();
     if !node.name.is_empty() && js_len(&node.name) <= MAX_NAME_LEN {
         key.push(' ');
         key.push_str(&json_string(&node.name));
@@ -214,10 +214,12 @@ pub fn render_yaml(tree: &AriaTree) -> String {
             [c] => tree.nodes[*c].text.as_deref(),
             _ => None,
         };
+        let none = Props::default();
+        let p = node.props.as_deref().unwrap_or(&none);
         let props: Vec<(&str, &str)> = [
-            ("url", node.props.url.as_deref()),
-            ("placeholder", node.props.placeholder.as_deref()),
-            ("invisible-name", node.props.invisible_name.as_deref()),
+            ("url", p.url.as_deref()),
+            ("placeholder", p.placeholder.as_deref()),
+            ("invisible-name", p.invisible_name.as_deref()),
         ]
         .into_iter()
         .filter_map(|(k, v)| v.map(|v| (k, v)))

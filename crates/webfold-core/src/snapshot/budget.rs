@@ -117,9 +117,10 @@ pub struct Budgeted {
 /// What [`compact`](super::compact) did to the tree `fit` is given.
 #[derive(Clone, Copy, Debug)]
 pub struct Compaction<'a> {
-    /// The tree before compaction: its wrappers still name where cut elements are.
-    pub origin: &'a SnapTree,
-    /// Line of the compacted tree → line of `origin`.
+    /// Where the lines of the tree before compaction are: its wrappers
+    /// still name where cut elements are.
+    pub containers: &'a Containers,
+    /// Line of the compacted tree → line of the tree before compaction.
     pub source: &'a [usize],
     /// Per line of the compacted tree: its name or URL was cut with `…`.
     pub shortened: &'a [bool],
@@ -538,16 +539,24 @@ impl Fitter<'_> {
 /// Remove from `ranked` the links that repeat a higher-ranked link's name
 /// and URL; returns how many.
 fn drop_repeated_links(tree: &SnapTree, ranked: &mut Vec<usize>, interactive_only: bool) -> usize {
-    let mut seen = std::collections::HashSet::new();
+    // The first link of each (landmark, name, URL) by a hash of the three,
+    // checked on a match: a key holding them took 48 bytes a link.
+    let mut seen: std::collections::HashMap<u64, usize> = Default::default();
+    let key = |c: usize| {
+        let landmark = tree
+            .ancestors(c)
+            .find(|&a| LANDMARK_ROLES.contains(&tree.lines[a].role.as_str()));
+        (landmark, tree.lines[c].name.as_deref(), link_url(tree, c))
+    };
     let before = ranked.len();
     ranked.retain(|&c| {
         let l = &tree.lines[c];
         if l.role != "link" {
             return true;
         }
-        let Some(url) = link_url(tree, c) else {
+        if link_url(tree, c).is_none() {
             return true;
-        };
+        }
         // A link holding other candidates is not interchangeable with another
         // (and a heading kept inside it would print it anyway).
         if tree.lines[c + 1..l.subtree_end]
@@ -559,10 +568,21 @@ fn drop_repeated_links(tree: &SnapTree, ranked: &mut Vec<usize>, interactive_onl
         // Only within one landmark, the nearest: a footer's copy of a header
         // link is where a task looks for it (counting repeats page-wide lost 7
         // of the 60 survival targets at 8K, per top-level region 2).
-        let landmark = tree
-            .ancestors(c)
-            .find(|&a| LANDMARK_ROLES.contains(&tree.lines[a].role.as_str()));
-        seen.insert((landmark, l.name.as_deref(), url))
+        let this = key(c);
+        let hash = {
+            use std::hash::{Hash, Hasher};
+            let mut h = std::collections::hash_map::DefaultHasher::new();
+            this.hash(&mut h);
+            h.finish()
+        };
+        match seen.get(&hash) {
+            Some(&first) if key(first) == this => false,
+            Some(_) => true,
+            None => {
+                seen.insert(hash, c);
+                true
+            }
+        }
     });
     before - ranked.len()
 }
@@ -974,9 +994,9 @@ impl Fitter<'_> {
             cut_groups = match self.compaction {
                 Some(c) => {
                     let cut: Vec<usize> = cut.iter().map(|&k| c.source[k]).collect();
-                    group_cut(c.origin, &cut)
+                    c.containers.group(&cut)
                 }
-                None => group_cut(self.tree, &cut),
+                None => Containers::of_tree(self.tree).group(&cut),
             };
             tail.push_str(&closing_line(cut.len(), &cut_groups, surface));
             tail.push('\n');
@@ -1035,45 +1055,85 @@ fn header_fixpoint(header: &dyn Fn(usize) -> String, rest: usize, enc: Encoding)
         .unwrap_or(t)
 }
 
-/// Group cut candidates by the nearest container ancestor with a ref.
-fn group_cut(tree: &SnapTree, cut: &[usize]) -> Vec<CutGroup> {
-    // Counted by line in a map: a page of many small lists (a spec list
-    // per product card) has as many groups as cut elements.
-    let mut counts: std::collections::HashMap<usize, usize> = Default::default();
-    let mut loose = 0usize;
-    for &c in cut {
-        let container = tree.ancestors(c).find(|&a| {
-            let l = &tree.lines[a];
-            l.aria_ref.is_some() && CONTAINER_ROLES.contains(&l.role.as_str())
-        });
-        match container {
-            Some(a) => *counts.entry(a).or_default() += 1,
-            None => loose += 1,
+/// Each line's nearest ancestor that names where cut elements are (a
+/// landmark, list or table with a ref): what the closing line needs of a
+/// tree, kept apart so a compacted view can let the lines it came from go.
+#[derive(Clone, Debug, Default)]
+pub struct Containers {
+    /// Per line: an index into `list`, or `NONE`.
+    of: Vec<u32>,
+    /// The containers in document order: (label, ref).
+    list: Vec<(String, Option<String>)>,
+}
+
+impl Containers {
+    const NONE: u32 = u32::MAX;
+
+    pub fn of_tree(tree: &SnapTree) -> Containers {
+        let mut c = Containers {
+            of: Vec::with_capacity(tree.lines.len()),
+            list: Vec::new(),
+        };
+        // Per line: its own index in `list`, if it is a container. Lines
+        // are in preorder, so a parent's entries are set before its children's.
+        let mut own_index = Vec::with_capacity(tree.lines.len());
+        for l in &tree.lines {
+            let nearest = l
+                .parent
+                .map_or(Containers::NONE, |p| match own_index.get(p).copied() {
+                    Some(k) if k != Containers::NONE => k,
+                    _ => c.of.get(p).copied().unwrap_or(Containers::NONE),
+                });
+            c.of.push(nearest);
+            let is_container = l.aria_ref.is_some() && CONTAINER_ROLES.contains(&l.role.as_str());
+            let own = if is_container {
+                c.list
+                    .push((label(l), l.aria_ref.as_deref().map(String::from)));
+                (c.list.len() - 1) as u32
+            } else {
+                Containers::NONE
+            };
+            own_index.push(own);
         }
+        c
     }
-    let mut groups: Vec<(usize, usize)> = counts.into_iter().collect(); // (line, count)
-    // Biggest groups first; equal counts in document order.
-    groups.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
-    let mut out: Vec<CutGroup> = groups
-        .into_iter()
-        .take(3)
-        .map(|(a, count)| {
-            let l = &tree.lines[a];
-            CutGroup {
-                label: label(l),
-                aria_ref: l.aria_ref.as_deref().map(String::from),
-                count,
+
+    /// The biggest groups of `cut` (lines) by container, at most three.
+    fn group(&self, cut: &[usize]) -> Vec<CutGroup> {
+        // Counted by container in a map: a page of many small lists (a spec
+        // list per product card) has as many groups as cut elements.
+        let mut counts: std::collections::HashMap<u32, usize> = Default::default();
+        let mut loose = 0usize;
+        for &c in cut {
+            match self.of.get(c).copied().unwrap_or(Containers::NONE) {
+                Containers::NONE => loose += 1,
+                k => *counts.entry(k).or_default() += 1,
             }
-        })
-        .collect();
-    if out.is_empty() && loose > 0 {
-        out.push(CutGroup {
-            label: "the page".into(),
-            aria_ref: None,
-            count: loose,
-        });
+        }
+        let mut groups: Vec<(u32, usize)> = counts.into_iter().collect(); // (container, count)
+        // Biggest groups first; equal counts in document order.
+        groups.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
+        let mut out: Vec<CutGroup> = groups
+            .into_iter()
+            .take(3)
+            .map(|(k, count)| {
+                let (label, aria_ref) = &self.list[k as usize];
+                CutGroup {
+                    label: label.clone(),
+                    aria_ref: aria_ref.clone(),
+                    count,
+                }
+            })
+            .collect();
+        if out.is_empty() && loose > 0 {
+            out.push(CutGroup {
+                label: "the page".into(),
+                aria_ref: None,
+                count: loose,
+            });
+        }
+        out
     }
-    out
 }
 
 /// `role "name"` with the name shortened for a one-line note.

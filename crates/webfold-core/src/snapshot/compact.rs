@@ -48,6 +48,7 @@
 
 use url::Url;
 
+use super::budget::Containers;
 use super::parse::{Line, LineKind, SnapTree};
 use super::priority::{is_interactive_role, is_live_region_role};
 use crate::aria::{json_string, yaml_escape_key_if_needed, yaml_escape_value_if_needed};
@@ -145,23 +146,39 @@ pub struct Compacted {
     pub source: Vec<usize>,
     /// Per line of the new tree: its name or URL was cut with `…`.
     pub shortened: Vec<bool>,
+    /// Where the input tree's cut elements are, for the budget's closing line.
+    pub containers: Containers,
 }
 
-/// Rewrite `tree` for the budgeted view (see the module docs).
-pub fn compact(tree: &SnapTree, urls: &PageUrls, interactive_only: bool) -> Compacted {
-    let n = tree.lines.len();
-    let mut lines = Vec::with_capacity(n);
+/// Rewrite `tree` for the budgeted view (see the module docs). The tree is
+/// rewritten in place (a line kept moves to its place in the new tree,
+/// never after where it was): a page's lines are held once, not twice.
+pub fn compact(tree: SnapTree, urls: &PageUrls, interactive_only: bool) -> Compacted {
+    let containers = Containers::of_tree(&tree);
+    let SnapTree {
+        header,
+        footer,
+        mut lines,
+    } = tree;
+    let n = lines.len();
+    // Lines of the new tree written so far, at `lines[..written]`.
+    let mut written = 0;
     let mut source = Vec::with_capacity(n);
     let mut shortened = Vec::with_capacity(n);
     // Per input line: printed (a wrapper's text and props go with it).
     let mut kept = vec![false; n];
     // Per input line: the depth its children take.
-    let mut child_depth = vec![0usize; n];
+    let mut child_depth = vec![0u32; n];
+    // Per input line kept: its line in the new tree.
+    let mut new_index = vec![0u32; n];
+    // The names cut with `…`, as they were: a link's URL is compared with
+    // its name as written.
+    let mut names_before_cut: std::collections::HashMap<usize, Box<str>> = Default::default();
     // One past the last line of the live region being walked, if any.
     let mut live_end = 0;
     let mut i = 0;
     while i < n {
-        let l = &tree.lines[i];
+        let l = &lines[i];
         let depth = l.parent.map_or(0, |p| child_depth[p]);
         if l.kind == LineKind::Element && is_live_region_role(&l.role) {
             live_end = live_end.max(l.subtree_end);
@@ -180,44 +197,66 @@ pub fn compact(tree: &SnapTree, urls: &PageUrls, interactive_only: bool) -> Comp
             i = l.subtree_end;
             continue;
         }
-        let mut line = l.clone();
+        let mut line = std::mem::take(&mut lines[i]);
         let mut was_cut = false;
-        match l.kind {
-            LineKind::Element => was_cut = rewrite_key(&mut line),
-            LineKind::Prop if l.role == "/url" => {
-                let parent_name = l.parent.and_then(|p| tree.lines[p].name.as_deref());
-                let shown = l
+        match line.kind {
+            LineKind::Element => {
+                let name = line
+                    .name
+                    .as_deref()
+                    .filter(|n| n.chars().count() > NAME_CAP);
+                let name = name.map(Box::<str>::from);
+                was_cut = rewrite_key(&mut line);
+                if let Some(name) = name {
+                    names_before_cut.insert(i, name);
+                }
+            }
+            LineKind::Prop if line.role == "/url" => {
+                // Its parent is kept (a dropped one's props go with it),
+                // already written to the new tree.
+                let parent_name = line.parent.and_then(|p| {
+                    names_before_cut.get(&p).map(|n| &**n).or_else(|| {
+                        lines[..written]
+                            .get(new_index[p] as usize)
+                            .and_then(|k: &Line| k.name.as_deref())
+                    })
+                });
+                let shown = line
                     .value
                     .as_deref()
                     .and_then(|v| urls.display(v))
                     .filter(|u| {
-                        Some(u.as_str()) != parent_name && l.value.as_deref() != parent_name
+                        Some(u.as_str()) != parent_name && line.value.as_deref() != parent_name
                     });
                 let Some(mut u) = shown else {
                     child_depth[i] = depth;
-                    i = l.subtree_end;
+                    i = line.subtree_end;
                     continue;
                 };
                 was_cut = cut(&mut u, URL_CAP);
-                if Some(u.as_str()) != l.value.as_deref() {
+                if Some(u.as_str()) != line.value.as_deref() {
                     line.raw_value = Some(yaml_escape_value_if_needed(&u).into());
                     line.value = Some(u.into());
                 }
             }
             _ => {}
         }
-        line.depth = depth;
+        line.depth = depth as usize;
         kept[i] = true;
+        new_index[i] = written as u32;
         child_depth[i] = depth + 1;
-        lines.push(line);
+        lines[written] = line;
+        written += 1;
         source.push(i);
         shortened.push(was_cut);
         i += 1;
     }
+    lines.truncate(written);
     Compacted {
-        tree: SnapTree::from_lines(tree.header.clone(), lines, tree.footer.clone()),
+        tree: SnapTree::from_lines(header, lines, footer),
         source,
         shortened,
+        containers,
     }
 }
 

@@ -490,16 +490,17 @@ fn view(
         chrome.forced,
         modal_name.as_deref(),
     );
-    let b = budgeted_view(page, &led, &urls, (&opts, ctx), history.preamble);
+    let modal_dialog = led.behind.as_ref().and(modal_name).map(|name| ModalDialog {
+        name,
+        aria_ref: led
+            .tree
+            .lines
+            .first()
+            .and_then(|l| l.aria_ref.as_deref().map(String::from)),
+    });
+    let b = budgeted_view(page, led, &urls, (&opts, ctx), history.preamble);
     let base = Snapshot {
-        modal_dialog: led.behind.as_ref().and(modal_name).map(|name| ModalDialog {
-            name,
-            aria_ref: led
-                .tree
-                .lines
-                .first()
-                .and_then(|l| l.aria_ref.as_deref().map(String::from)),
-        }),
+        modal_dialog,
         ..base
     };
     shorter_view(b, diff_view, chrome.unchanged, (&opts, ctx), base)
@@ -692,7 +693,7 @@ fn changes_view(
             stats.added, stats.removed, stats.changed
         ));
         // The same line forms as the view, every changed line and its path kept.
-        let c = compact::compact(&changes, urls, false);
+        let c = compact::compact(changes, urls, false);
         text.push_str(&c.tree.render());
         if c.shortened.contains(&true) {
             text.push('\n');
@@ -761,13 +762,14 @@ fn collapse_chrome(
 /// The compacted tree fitted to the budget, after the preamble and notes.
 fn budgeted_view(
     page: &Page,
-    led: &front::Led,
+    led: front::Led,
     urls: &compact::PageUrls,
     (opts, ctx): (&SnapshotOptions, Ctx),
     preamble: Vec<String>,
 ) -> budget::Budgeted {
-    let (tree, in_viewport, forced) = (&led.tree, &led.in_viewport, &led.forced);
-    let c = compact::compact(tree, urls, opts.interactive_only);
+    let (in_viewport, forced) = (&led.in_viewport, &led.forced);
+    let origin_len = led.tree.lines.len();
+    let c = compact::compact(led.tree, urls, opts.interactive_only);
     let params = budget::BudgetParams {
         interactive_only: opts.interactive_only,
         viewport_only: opts.viewport_only,
@@ -790,7 +792,7 @@ fn budgeted_view(
         ));
     }
     let in_viewport: Vec<bool> = c.source.iter().map(|&s| in_viewport[s]).collect();
-    let mut is_forced = vec![false; tree.lines.len()];
+    let mut is_forced = vec![false; origin_len];
     for &f in forced {
         if let Some(slot) = is_forced.get_mut(f) {
             *slot = true;
@@ -800,7 +802,7 @@ fn budgeted_view(
         .filter(|&k| is_forced[c.source[k]])
         .collect();
     let compaction = budget::Compaction {
-        origin: tree,
+        containers: &c.containers,
         source: &c.source,
         shortened: &c.shortened,
     };

@@ -16,10 +16,11 @@
 use crate::error::Error;
 
 /// What a line of the snapshot stands for.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum LineKind {
     /// An accessibility node: role, name, states, ref.
+    #[default]
     Element,
     /// A text child: `- text: …`.
     Text,
@@ -28,7 +29,7 @@ pub enum LineKind {
 }
 
 /// One item of the snapshot, with its place in the tree.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Line {
     pub kind: LineKind,
     /// Nesting level (indent / 2).
