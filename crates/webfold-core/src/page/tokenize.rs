@@ -32,7 +32,6 @@ pub(super) fn tokenize<S: TokenSink>(html: &str, sink: &S) {
         pos: 0,
         sink,
         text: Text::None,
-        last_start: None,
         mode: Mode::Data,
     };
     // A byte order mark is not part of the page.
@@ -54,10 +53,10 @@ fn without_cr(html: &str) -> Cow<'_, str> {
 }
 
 /// What the tree builder asked the tokenizer to read after the last tag.
-#[derive(Clone, Copy)]
 enum Mode {
     Data,
-    Raw(RawKind),
+    /// Raw text, up to the end tag of the start tag named here.
+    Raw(RawKind, LocalName),
     Plaintext,
 }
 
@@ -74,8 +73,6 @@ struct Tokenizer<'a, S> {
     pos: usize,
     sink: &'a S,
     text: Text,
-    /// The last start tag's name: the end tag that closes raw text.
-    last_start: Option<LocalName>,
     mode: Mode,
 }
 
@@ -94,13 +91,13 @@ impl<S: TokenSink> Tokenizer<'_, S> {
 
     fn run(&mut self) {
         loop {
-            match self.mode {
+            match std::mem::replace(&mut self.mode, Mode::Data) {
                 Mode::Data => {
                     if !self.data() {
                         return;
                     }
                 }
-                Mode::Raw(kind) => self.raw(kind),
+                Mode::Raw(kind, name) => self.raw(kind, &name),
                 Mode::Plaintext => {
                     let rest = &self.input[self.pos..];
                     self.push_owned(&raw_text::normalize(rest));
@@ -360,21 +357,18 @@ impl<S: TokenSink> Tokenizer<'_, S> {
 
     fn emit_tag(&mut self, tag: Tag) {
         self.flush_text();
-        if tag.kind == TagKind::StartTag {
-            self.last_start = Some(tag.name.clone());
-        }
-        self.mode = match self.emit(Token::TagToken(tag)) {
-            TokenSinkResult::RawData(kind) => Mode::Raw(kind),
-            TokenSinkResult::Plaintext => Mode::Plaintext,
+        // Raw text follows start tags only; it ends at the end tag of this name.
+        let name = (tag.kind == TagKind::StartTag).then(|| tag.name.clone());
+        self.mode = match (self.emit(Token::TagToken(tag)), name) {
+            (TokenSinkResult::RawData(kind), Some(name)) => Mode::Raw(kind, name),
+            (TokenSinkResult::Plaintext, _) => Mode::Plaintext,
             _ => Mode::Data,
         };
     }
 
     /// The text of a script, a style, a title…, up to the end tag that
     /// closes it, which is then read as a tag.
-    fn raw(&mut self, kind: RawKind) {
-        self.mode = Mode::Data;
-        let name = self.last_start.as_deref().unwrap_or_default();
+    fn raw(&mut self, kind: RawKind, name: &str) {
         let rest = &self.input[self.pos..];
         let how = match kind {
             RawKind::ScriptData | RawKind::ScriptDataEscaped(_) => RawText::Script,
