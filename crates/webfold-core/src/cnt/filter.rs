@@ -174,6 +174,8 @@ pub(crate) fn classify(page: &Page, id: NodeId) -> Kind {
                 }
             }
             mark_unseen(page, id, unseen, &mut attrs);
+            // A first push reserves four: most elements keep one or two.
+            attrs.shrink_to_fit();
             ElementFacts {
                 tag: tag.to_string(),
                 attrs,

@@ -414,6 +414,11 @@ fn absorb_single_child(me: &mut Item, items: &mut [Item], only: u32) {
             me.tag.push_str(tag);
         }
     }
+    if me.attrs.is_empty() {
+        // Taken whole: a first push would reserve four pairs (192 bytes)
+        // in every wrapper that merges a link.
+        me.attrs = mem::take(&mut child.attrs);
+    }
     for (name, value) in mem::take(&mut child.attrs) {
         match me.attrs.iter_mut().find(|(n, _)| *n == name) {
             Some(slot) => slot.1 = value,
