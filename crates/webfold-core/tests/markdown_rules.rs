@@ -151,6 +151,21 @@ fn decorative_images_are_dropped_outside_links() {
 }
 
 #[test]
+fn spacer_pixels_go_with_their_whitespace_in_links_too() {
+    let pixel = "data:image/gif;base64,R0lGODlhAQABAAAAACw=";
+    let html = format!(
+        "<p>Before <img src='{pixel}'> after</p>\
+         <p><a href='/next'>Next <img alt=' ' src='{pixel}'> page</a></p>\
+         <p>Lazy <img src='{pixel}' data-src='/real.png'> image</p>"
+    );
+    assert_eq!(
+        md_at(&html, "https://example.com/"),
+        "Before after\n\n[Next page](https://example.com/next)\n\n\
+         Lazy ![](https://example.com/real.png) image"
+    );
+}
+
+#[test]
 fn nested_lists_indent_by_marker_width() {
     let html = "<ul><li>one</li><li>two<ol start='9'><li>nine</li><li>ten<ul><li>deep</li></ul></li></ol></li>\
                 <li><p>para</p><p>second</p></li></ul>";

@@ -445,10 +445,6 @@ impl<'a> Writer<'a> {
         };
         let alt = escape::clean_attribute(e.attr("alt").unwrap_or(""));
         let compact = self.opts.compact;
-        if compact && alt.trim().is_empty() && urls::is_data_uri(src) {
-            // Spacers and tracking pixels.
-            return;
-        }
         let mut url = urls::resolve(src, self.base.as_ref());
         if !self.opts.keep_data_uris {
             url = shorten_owned(url);

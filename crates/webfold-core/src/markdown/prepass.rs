@@ -13,6 +13,7 @@ use crate::page::{ElementData, NodeData, NodeId, Page};
 
 use super::MarkdownOptions;
 use super::tags::{self, js_space};
+use super::urls;
 
 /// Node is not converted (hidden, dropped tag, filtered out, or inside one).
 pub(super) const DROPPED: u8 = 1;
@@ -100,7 +101,7 @@ pub(super) fn run(
                 let dropped = page.hides_subtree(NodeId::new(i))
                     || tags::is_dropped(e.local_name()) && !page.is_captured_frame(NodeId::new(i))
                     || skip.is_some_and(|f| f(NodeId::new(i)))
-                    || opts.compact && w.links_open == 0 && is_decoration(e);
+                    || opts.compact && (w.links_open == 0 && is_decoration(e) || is_spacer(e));
                 if dropped {
                     let sub_end = node.subtree_end.get();
                     let range = w.at(i)..w.at(sub_end);
@@ -144,6 +145,15 @@ pub(super) fn run(
         root: root_i,
         flags: w.flags,
     }
+}
+
+/// A spacer or tracking pixel: an image shown only from a `data:` URI,
+/// whose alt says nothing. The compact rules drop it, in links too, with
+/// its whitespace.
+fn is_spacer(e: &ElementData) -> bool {
+    e.local_name() == "img"
+        && e.attr("alt").is_none_or(|a| a.trim().is_empty())
+        && urls::image_source(e).is_some_and(urls::is_data_uri)
 }
 
 /// An image whose empty alt marks it as decoration (a screen reader skips
