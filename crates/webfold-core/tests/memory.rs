@@ -19,7 +19,7 @@ const MAX_GROWTH: f64 = 1.1;
 /// The most parse + view may hold at once, per byte of the page. Real
 /// pages run together take 4–9×; these shapes are one node per 8–20 bytes,
 /// and every node costs its place in the page and in the view's working
-/// tables: the snapshot of a wide flat list takes 41× and its CNT 40×,
+/// tables: the CNT of a wide flat list takes 40× and its snapshot 37×,
 /// the most of any.
 const MAX_PER_PAGE_BYTE: f64 = 48.0;
 

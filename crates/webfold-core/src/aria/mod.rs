@@ -167,22 +167,26 @@ pub fn build(page: &Page, root: NodeId, mode: Mode) -> AriaTree {
 /// that says something else than the visible words set apart. Refs
 /// number as in Playwright's tree either way.
 pub fn build_for(page: &Page, root: NodeId, mode: Mode, seen_only: bool) -> AriaTree {
-    let dom = dom::DomIndex::new(page);
-    let roles = roles::Roles::compute(&dom);
-    let styles = style::Styles::compute(page, &dom);
-    let names = name::Names::new(&dom, &roles, &styles);
-    let builder = tree::Builder {
-        page,
-        dom: &dom,
-        roles: &roles,
-        styles: &styles,
-        names,
-        mode,
-        // Nothing focused: the document's active element is <body>.
-        active: page.body(),
-        seen_only,
+    // The per-node tables (roles, styles, names) go before the tree is
+    // distilled and laid out, which hold it twice for a while.
+    let mut raw = {
+        let dom = dom::DomIndex::new(page);
+        let roles = roles::Roles::compute(&dom);
+        let styles = style::Styles::compute(page, &dom);
+        let names = name::Names::new(&dom, &roles, &styles);
+        let builder = tree::Builder {
+            page,
+            dom: &dom,
+            roles: &roles,
+            styles: &styles,
+            names,
+            mode,
+            // Nothing focused: the document's active element is <body>.
+            active: page.body(),
+            seen_only,
+        };
+        builder.build(root)
     };
-    let mut raw = builder.build(root);
     distill::distill(&mut raw, mode);
     flatten(raw, mode)
 }
