@@ -88,9 +88,17 @@ try {
   summary.screenshots.push("host-paired.png");
 
   // kill -9: the panel notices, the host starts a new daemon, the panel reconnects.
+  // The panel may be back before a poll lands between the two, so the
+  // panel itself records the moment its connection leaves "open".
+  await panel.$eval("#conn", (conn) => {
+    window.sawConnLeaveOpen = false;
+    new MutationObserver(() => {
+      if (conn.dataset.state !== "open") window.sawConnLeaveOpen = true;
+    }).observe(conn, { attributes: true, attributeFilter: ["data-state"] });
+  });
   const killed = Date.now();
   process.kill(first, "SIGKILL");
-  await until("the panel to see the daemon gone", () => panel.$eval("#conn", (e) => e.dataset.state !== "open")).catch(
+  await until("the panel to see the daemon gone", () => panel.evaluate(() => window.sawConnLeaveOpen)).catch(
     async (e) => {
       // Say which side kept the link: the process, the panel or the record.
       let alive = true;
