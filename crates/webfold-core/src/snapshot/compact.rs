@@ -165,12 +165,12 @@ pub fn compact(tree: SnapTree, urls: &PageUrls, interactive_only: bool) -> Compa
     let mut written = 0;
     let mut source = Vec::with_capacity(n);
     let mut shortened = Vec::with_capacity(n);
-    // Per input line: printed (a wrapper's text and props go with it).
-    let mut kept = vec![false; n];
     // Per input line: the depth its children take.
     let mut child_depth = vec![0u32; n];
-    // Per input line kept: its line in the new tree.
-    let mut new_index = vec![0u32; n];
+    // Per input line: its line in the new tree, or `NOT_KEPT` (a wrapper's
+    // text and props go with it).
+    const NOT_KEPT: u32 = u32::MAX;
+    let mut new_index = vec![NOT_KEPT; n];
     // The names cut with `…`, as they were: a link's URL is compared with
     // its name as written.
     let mut names_before_cut: std::collections::HashMap<usize, Box<str>> = Default::default();
@@ -191,7 +191,7 @@ pub fn compact(tree: SnapTree, urls: &PageUrls, interactive_only: bool) -> Compa
             i += 1;
             continue;
         }
-        if l.kind != LineKind::Element && l.parent.is_some_and(|p| !kept[p]) {
+        if l.kind != LineKind::Element && l.parent.is_some_and(|p| new_index[p] == NOT_KEPT) {
             // A wrapper's text or prop: left out with it.
             child_depth[i] = depth;
             i = l.subtree_end;
@@ -242,7 +242,6 @@ pub fn compact(tree: SnapTree, urls: &PageUrls, interactive_only: bool) -> Compa
             _ => {}
         }
         line.depth = depth as usize;
-        kept[i] = true;
         new_index[i] = written as u32;
         child_depth[i] = depth + 1;
         lines[written] = line;
