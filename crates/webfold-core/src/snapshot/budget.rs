@@ -542,21 +542,23 @@ fn drop_repeated_links(tree: &SnapTree, ranked: &mut Vec<usize>, interactive_onl
     // The first link of each (landmark, name, URL) by a hash of the three,
     // checked on a match: a key holding them took 48 bytes a link.
     let mut seen: std::collections::HashMap<u64, usize> = Default::default();
-    let key = |c: usize| {
+    let key = |c: usize, url| {
         let landmark = tree
             .ancestors(c)
             .find(|&a| LANDMARK_ROLES.contains(&tree.lines[a].role.as_str()));
-        (landmark, tree.lines[c].name.as_deref(), link_url(tree, c))
+        (landmark, tree.lines[c].name.as_deref(), url)
     };
+    let hasher =
+        std::hash::BuildHasherDefault::<std::collections::hash_map::DefaultHasher>::default();
     let before = ranked.len();
     ranked.retain(|&c| {
         let l = &tree.lines[c];
         if l.role != "link" {
             return true;
         }
-        if link_url(tree, c).is_none() {
+        let Some(url) = link_url(tree, c) else {
             return true;
-        }
+        };
         // A link holding other candidates is not interchangeable with another
         // (and a heading kept inside it would print it anyway).
         if tree.lines[c + 1..l.subtree_end]
@@ -568,15 +570,10 @@ fn drop_repeated_links(tree: &SnapTree, ranked: &mut Vec<usize>, interactive_onl
         // Only within one landmark, the nearest: a footer's copy of a header
         // link is where a task looks for it (counting repeats page-wide lost 7
         // of the 60 survival targets at 8K, per top-level region 2).
-        let this = key(c);
-        let hash = {
-            use std::hash::{Hash, Hasher};
-            let mut h = std::collections::hash_map::DefaultHasher::new();
-            this.hash(&mut h);
-            h.finish()
-        };
+        let this = key(c, url);
+        let hash = std::hash::BuildHasher::hash_one(&hasher, this);
         match seen.get(&hash) {
-            Some(&first) if key(first) == this => false,
+            Some(&first) if link_url(tree, first).is_some_and(|u| key(first, u) == this) => false,
             Some(_) => true,
             None => {
                 seen.insert(hash, c);
