@@ -211,8 +211,11 @@ fn merge_string_children(n: &mut RawNode) {
     if let [RawChild::Text(t)] = out.as_slice()
         && *t == n.name
     {
-        out.clear();
+        // A cell's text is its name: one child dropped on most cells of a
+        // table, so no list is left behind holding nothing.
+        out = Vec::new();
     }
+    out.shrink_to_fit();
     n.children = out;
 }
 

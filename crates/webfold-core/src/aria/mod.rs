@@ -232,7 +232,7 @@ fn flatten(raw: tree::Raw, mode: Mode) -> AriaTree {
                     role: Cow::Borrowed(n.role),
                     name: std::mem::take(&mut n.name),
                     text: None,
-                    children: Vec::new(),
+                    children: Vec::with_capacity(n.children.len()),
                     parent,
                     node: n.el,
                     ref_: None,

@@ -116,6 +116,28 @@ fn attach(
     }
 }
 
+/// Text into a raw node's children. Distillation joins adjacent texts into
+/// one string and collapses its white space (`merge_string_children`), so
+/// text after text is joined here already: a table would otherwise hold a
+/// string and a list slot for every cell's spacing until then.
+fn push_text(children: &mut Vec<RawChild>, t: &str) {
+    match children.last_mut() {
+        Some(RawChild::Text(prev)) => prev.push_str(t),
+        _ => children.push(RawChild::Text(t.to_string())),
+    }
+}
+
+/// A block's spacing. White space only separates words within one run of
+/// text, and a run's edges are trimmed, so a space after a space, after an
+/// element or at the start changes nothing and is not kept.
+fn push_space(children: &mut [RawChild]) {
+    if let Some(RawChild::Text(prev)) = children.last_mut()
+        && !prev.ends_with(super::js::is_js_space)
+    {
+        prev.push(' ');
+    }
+}
+
 /// One node to visit, under the raw node `parent`.
 #[derive(Clone, Copy)]
 struct Visit {
@@ -153,9 +175,17 @@ struct Walk {
 impl Builder<'_> {
     pub fn build(mut self, root: NodeId) -> Raw {
         let page = self.page;
+        // At most a node per element (frames and owned elements elsewhere
+        // in the arena may add a few): sized once, not by doubling.
+        let end = page.node(root).subtree_end.get();
+        let elements = (root.get()..end)
+            .filter(|&n| page.element(NodeId::new(n)).is_some())
+            .count();
+        let mut nodes = Vec::with_capacity(elements + 1);
+        nodes.push(RawNode::new("fragment"));
         let mut w = Walk {
             raw: Raw {
-                nodes: vec![RawNode::new("fragment")],
+                nodes,
                 ref_slots: Vec::new(),
             },
             stack: vec![Task::Visit(Visit {
@@ -180,6 +210,9 @@ impl Builder<'_> {
                 } => self.exit(&mut w, el, target, created, block),
             }
         }
+        // Hidden elements made no node; the list is held while the tree is
+        // distilled and laid out.
+        w.raw.nodes.shrink_to_fit();
         w.raw
     }
 
@@ -205,9 +238,7 @@ impl Builder<'_> {
                     && !self.left_out(node)
                     && w.raw.nodes[parent as usize].role != "textbox"
                 {
-                    w.raw.nodes[parent as usize]
-                        .children
-                        .push(RawChild::Text(t.to_string()));
+                    push_text(&mut w.raw.nodes[parent as usize].children, t);
                 }
                 return;
             }
@@ -255,10 +286,10 @@ impl Builder<'_> {
     fn open_content(&self, w: &mut Walk, node: NodeId, target: u32, block: bool) {
         let children = &mut w.raw.nodes[target as usize].children;
         if block {
-            children.push(RawChild::Text(" ".into()));
+            push_space(children);
         }
         if let Some(t) = super::style::generated_content(self.page, node, false) {
-            children.push(RawChild::Text(t));
+            push_text(children, &t);
         }
     }
 
@@ -320,12 +351,10 @@ impl Builder<'_> {
         let page = self.page;
         let raw = &mut w.raw;
         if let Some(t) = super::style::generated_content(page, el, true) {
-            raw.nodes[target as usize].children.push(RawChild::Text(t));
+            push_text(&mut raw.nodes[target as usize].children, &t);
         }
         if block {
-            raw.nodes[target as usize]
-                .children
-                .push(RawChild::Text(" ".into()));
+            push_space(&mut raw.nodes[target as usize].children);
         }
         let e = page.element(el);
         let t = &mut raw.nodes[target as usize];
@@ -460,7 +489,7 @@ impl Builder<'_> {
                 || (tag == "input"
                     && !matches!(input_type(e.attr("type")), "checkbox" | "radio" | "file"));
             if is_value_control {
-                n.children.push(RawChild::Text(self.dom.control_value(id)));
+                push_text(&mut n.children, &self.dom.control_value(id));
             }
         }
         raw.nodes.push(n);
