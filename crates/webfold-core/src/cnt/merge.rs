@@ -103,9 +103,10 @@ pub(super) fn build(page: &Page, modal: Option<NodeId>) -> (Cnt, u32) {
     let root = cnt_root(page);
     let end = page.node(root).subtree_end.get();
     let base = root.get();
-    // At most one item per node (and the root's): sized once, the list
-    // never holds the slack and the copy of a doubling.
-    let mut items: Vec<Item> = Vec::with_capacity((end - base) as usize + 1);
+    // Most items are merged into their parent's (a row's cells and texts
+    // become the row's line): their places are taken again, so the list
+    // holds the items alive at once, not one per node of the page.
+    let mut items = Items::default();
     let mut slots: Vec<Slot> = (base..end).map(|_| Slot::Nothing).collect();
     let slot_of = |n: NodeId| (n.get() - base) as usize;
 
@@ -123,13 +124,12 @@ pub(super) fn build(page: &Page, modal: Option<NodeId>) -> (Cnt, u32) {
                     NodeData::Text(t) => collapse_keeping_edges(t),
                     _ => " ".to_string(),
                 });
-                items.push(Item {
+                Slot::One(items.put(Item {
                     text,
                     inline_start: true,
                     inline_end: true,
                     ..empty_item(id)
-                });
-                Slot::One((items.len() - 1) as u32)
+                }))
             }
             Kind::Transparent => {
                 let kids = gather(page, id, &mut slots, slot_of);
@@ -145,8 +145,7 @@ pub(super) fn build(page: &Page, modal: Option<NodeId>) -> (Cnt, u32) {
                 if me.is_text_like() && me.is_blank() && id != root {
                     Slot::Nothing
                 } else {
-                    items.push(me);
-                    Slot::One((items.len() - 1) as u32)
+                    Slot::One(items.put(me))
                 }
             }
         };
@@ -156,16 +155,38 @@ pub(super) fn build(page: &Page, modal: Option<NodeId>) -> (Cnt, u32) {
     let root_item = match mem::take(&mut slots[0]) {
         Slot::One(i) => i,
         // The root is always an element kept as one item (see `root_kind`).
-        _ => {
-            items.push(empty_item(root));
-            (items.len() - 1) as u32
-        }
+        _ => items.put(empty_item(root)),
     };
+    let live = items.list.len() - items.free.len();
+    let mut items = items.list;
     let moved = match modal {
         Some(m) => lead_with_modal(page, &mut items, root_item, m),
         None => 0,
     };
-    (compact(page, items, root_item), moved)
+    (compact(page, items, root_item, live), moved)
+}
+
+/// The items while the tree is merged, and the places of those merged
+/// away (no child list or slot names them any more), to be taken again.
+#[derive(Default)]
+struct Items {
+    list: Vec<Item>,
+    free: Vec<u32>,
+}
+
+impl Items {
+    fn put(&mut self, item: Item) -> u32 {
+        match self.free.pop() {
+            Some(i) => {
+                self.list[i as usize] = item;
+                i
+            }
+            None => {
+                self.list.push(item);
+                (self.list.len() - 1) as u32
+            }
+        }
+    }
 }
 
 /// Moves the items holding the open modal dialog `m` or what is in it (the
@@ -203,14 +224,21 @@ fn lead_with_modal(page: &Page, items: &mut [Item], root: u32, m: NodeId) -> u32
 /// The item of element `id` over its kept children `kids`: their text runs
 /// merged, blank text left out, a single child absorbed.
 fn element_item(
-    items: &mut [Item],
+    items: &mut Items,
     id: NodeId,
     facts: filter::ElementFacts,
     kids: Vec<u32>,
 ) -> Item {
-    let kids = merge_text_runs(items, kids);
-    let mut kids = appropriate_text(items, kids);
-    kids.retain(|&k| !(items[k as usize].is_pure_text() && items[k as usize].is_blank()));
+    let Items { list, free } = items;
+    let kids = merge_text_runs(list, kids, free);
+    let mut kids = appropriate_text(list, kids, free);
+    kids.retain(|&k| {
+        let blank = list[k as usize].is_pure_text() && list[k as usize].is_blank();
+        if blank {
+            free.push(k);
+        }
+        !blank
+    });
     let mut me = Item {
         tag: facts.tag,
         attrs: facts.attrs,
@@ -221,7 +249,9 @@ fn element_item(
         ..empty_item(id)
     };
     if let [only] = kids[..] {
-        absorb_single_child(&mut me, items, only);
+        if absorb_single_child(&mut me, list, only) {
+            free.push(only);
+        }
     } else {
         me.children = kids;
     }
@@ -289,7 +319,7 @@ fn gather(
 /// (headings and live-region messages stay apart).
 /// The merged node keeps a tag only when all shared it, and only the
 /// attributes all shared: it carries what is true of all of it.
-fn merge_text_runs(items: &mut [Item], kids: Vec<u32>) -> Vec<u32> {
+fn merge_text_runs(items: &mut [Item], kids: Vec<u32>, merged: &mut Vec<u32>) -> Vec<u32> {
     let mut out: Vec<u32> = Vec::with_capacity(kids.len());
     for k in kids {
         let ki = k as usize;
@@ -301,6 +331,7 @@ fn merge_text_runs(items: &mut [Item], kids: Vec<u32>) -> Vec<u32> {
             out.push(k);
             continue;
         };
+        merged.push(k);
         let (head, tail) = two_mut(items, p as usize, ki);
         if head.is_blank() && !tail.is_blank() {
             // Name the merged node after its first real text, not a blank.
@@ -334,7 +365,7 @@ fn merge_text_runs(items: &mut [Item], kids: Vec<u32>) -> Vec<u32> {
 /// sibling, before its text; a last-child text node goes after the text of
 /// the previous sibling when that sibling has no children. Headings and
 /// live-region messages take part on neither side.
-fn appropriate_text(items: &mut [Item], kids: Vec<u32>) -> Vec<u32> {
+fn appropriate_text(items: &mut [Item], kids: Vec<u32>, merged: &mut Vec<u32>) -> Vec<u32> {
     let n = kids.len();
     let mut out: Vec<u32> = Vec::with_capacity(n);
     let mut pending: Option<u32> = None;
@@ -361,6 +392,7 @@ fn appropriate_text(items: &mut [Item], kids: Vec<u32>) -> Vec<u32> {
                 );
                 sib.absorbed.push(text.id);
                 absorb(&mut sib.absorbed, mem::take(&mut text.absorbed));
+                merged.push(k);
                 continue;
             }
             out.push(k);
@@ -385,6 +417,7 @@ fn appropriate_text(items: &mut [Item], kids: Vec<u32>) -> Vec<u32> {
                 sib.text = joined;
                 sib.absorbed.push(text.id);
                 absorb(&mut sib.absorbed, mem::take(&mut text.absorbed));
+                merged.push(t);
             }
             out.push(k);
         }
@@ -392,19 +425,20 @@ fn appropriate_text(items: &mut [Item], kids: Vec<u32>) -> Vec<u32> {
     out
 }
 
-/// Rule "node with one child".
-fn absorb_single_child(me: &mut Item, items: &mut [Item], only: u32) {
+/// Rule "node with one child". Returns whether the child was merged into
+/// `me` (and its item is free).
+fn absorb_single_child(me: &mut Item, items: &mut [Item], only: u32) -> bool {
     let child = &mut items[only as usize];
     if child.is_pure_text() {
         me.own = None;
         me.text = mem::take(&mut child.text);
         me.absorbed.push(child.id);
         absorb(&mut me.absorbed, mem::take(&mut child.absorbed));
-        return;
+        return true;
     }
     if me.clickable && child.clickable {
         me.children = vec![only];
-        return;
+        return false;
     }
     for tag in child.tag.split(',') {
         if me.tag.rsplit(',').next() != Some(tag) {
@@ -432,6 +466,7 @@ fn absorb_single_child(me: &mut Item, items: &mut [Item], only: u32) {
     me.own_line |= child.own_line;
     me.absorbed.push(child.id);
     absorb(&mut me.absorbed, mem::take(&mut child.absorbed));
+    true
 }
 
 /// `from`'s ids into `into`, the shorter list moved into the longer: on a
@@ -493,9 +528,10 @@ fn collapse_keeping_edges(s: &str) -> String {
 }
 
 /// The merged items as a [`Cnt`] in preorder, texts trimmed, with an index
-/// from every DOM id that went into a CNT node to that node.
-fn compact(page: &Page, mut items: Vec<Item>, root: u32) -> Cnt {
-    let mut nodes: Vec<CntNode> = Vec::new();
+/// from every DOM id that went into a CNT node to that node. At most `live`
+/// items are reached from the root.
+fn compact(page: &Page, mut items: Vec<Item>, root: u32, live: usize) -> Cnt {
+    let mut nodes: Vec<CntNode> = Vec::with_capacity(live);
     let mut index = vec![u32::MAX; page.len()];
     // (item, parent CNT index)
     let mut stack: Vec<(u32, Option<u32>)> = vec![(root, None)];
