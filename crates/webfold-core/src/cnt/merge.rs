@@ -88,6 +88,9 @@ enum Slot {
     One(u32),
     /// A transparent node's kept descendants, spliced into its parent.
     Many(Vec<u32>),
+    /// A text node that collapses to one space (or a line break): no item
+    /// until a merge needs one (see [`Items::space`]).
+    Space(NodeId),
 }
 
 /// The CNT root: `<body>`, or the document element when there is none.
@@ -119,20 +122,19 @@ pub(super) fn build(page: &Page, modal: Option<NodeId>) -> (Cnt, u32) {
         };
         let slot = match kind {
             Kind::Dropped => Slot::Nothing,
-            Kind::Text | Kind::Break => {
-                let text = Text::new(match &page.node(id).data {
-                    NodeData::Text(t) => collapse_keeping_edges(t),
-                    _ => " ".to_string(),
-                });
-                Slot::One(items.put(Item {
-                    text,
-                    inline_start: true,
-                    inline_end: true,
-                    ..empty_item(id)
-                }))
-            }
+            Kind::Text | Kind::Break => match &page.node(id).data {
+                NodeData::Text(t) => {
+                    let text = collapse_keeping_edges(t);
+                    if text == " " {
+                        Slot::Space(id)
+                    } else {
+                        Slot::One(items.put(text_item(id, text)))
+                    }
+                }
+                _ => Slot::Space(id),
+            },
             Kind::Transparent => {
-                let kids = gather(page, id, &mut slots, slot_of);
+                let kids = gather(page, id, &mut slots, slot_of, &mut items);
                 if kids.is_empty() {
                     Slot::Nothing
                 } else {
@@ -140,7 +142,7 @@ pub(super) fn build(page: &Page, modal: Option<NodeId>) -> (Cnt, u32) {
                 }
             }
             Kind::Element(facts) => {
-                let kids = gather(page, id, &mut slots, slot_of);
+                let kids = gather(page, id, &mut slots, slot_of, &mut items);
                 let me = element_item(&mut items, id, facts, kids);
                 if me.is_text_like() && me.is_blank() && id != root {
                     Slot::Nothing
@@ -157,6 +159,8 @@ pub(super) fn build(page: &Page, modal: Option<NodeId>) -> (Cnt, u32) {
         // The root is always an element kept as one item (see `root_kind`).
         _ => items.put(empty_item(root)),
     };
+    // A slot a node: gone before the CNT nodes are laid out beside the items.
+    drop(slots);
     let live = items.list.len() - items.free.len();
     let mut items = items.list;
     let moved = match modal {
@@ -174,7 +178,44 @@ struct Items {
     free: Vec<u32>,
 }
 
+/// Marks a kid that is a space with no item yet; the rest is its node id.
+const SPACE: u32 = 1 << 31;
+
+fn is_space(k: u32) -> bool {
+    k & SPACE != 0
+}
+
 impl Items {
+    /// The kid for a text node that is one space. Most are the spacing
+    /// between a list's items or a table's rows: an item each would hold a
+    /// list's worth of items until the list is merged, where they are merged
+    /// into the next item or dropped one at a time. So a space is a marked
+    /// node id, made an item ([`Items::real`]) only as it is merged.
+    fn space(&mut self, id: NodeId) -> u32 {
+        if id.get() & SPACE == 0 {
+            id.get() | SPACE
+        } else {
+            self.put(text_item(id, " ".to_string()))
+        }
+    }
+
+    /// The kid as an item, made now when it is a space.
+    fn real(&mut self, k: u32) -> u32 {
+        if is_space(k) {
+            self.put(text_item(NodeId::new(k & !SPACE), " ".to_string()))
+        } else {
+            k
+        }
+    }
+
+    fn is_loose_text(&self, k: u32) -> bool {
+        is_space(k) || self.list[k as usize].is_loose_text()
+    }
+
+    fn is_text_like(&self, k: u32) -> bool {
+        is_space(k) || self.list[k as usize].is_text_like()
+    }
+
     fn put(&mut self, item: Item) -> u32 {
         match self.free.pop() {
             Some(i) => {
@@ -229,10 +270,14 @@ fn element_item(
     facts: filter::ElementFacts,
     kids: Vec<u32>,
 ) -> Item {
+    let kids = merge_text_runs(items, kids);
+    let mut kids = appropriate_text(items, kids);
     let Items { list, free } = items;
-    let kids = merge_text_runs(list, kids, free);
-    let mut kids = appropriate_text(list, kids, free);
     kids.retain(|&k| {
+        // A space left here was taken by no merge: blank, it goes.
+        if is_space(k) {
+            return false;
+        }
         let blank = list[k as usize].is_pure_text() && list[k as usize].is_blank();
         if blank {
             free.push(k);
@@ -281,6 +326,16 @@ fn root_kind(page: &Page, id: NodeId) -> Kind {
     }
 }
 
+/// A DOM text node's item (or a line break's, as one space).
+fn text_item(id: NodeId, text: String) -> Item {
+    Item {
+        text: Text::new(text),
+        inline_start: true,
+        inline_end: true,
+        ..empty_item(id)
+    }
+}
+
 fn empty_item(id: NodeId) -> Item {
     Item {
         id,
@@ -303,6 +358,7 @@ fn gather(
     id: NodeId,
     slots: &mut [Slot],
     slot_of: impl Fn(NodeId) -> usize,
+    items: &mut Items,
 ) -> Vec<u32> {
     let mut kids = Vec::new();
     for c in page.children(id) {
@@ -310,6 +366,7 @@ fn gather(
             Slot::Nothing => {}
             Slot::One(i) => kids.push(i),
             Slot::Many(v) => kids.extend(v),
+            Slot::Space(t) => kids.push(items.space(t)),
         }
     }
     kids
@@ -319,20 +376,21 @@ fn gather(
 /// (headings and live-region messages stay apart).
 /// The merged node keeps a tag only when all shared it, and only the
 /// attributes all shared: it carries what is true of all of it.
-fn merge_text_runs(items: &mut [Item], kids: Vec<u32>, merged: &mut Vec<u32>) -> Vec<u32> {
+fn merge_text_runs(items: &mut Items, kids: Vec<u32>) -> Vec<u32> {
     let mut out: Vec<u32> = Vec::with_capacity(kids.len());
     for k in kids {
-        let ki = k as usize;
         let merge_into = out
-            .last()
-            .copied()
-            .filter(|&p| items[p as usize].is_loose_text() && items[ki].is_loose_text());
+            .last_mut()
+            .filter(|p| items.is_loose_text(**p) && items.is_loose_text(k));
         let Some(p) = merge_into else {
             out.push(k);
             continue;
         };
-        merged.push(k);
-        let (head, tail) = two_mut(items, p as usize, ki);
+        *p = items.real(*p);
+        let p = *p;
+        let k = items.real(k);
+        items.free.push(k);
+        let (head, tail) = two_mut(&mut items.list, p as usize, k as usize);
         if head.is_blank() && !tail.is_blank() {
             // Name the merged node after its first real text, not a blank.
             head.absorbed.push(head.id);
@@ -365,24 +423,25 @@ fn merge_text_runs(items: &mut [Item], kids: Vec<u32>, merged: &mut Vec<u32>) ->
 /// sibling, before its text; a last-child text node goes after the text of
 /// the previous sibling when that sibling has no children. Headings and
 /// live-region messages take part on neither side.
-fn appropriate_text(items: &mut [Item], kids: Vec<u32>, merged: &mut Vec<u32>) -> Vec<u32> {
+fn appropriate_text(items: &mut Items, kids: Vec<u32>) -> Vec<u32> {
     let n = kids.len();
     let mut out: Vec<u32> = Vec::with_capacity(n);
     let mut pending: Option<u32> = None;
     for (i, &k) in kids.iter().enumerate() {
-        let ki = k as usize;
-        if items[ki].is_loose_text() {
+        if items.is_loose_text(k) {
             if i + 1 < n {
                 // Runs are merged, so the next sibling is not loose text.
                 pending = Some(k);
                 continue;
             }
             if let Some(&prev) = out.last()
-                && !items[prev as usize].is_text_like()
-                && !items[prev as usize].own_line
-                && items[prev as usize].children.is_empty()
+                && !items.is_text_like(prev)
+                && !items.list[prev as usize].own_line
+                && items.list[prev as usize].children.is_empty()
             {
-                let (sib, text) = two_mut(items, prev as usize, ki);
+                let k = items.real(k);
+                items.free.push(k);
+                let (sib, text) = two_mut(&mut items.list, prev as usize, k as usize);
                 sib.own = Some(sib.own.unwrap_or(Span::new(0, sib.text.len())));
                 sib.text = Text::join(
                     mem::take(&mut sib.text),
@@ -392,16 +451,17 @@ fn appropriate_text(items: &mut [Item], kids: Vec<u32>, merged: &mut Vec<u32>) -
                 );
                 sib.absorbed.push(text.id);
                 absorb(&mut sib.absorbed, mem::take(&mut text.absorbed));
-                merged.push(k);
                 continue;
             }
             out.push(k);
         } else {
-            if let Some(t) = pending.take_if(|_| items[ki].own_line) {
+            if let Some(t) = pending.take_if(|_| items.list[k as usize].own_line) {
                 out.push(t);
             }
             if let Some(t) = pending.take() {
-                let (sib, text) = two_mut(items, ki, t as usize);
+                let t = items.real(t);
+                items.free.push(t);
+                let (sib, text) = two_mut(&mut items.list, k as usize, t as usize);
                 let sib_len = sib.text.len();
                 let (start, end) = sib.own.map_or((0, sib_len), Span::range);
                 let joined = Text::join(
@@ -417,7 +477,6 @@ fn appropriate_text(items: &mut [Item], kids: Vec<u32>, merged: &mut Vec<u32>) -
                 sib.text = joined;
                 sib.absorbed.push(text.id);
                 absorb(&mut sib.absorbed, mem::take(&mut text.absorbed));
-                merged.push(t);
             }
             out.push(k);
         }
