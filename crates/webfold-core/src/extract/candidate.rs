@@ -123,7 +123,7 @@ pub(crate) fn score(page: &Page, classes: &Classes, stats: &Stats) -> Scores {
         if classes.signals[i].positive && prose[i] < MIN_PROSE_FOR_CLASS_BONUS {
             score[i] -= 25.0;
         }
-        score[i] *= 1.0 - stats.total[i].link_density();
+        score[i] *= 1.0 - stats.total(i).link_density();
     }
     Scores {
         score,
@@ -255,7 +255,7 @@ impl Climb<'_> {
             for _ in 0..4 {
                 let Some(p) = self.below_body(cur) else { break };
                 if scores.prose[top.index()] * 2.0 < scores.prose[p.index()]
-                    && stats.total[p.index()].link_density() < 0.35
+                    && stats.total(p.index()).link_density() < 0.35
                 {
                     top = p;
                     continue 'climb;
@@ -276,10 +276,10 @@ impl Climb<'_> {
             };
             let (pi, ti) = (p.index(), top.index());
             let added_prose = scores.prose[pi] - scores.prose[ti];
-            let added_chars = stats.total[pi].chars.saturating_sub(stats.total[ti].chars) as f32;
+            let added_chars = stats.total(pi).chars.saturating_sub(stats.total(ti).chars) as f32;
             if added_prose >= 0.05 * scores.prose[ti]
                 && added_chars <= GATHER_CHARS_PER_PROSE * added_prose
-                && stats.total[pi].link_density() < 0.15
+                && stats.total(pi).link_density() < 0.15
             {
                 top = p;
             } else {
@@ -373,7 +373,7 @@ fn kept_siblings(page: &Page, scores: &Scores, stats: &Stats, top: NodeId) -> Ve
             continue;
         }
         if page.tag(sib) == Some("p") {
-            let c = &stats.total[sib.index()];
+            let c = stats.total(sib.index());
             let ld = c.link_density();
             let len = c.chars;
             if (len > 65 && ld < 0.25)
@@ -382,8 +382,8 @@ fn kept_siblings(page: &Page, scores: &Scores, stats: &Stats, top: NodeId) -> Ve
                 kept.push(sib);
             }
         } else if scores.prose[sib.index()] >= SIBLING_PROSE
-            && scores.prose[sib.index()] * 3.0 >= stats.total[sib.index()].chars as f32 * 2.0
-            && stats.total[sib.index()].link_density() < 0.2
+            && scores.prose[sib.index()] * 3.0 >= stats.total(sib.index()).chars as f32 * 2.0
+            && stats.total(sib.index()).link_density() < 0.2
         {
             // A lede or a continuation in a wrapper of its own.
             kept.push(sib);
@@ -419,7 +419,7 @@ fn same_kind(page: &Page, a: NodeId, b: NodeId) -> bool {
 /// links, not a list, a form or a run of headings.
 fn is_prose_part(stats: &Stats, prose: &[f32], id: NodeId) -> bool {
     let i = id.index();
-    let c = &stats.total[i];
+    let c = stats.total(i);
     !stats.excluded[i]
         && prose[i] >= SIBLING_PROSE
         && prose[i] * 3.0 >= c.chars as f32 * 2.0
@@ -459,12 +459,12 @@ pub(crate) fn split_body_parts(
         for run in [before.collect::<Vec<_>>(), after.collect()] {
             for &sib in run {
                 let i = sib.index();
-                if stats.excluded[i] || stats.total[i].chars == 0 {
+                if stats.excluded[i] || stats.total(i).chars == 0 {
                     continue;
                 }
                 if same_kind(page, sib, node) && is_prose_part(stats, prose, sib) {
                     parts.push(sib);
-                } else if stats.total[i].chars > SKIPPABLE_CHARS {
+                } else if stats.total(i).chars > SKIPPABLE_CHARS {
                     break;
                 }
             }

@@ -45,7 +45,7 @@ pub(crate) fn title_heading(
             continue;
         }
         if matches!(page.tag(id), Some("h1" | "h2")) {
-            let c = stats.total[i].chars;
+            let c = stats.total(i).chars;
             if c > 0 && c <= 2 * t_chars + 20 && c * 2 + 20 >= t_chars {
                 let text = page.text_content(id);
                 if same_text(&text, title) || mostly_in(&text, title) {
@@ -181,7 +181,7 @@ fn judge(page: &Page, stats: &Stats, prose: &[f32], id: NodeId) -> Lede {
     let Some(tag) = page.tag(id).filter(|_| !stats.excluded[i]) else {
         return Lede::No;
     };
-    let c = &stats.total[i];
+    let c = stats.total(i);
     let p = prose[i];
     if p < MIN_PROSE || c.link_density() >= 0.3 {
         return Lede::No;

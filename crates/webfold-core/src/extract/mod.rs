@@ -280,12 +280,13 @@ fn extract_classified(page: &Page, options: &ExtractOptions) -> (Extraction, Cla
         let prose_block = (0..page.len())
             .map(|i| candidate::is_prose_block(&stats, i))
             .collect();
+        let chars = stats.total(body.index()).chars;
         let visible = Visible {
             prose: candidate::prose(page, &stats),
             prose_block,
             excluded: stats.excluded,
         };
-        (visible, stats.total[body.index()].chars)
+        (visible, chars)
     };
 
     // Enough text beats a short article under its headline, which beats

@@ -119,10 +119,20 @@ pub(crate) struct Stats {
     own: Vec<Own>,
     /// Inside an excluded subtree (or its root).
     pub excluded: Vec<bool>,
-    /// Subtree sums with nothing dropped.
-    pub total: Vec<Counts>,
+    /// Subtree sums with nothing dropped, of the elements and the document
+    /// (see [`Stats::total`]).
+    totals: Totals,
     /// Text whose nearest block ancestor is this element.
     pub block: BlockCounts,
+}
+
+/// Subtree sums by element: four bytes a node and a sum an element, where
+/// a sum a node was most of the extraction's peak on a dense page.
+#[derive(Default)]
+struct Totals {
+    /// Per node: where its sums are in `sums`, or `u32::MAX` (not an element).
+    slot: Vec<u32>,
+    sums: Vec<Counts>,
 }
 
 /// Text sums per element that is some text's nearest block ancestor. Few
@@ -234,14 +244,25 @@ impl Stats {
         }
         drop((block_slot, in_link, in_li, block_of));
         block.sort_unstable_by_key(|&(node, _)| node);
+        block.shrink_to_fit();
         let mut s = Stats {
             own,
             excluded,
-            total: Vec::new(),
+            totals: Totals::default(),
             block: BlockCounts(block),
         };
-        s.total = s.totals(page);
+        s.totals = s.element_totals(page);
         s
+    }
+
+    /// Node `i`'s subtree sums, nothing dropped. A text (or comment) is its
+    /// own subtree: its sums are its own counts, unless it is excluded.
+    pub fn total(&self, i: usize) -> Counts {
+        match self.totals.slot[i] {
+            u32::MAX if self.excluded[i] => Counts::default(),
+            u32::MAX => self.own[i].counts(),
+            slot => self.totals.sums[slot as usize],
+        }
     }
 
     /// Subtree sums over `root`'s subtree, bottom-up. `drop(id, sums)` sees
@@ -270,14 +291,27 @@ impl Stats {
         (root_sums, dropped)
     }
 
-    /// Every node's subtree sums, nothing dropped.
-    fn totals(&self, page: &Page) -> Vec<Counts> {
-        let mut total = vec![Counts::default(); page.len()];
-        total[0] = self.sum_subtree(page, NodeId::DOCUMENT, |id, c| {
-            total[id.index()] = *c;
+    /// Every element's and the document's subtree sums, nothing dropped.
+    fn element_totals(&self, page: &Page) -> Totals {
+        let mut slot = vec![u32::MAX; page.len()];
+        let mut held = 0u32;
+        for (i, node) in page.nodes().iter().enumerate() {
+            if matches!(node.data, NodeData::Element(_) | NodeData::Document) {
+                slot[i] = held;
+                held += 1;
+            }
+        }
+        let mut sums = vec![Counts::default(); held as usize];
+        let doc = self.sum_subtree(page, NodeId::DOCUMENT, |id, c| {
+            if let Some(&k) = slot.get(id.index()).filter(|&&k| k != u32::MAX) {
+                sums[k as usize] = *c;
+            }
             true
         });
-        total
+        if let Some(&k) = slot.first().filter(|&&k| k != u32::MAX) {
+            sums[k as usize] = doc;
+        }
+        Totals { slot, sums }
     }
 
     /// Sums `root`'s subtree bottom-up; `visit(id, sums)` sees each node
