@@ -201,3 +201,12 @@ fn live_layout_hides_what_css_hides() {
     page.set_layout(layout);
     assert_eq!(aria::snapshot(&page, Mode::Aria), "- paragraph: Shown");
 }
+
+/// A block's spacing after an element the distillation removes (an
+/// unnamed image in `ai` mode) still parts the words on either side.
+#[test]
+fn spacing_after_a_removed_element_parts_words() {
+    let page = Page::parse(r#"<div><span>a</span><img><div role="none">b</div></div>"#);
+    let yaml = aria::snapshot(&page, Mode::Ai);
+    assert!(yaml.contains(": a b"), "{yaml}");
+}

@@ -128,13 +128,19 @@ fn push_text(children: &mut Vec<RawChild>, t: &str) {
 }
 
 /// A block's spacing. White space only separates words within one run of
-/// text, and a run's edges are trimmed, so a space after a space, after an
-/// element or at the start changes nothing and is not kept.
-fn push_space(children: &mut [RawChild]) {
-    if let Some(RawChild::Text(prev)) = children.last_mut()
-        && !prev.ends_with(super::js::is_js_space)
-    {
-        prev.push(' ');
+/// text, and a node's texts are trimmed before anything moves them, so a
+/// space after a space or at the start changes nothing and is not kept.
+/// After an element it stays: distillation may remove the element, and the
+/// space then parts the texts on either side.
+fn push_space(children: &mut Vec<RawChild>) {
+    match children.last_mut() {
+        None => {}
+        Some(RawChild::Text(prev)) => {
+            if !prev.ends_with(super::js::is_js_space) {
+                prev.push(' ');
+            }
+        }
+        Some(RawChild::Node(_)) => children.push(RawChild::Text(" ".to_string())),
     }
 }
 
