@@ -134,13 +134,9 @@ fn push_text(children: &mut Vec<RawChild>, t: &str) {
 /// space then parts the texts on either side.
 fn push_space(children: &mut Vec<RawChild>) {
     match children.last_mut() {
-        None => {}
-        Some(RawChild::Text(prev)) => {
-            if !prev.ends_with(super::js::is_js_space) {
-                prev.push(' ');
-            }
-        }
+        Some(RawChild::Text(prev)) if !prev.ends_with(super::js::is_js_space) => prev.push(' '),
         Some(RawChild::Node(_)) => children.push(RawChild::Text(" ".to_string())),
+        _ => {}
     }
 }
 
