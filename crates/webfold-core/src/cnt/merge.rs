@@ -195,14 +195,14 @@ impl Items {
         if id.get() & SPACE == 0 {
             id.get() | SPACE
         } else {
-            self.put(text_item(id, " ".to_string()))
+            self.put(space_item(id))
         }
     }
 
     /// The kid as an item, made now when it is a space.
     fn real(&mut self, k: u32) -> u32 {
         if is_space(k) {
-            self.put(text_item(NodeId::new(k & !SPACE), " ".to_string()))
+            self.put(space_item(NodeId::new(k & !SPACE)))
         } else {
             k
         }
@@ -334,6 +334,10 @@ fn text_item(id: NodeId, text: String) -> Item {
         inline_end: true,
         ..empty_item(id)
     }
+}
+
+fn space_item(id: NodeId) -> Item {
+    text_item(id, " ".to_string())
 }
 
 fn empty_item(id: NodeId) -> Item {
