@@ -302,15 +302,14 @@ impl Stats {
             }
         }
         let mut sums = vec![Counts::default(); held as usize];
-        let doc = self.sum_subtree(page, NodeId::DOCUMENT, |id, c| {
-            if let Some(&k) = slot.get(id.index()).filter(|&&k| k != u32::MAX) {
+        // The document is node 0, so its sums are the first.
+        sums[0] = self.sum_subtree(page, NodeId::DOCUMENT, |id, c| {
+            let k = slot[id.index()];
+            if k != u32::MAX {
                 sums[k as usize] = *c;
             }
             true
         });
-        if let Some(&k) = slot.first().filter(|&&k| k != u32::MAX) {
-            sums[k as usize] = doc;
-        }
         Totals { slot, sums }
     }
 
