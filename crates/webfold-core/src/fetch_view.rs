@@ -20,6 +20,7 @@
 //! every surface shares it.
 
 use std::borrow::Cow;
+use std::cell::RefCell;
 use std::fmt;
 use std::str::FromStr;
 
@@ -582,7 +583,12 @@ fn page_after(header: &str, content: &str, opts: &PageOptions) -> Paged {
     let total = lines.len();
     let first_line = opts.start_line.max(1);
     let start = first_line - 1;
-    let count = |text: &str| tokens_after(header, text, opts.encoding);
+    // Every rendering counted repeats the lines of the one before.
+    let memo = RefCell::new(tokens::Memo::new(opts.encoding));
+    let count = |text: &str| match header {
+        "" => memo.borrow_mut().count(text),
+        _ => memo.borrow_mut().count(&format!("{header}{text}")),
+    };
 
     if start > 0 && start >= total {
         return past_the_end(first_line, total, opts, &count);

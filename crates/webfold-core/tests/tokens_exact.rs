@@ -2,7 +2,8 @@
 //! tiktoken-rs's, the hand-written pre-tokenizers cut text where tiktoken's
 //! split regexes (run here on fancy-regex, as tiktoken-rs does) cut it, and
 //! counts equal tiktoken-rs's `encode_ordinary` on corpus pages, on edge
-//! cases and on generated text.
+//! cases and on generated text, whole and summed over the segments
+//! [`tokens::Memo`] counts apart.
 
 use std::io::{Read, Write};
 
@@ -84,6 +85,15 @@ impl Reference {
                 .find(|p| tokens::count(p, self.enc) != self.bpe.encode_ordinary(p).len());
             return Err(format!(
                 "{}: {got} tokens, tiktoken {want}; first differing piece {piece:?} (text {:?})",
+                self.enc,
+                short(text)
+            ));
+        }
+        // Counting line by line, as fitters do, gives the same.
+        let by_segments = tokens::Memo::new(self.enc).count(text);
+        if by_segments != want {
+            return Err(format!(
+                "{}: {by_segments} tokens counted by segments, tiktoken {want} (text {:?})",
                 self.enc,
                 short(text)
             ));

@@ -6,6 +6,8 @@
 //! that fits with the tiers before it fixed and the ones after it at their
 //! smallest: the page's furniture gets what the article leaves.
 
+use std::cell::RefCell;
+
 use super::actions::Actions;
 use super::focus::{OTHER, TIERS};
 use super::id::HiddenRange;
@@ -435,7 +437,7 @@ pub(crate) fn fit<'r>(
         max_bytes: budget
             .saturating_mul(MAX_BYTES_PER_TOKEN)
             .saturating_add(1024),
-        enc,
+        memo: RefCell::new(tokens::Memo::new(enc)),
         surface,
     };
     let (full, fits) = renderer.attempt(Plan::uniform(Cut::NONE));
@@ -486,7 +488,8 @@ struct Renderer<'c> {
     budget: usize,
     /// Renderings longer than this are rejected unread.
     max_bytes: usize,
-    enc: Encoding,
+    /// Renderings repeat most lines of the ones before.
+    memo: RefCell<tokens::Memo>,
     surface: Surface,
 }
 
@@ -507,7 +510,7 @@ impl Renderer<'_> {
     fn attempt(&self, plan: Plan) -> (Fitted, bool) {
         match self.render(plan) {
             Some((text, stats)) => {
-                let tokens = tokens::count(&text, self.enc);
+                let tokens = self.memo.borrow_mut().count(&text);
                 let fits = tokens <= self.budget;
                 (
                     Fitted {

@@ -13,7 +13,8 @@ mod layout {
     #![allow(dead_code)]
     include!("table_layout.rs");
 }
-use layout::{EMPTY_SLOT, MAX_TOKEN_LEN, RECORD_HEADER, TAG_BITS, hash_bytes, hash_tag};
+pub(super) use layout::hash_bytes;
+use layout::{EMPTY_SLOT, MAX_TOKEN_LEN, RECORD_HEADER, TAG_BITS, hash_tag};
 
 type Rank = u32;
 const NONE: Rank = Rank::MAX;

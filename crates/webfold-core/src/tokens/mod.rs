@@ -12,7 +12,10 @@
 //! to 0.6 MB of memos per encoding (`bpe::Scratch`).
 
 mod bpe;
+mod memo;
 mod split;
+
+pub use memo::Memo;
 
 use std::cell::RefCell;
 use std::fmt;
