@@ -19,10 +19,18 @@ use std::hash::{BuildHasherDefault, Hasher};
 
 use super::{Encoding, count};
 
+/// What a memo keeps at most: its segments' bytes and, per segment, about
+/// what its slot and allocation cost. A fitter's renderings are about the
+/// budget's size; the first count of a whole page's text may be far larger,
+/// and past this its segments are counted and not kept.
+const HELD_MAX: usize = 1 << 20;
+const SLOT_COST: usize = 48;
+
 /// Exact counts of texts under one encoding, remembering each segment's.
 pub struct Memo {
     enc: Encoding,
-    seen: HashMap<Box<[u8]>, u32, BuildHasherDefault<SegmentHasher>>,
+    seen: HashMap<Box<[u8]>, usize, BuildHasherDefault<SegmentHasher>>,
+    held: usize,
 }
 
 impl Memo {
@@ -30,6 +38,7 @@ impl Memo {
         Memo {
             enc,
             seen: HashMap::default(),
+            held: 0,
         }
     }
 
@@ -37,11 +46,14 @@ impl Memo {
     pub fn count(&mut self, text: &str) -> usize {
         segments(text)
             .map(|segment| match self.seen.get(segment.as_bytes()) {
-                Some(&n) => n as usize,
+                Some(&n) => n,
                 None => {
                     let n = count(segment, self.enc);
-                    self.seen
-                        .insert(segment.as_bytes().into(), n.min(u32::MAX as usize) as u32);
+                    let cost = segment.len() + SLOT_COST;
+                    if self.held + cost <= HELD_MAX {
+                        self.held += cost;
+                        self.seen.insert(segment.as_bytes().into(), n);
+                    }
                     n
                 }
             })
@@ -50,7 +62,7 @@ impl Memo {
 }
 
 /// `text` cut after every newline where a piece must end (module docs).
-pub(super) fn segments(text: &str) -> impl Iterator<Item = &str> {
+fn segments(text: &str) -> impl Iterator<Item = &str> {
     let bytes = text.as_bytes();
     let mut start = 0;
     let mut newlines = memchr::memchr_iter(b'\n', bytes);
@@ -61,7 +73,7 @@ pub(super) fn segments(text: &str) -> impl Iterator<Item = &str> {
         let from = start;
         let end = loop {
             match newlines.next() {
-                Some(i) if starts_segment(&bytes[i + 1..]) => break i + 1,
+                Some(i) if starts_segment(bytes.get(i + 1..).unwrap_or_default()) => break i + 1,
                 Some(_) => {}
                 None => break bytes.len(),
             }
