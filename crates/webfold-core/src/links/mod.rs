@@ -170,9 +170,11 @@ pub fn links(
         }
         text
     };
-    let fits = |k: usize| {
+    // Each rendering counted repeats the lines of the one before.
+    let mut memo = tokens::Memo::new(ctx.encoding);
+    let mut fits = |k: usize| {
         let text = render(k);
-        let n = tokens::count(&text, ctx.encoding);
+        let n = memo.count(&text);
         (n <= opts.max_tokens).then_some((text, n))
     };
     let Some(none) = fits(0) else {
