@@ -71,6 +71,10 @@ struct Inner {
     /// Deleted conversations. Ids are random and never reused, so a load that
     /// was in flight during the delete must not bring the page back.
     deleted: HashSet<ConversationId>,
+    /// Per conversation, the version another process's refresh made the
+    /// latest: older copies are not kept, even one whose load was still in
+    /// flight when the refresh was heard.
+    retired_below: HashMap<ConversationId, u32>,
     bytes: usize,
     tick: u64,
 }
@@ -150,8 +154,8 @@ impl PageCache {
     }
 
     /// Another process made `version` the latest: records it and drops the
-    /// cached copies of older versions (an older version asked for by number
-    /// is loaded again from the store).
+    /// cached copies of older versions, and keeps none from now on (an older
+    /// version asked for by number is loaded again from the store).
     pub fn retire(&self, id: ConversationId, version: u32) {
         let mut inner = self.lock();
         if inner.deleted.contains(&id) {
@@ -159,7 +163,10 @@ impl PageCache {
         }
         let latest = inner.latest.entry(id).or_insert(version);
         *latest = (*latest).max(version);
-        inner.evict(|k| k.0 == id && k.1 < version);
+        let floor = inner.retired_below.entry(id).or_insert(version);
+        *floor = (*floor).max(version);
+        let floor = *floor;
+        inner.evict(|k| k.0 == id && k.1 < floor);
     }
 
     /// The cached versions of `id`, oldest first.
@@ -186,6 +193,13 @@ impl PageCache {
         }
         let latest = inner.latest.entry(page.id).or_insert(page.version);
         *latest = (*latest).max(page.version);
+        if inner
+            .retired_below
+            .get(&page.id)
+            .is_some_and(|&floor| page.version < floor)
+        {
+            return;
+        }
         if let Some(old) = inner.entries.remove(&key) {
             inner.order.remove(&old.tick);
             inner.bytes -= old.page.cost();
@@ -212,6 +226,7 @@ impl PageCache {
     pub fn remove(&self, id: ConversationId) {
         let mut inner = self.lock();
         inner.latest.remove(&id);
+        inner.retired_below.remove(&id);
         inner.deleted.insert(id);
         inner.evict(|k| k.0 == id);
     }
@@ -283,6 +298,24 @@ mod tests {
         cache.note_version(a, 4);
         assert!(cache.get(a, 3).is_none());
         assert_eq!(cache.latest_version(a), None);
+    }
+
+    #[test]
+    fn a_load_finishing_after_a_newer_version_was_heard_is_not_kept() {
+        let a = ConversationId::from_bytes([5; 16]);
+        let cache = PageCache::new(1 << 20);
+        cache.insert(loaded(a, 1, "<p>1</p>"));
+        // Another process refreshed to 3 while this one was loading 2.
+        cache.retire(a, 3);
+        assert!(cache.get(a, 1).is_none());
+        cache.insert(loaded(a, 2, "<p>2</p>"));
+        cache.insert(loaded(a, 3, "<p>3</p>"));
+        assert_eq!(cache.cached_versions(a), vec![3]);
+        assert_eq!(cache.latest_version(a), Some(3));
+        // An older notification heard late lowers nothing.
+        cache.retire(a, 2);
+        cache.insert(loaded(a, 2, "<p>2</p>"));
+        assert_eq!(cache.cached_versions(a), vec![3]);
     }
 
     #[test]
