@@ -518,7 +518,7 @@ fn whole(
     (req, ctx): (&MarkdownRequest, Ctx),
     header: String,
 ) -> Result<MarkdownView, Error> {
-    let n = tokens_after(&header, &content, ctx.encoding);
+    let n = tokens::count(&after(&header, &content), ctx.encoding);
     if let Some(budget) = req.max_tokens
         && n > budget
     {
@@ -544,13 +544,13 @@ fn whole(
     })
 }
 
-/// Exact tokens of `text` printed after `header`: counted together, as a
-/// token can span where one ends and the other begins.
-fn tokens_after(header: &str, text: &str, enc: tokens::Encoding) -> usize {
+/// `text` as printed after `header`: counted together, as a token can span
+/// where one ends and the other begins.
+fn after<'t>(header: &str, text: &'t str) -> Cow<'t, str> {
     if header.is_empty() {
-        tokens::count(text, enc)
+        Cow::Borrowed(text)
     } else {
-        tokens::count(&format!("{header}{text}"), enc)
+        Cow::Owned(format!("{header}{text}"))
     }
 }
 
@@ -585,10 +585,7 @@ fn page_after(header: &str, content: &str, opts: &PageOptions) -> Paged {
     let start = first_line - 1;
     // Every rendering counted repeats the lines of the one before.
     let memo = RefCell::new(tokens::Memo::new(opts.encoding));
-    let count = |text: &str| match header {
-        "" => memo.borrow_mut().count(text),
-        _ => memo.borrow_mut().count(&format!("{header}{text}")),
-    };
+    let count = |text: &str| memo.borrow_mut().count(&after(header, text));
 
     if start > 0 && start >= total {
         return past_the_end(first_line, total, opts, &count);
