@@ -221,7 +221,7 @@ fn viewport_bonus_and_viewport_only_on_a_live_page() {
         .lines
         .iter()
         .filter(|l| is_candidate(l, true))
-        .map(|l| l.role.as_str())
+        .map(|l| l.role())
         .collect();
     assert_eq!(kept, vec!["link"; 5], "{}", s.text);
     // Only what is in the viewport, and a note for the rest.
@@ -300,7 +300,7 @@ fn element_limit_header_and_closing_line() {
         .filter(|l| is_candidate(l, true))
         .collect();
     assert_eq!(kept.len(), 50);
-    assert!(kept.iter().all(|l| l.role == "button"));
+    assert!(kept.iter().all(|l| l.role() == "button"));
     assert_eq!(kept[49].name.as_deref(), Some("button 49"));
     // The closing line counts the cut and names where they are and how to get them.
     let closing = s
@@ -428,7 +428,7 @@ fn kept_elements_keep_their_ancestors() {
         t.ancestors(i)
             .map(|a| {
                 (
-                    t.lines[a].role.clone(),
+                    t.lines[a].role().to_string(),
                     t.lines[a].aria_ref.as_deref().map(String::from),
                 )
             })
@@ -451,7 +451,7 @@ fn kept_elements_keep_their_ancestors() {
         let out = snapshot::parse(&s.text).unwrap();
         let mut checked = 0;
         for (i, l) in out.lines.iter().enumerate() {
-            if !is_candidate(l, interactive_only) || l.role != "link" {
+            if !is_candidate(l, interactive_only) || l.role() != "link" {
                 continue;
             }
             let r = l.aria_ref.as_deref().unwrap();
@@ -756,8 +756,8 @@ fn live_regions_then_controls_then_top_headings_then_links_then_sub_headings() {
             .iter()
             .filter(|l| is_candidate(l, true))
             .map(|l| match l.attrs.first() {
-                Some((a, Some(v))) if a == "level" => format!("{}{v}", l.role),
-                _ => l.role.clone(),
+                Some((a, Some(v))) if a == "level" => format!("{}{v}", l.role()),
+                _ => l.role().to_string(),
             })
             .collect();
         roles.sort();
@@ -834,7 +834,7 @@ fn live_region_text_is_capped_and_a_log_keeps_its_newest_lines() {
     let log = tree
         .lines
         .iter()
-        .position(|l| l.role == "log")
+        .position(|l| l.role() == "log")
         .expect(&s.text);
     let log_text: String = tree.lines[log..tree.lines[log].subtree_end]
         .iter()
@@ -854,8 +854,7 @@ fn live_region_text_is_capped_and_a_log_keeps_its_newest_lines() {
     let shown: Vec<usize> = tree.lines[log + 1..tree.lines[log].subtree_end]
         .iter()
         .filter_map(|l| {
-            l.value
-                .as_deref()?
+            l.value()?
                 .strip_prefix("message number ")?
                 .split(' ')
                 .next()?
@@ -907,7 +906,7 @@ fn alerts_on_real_pages_show_their_text() {
         let alert = tree
             .lines
             .iter()
-            .position(|l| l.role == "alert")
+            .position(|l| l.role() == "alert")
             .unwrap_or_else(|| panic!("{id}: no alert in\n{}", s.text));
         let region: String = tree.lines[alert..tree.lines[alert].subtree_end]
             .iter()
@@ -946,14 +945,14 @@ fn headings_on_real_pages() {
                     .as_ref()
                     .is_some_and(|r| out.find_ref(r).is_some())
             };
-            let headings = full.tree.lines.iter().filter(|l| l.role == "heading");
+            let headings = full.tree.lines.iter().filter(|l| l.role() == "heading");
             if s.truncation.is_none() {
                 untruncated += 1;
                 for h in headings.clone().filter(|h| h.aria_ref.is_some()) {
-                    assert!(printed(h), "{}: {:?} missing", p.id, h.raw_key);
+                    assert!(printed(h), "{}: {:?} missing", p.id, h.raw_key());
                 }
             }
-            if !out.lines.iter().any(|l| l.role == "link") {
+            if !out.lines.iter().any(|l| l.role() == "link") {
                 continue;
             }
             for h in headings.filter(|h| h.aria_ref.is_some()) {

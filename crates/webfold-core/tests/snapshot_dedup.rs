@@ -62,7 +62,7 @@ fn unchanged_chrome_is_one_line_on_the_next_page_of_the_site() {
     assert_eq!(second.unchanged.len(), 2);
     // The summary line is an ordinary snapshot line with the ref it had before.
     let tree = snapshot::parse(&second.text).unwrap();
-    let marker = tree.lines.iter().find(|l| l.role == "banner").unwrap();
+    let marker = tree.lines.iter().find(|l| l.role() == "banner").unwrap();
     assert!(dedup::is_unchanged_marker(marker));
     let before = snapshot::parse(&first.text).unwrap();
     assert_eq!(
@@ -70,7 +70,7 @@ fn unchanged_chrome_is_one_line_on_the_next_page_of_the_site() {
         before
             .lines
             .iter()
-            .find(|l| l.role == "banner")
+            .find(|l| l.role() == "banner")
             .unwrap()
             .aria_ref
     );
@@ -174,7 +174,7 @@ fn hash_ignores_refs_and_states_but_not_names() {
 /// Line items with refs removed: what is the same element on both runs.
 fn stripped(t: &SnapTree, i: usize) -> (usize, String) {
     let l = &t.lines[i];
-    let mut key = l.raw_key.clone();
+    let mut key = l.raw_key().to_string();
     if let Some(r) = &l.aria_ref {
         let tag = format!(" [ref={r}]");
         if let Some(pos) = key.rfind(&tag) {
@@ -185,10 +185,7 @@ fn stripped(t: &SnapTree, i: usize) -> (usize, String) {
         l.depth,
         format!(
             "{key}|{}",
-            l.raw_value
-                .as_deref()
-                .filter(|v| *v != UNCHANGED)
-                .unwrap_or("")
+            l.raw_value().filter(|v| *v != UNCHANGED).unwrap_or("")
         ),
     )
 }
@@ -273,7 +270,7 @@ fn dedup_savings_over_same_site_corpus_pages() {
                     p.id
                 );
                 if dedup::is_unchanged_marker(&b.lines[j]) {
-                    assert!(dedup::CHROME_ROLES.contains(&a.lines[i].role.as_str()));
+                    assert!(dedup::CHROME_ROLES.contains(&a.lines[i].role()));
                     i = a.lines[i].subtree_end;
                 } else {
                     i += 1;

@@ -62,13 +62,13 @@ fn second_snapshot_of_a_url_shows_only_the_changes() {
     let mark = |name: &str| {
         tree.lines
             .iter()
-            .find(|l| l.name.as_deref() == Some(name) || l.value.as_deref() == Some(name))
+            .find(|l| l.name.as_deref() == Some(name) || l.value() == Some(name))
             .and_then(|l| l.comment.clone())
     };
     assert_eq!(mark("Save for later").as_deref(), Some(diff::ADDED));
     assert_eq!(mark("Banana").as_deref(), Some(diff::REMOVED));
     assert_eq!(mark("3 items").as_deref(), Some(diff::CHANGED));
-    let checkbox = tree.lines.iter().find(|l| l.role == "checkbox").unwrap();
+    let checkbox = tree.lines.iter().find(|l| l.role() == "checkbox").unwrap();
     assert_eq!(checkbox.comment.as_deref(), Some(diff::CHANGED));
     assert!(checkbox.attrs.iter().any(|(k, _)| k == "checked"));
     // Unchanged elements are not listed; their ancestors give the path.
@@ -76,7 +76,7 @@ fn second_snapshot_of_a_url_shows_only_the_changes() {
     assert!(
         tree.lines
             .iter()
-            .any(|l| l.role == "main" && l.comment.is_none())
+            .any(|l| l.role() == "main" && l.comment.is_none())
     );
     // Refs are the session's: unchanged elements kept theirs, so the diff's
     // refs mean the same elements as the first view's.
@@ -84,7 +84,7 @@ fn second_snapshot_of_a_url_shows_only_the_changes() {
     let main_ref = |t: &snapshot::SnapTree| {
         t.lines
             .iter()
-            .find(|l| l.role == "main")
+            .find(|l| l.role() == "main")
             .unwrap()
             .aria_ref
             .clone()
@@ -191,7 +191,7 @@ fn diff_of_corpus_pages_round_trips() {
         let (old, _) = snapshot::prepare(&page, webfold_core::aria::Mode::Ai, "", None).unwrap();
         let mut new = old.tree.clone();
         let drop: Vec<usize> = (0..new.len())
-            .filter(|&i| new.lines[i].role == "link")
+            .filter(|&i| new.lines[i].role() == "link")
             .step_by(2)
             .collect();
         let keep: Vec<_> = (0..new.len())

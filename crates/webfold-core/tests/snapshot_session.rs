@@ -37,7 +37,7 @@ fn refs(text: &str) -> Vec<(String, String)> {
         .filter_map(|l| {
             l.aria_ref.clone().map(|r| {
                 (
-                    format!("{} {:?}", l.role, l.name.as_deref().unwrap_or("")),
+                    format!("{} {:?}", l.role(), l.name.as_deref().unwrap_or("")),
                     r.into(),
                 )
             })

@@ -19,11 +19,11 @@ use webfold_core::tokens;
 fn kind_of(tree: &snapshot::SnapTree, i: usize) -> String {
     let l = &tree.lines[i];
     match l.kind {
-        LineKind::Prop => format!("prop {}", l.role),
+        LineKind::Prop => format!("prop {}", l.role()),
         LineKind::Text => "text".into(),
-        LineKind::Element if budget::is_candidate(l, true) => format!("element {}", l.role),
-        LineKind::Element if l.aria_ref.is_some() => format!("ancestor {}", l.role),
-        LineKind::Element => format!("ancestor {} (no ref)", l.role),
+        LineKind::Element if budget::is_candidate(l, true) => format!("element {}", l.role()),
+        LineKind::Element if l.aria_ref.is_some() => format!("ancestor {}", l.role()),
+        LineKind::Element => format!("ancestor {} (no ref)", l.role()),
     }
 }
 

@@ -190,12 +190,12 @@ const LIVE_SHARE: usize = 8;
 /// the interactive elements, headings and live regions.
 pub fn is_candidate(line: &Line, interactive_only: bool) -> bool {
     line.kind == LineKind::Element
-        && (!interactive_only || is_interactive(line) || is_context_role(&line.role))
+        && (!interactive_only || is_interactive(line) || is_context_role(line.role()))
 }
 
 /// An element an agent acts on: an interactive role, or a pointer cursor.
 fn is_interactive(line: &Line) -> bool {
-    line.kind == LineKind::Element && (is_interactive_role(&line.role) || line.cursor_pointer)
+    line.kind == LineKind::Element && (is_interactive_role(line.role()) || line.cursor_pointer)
 }
 
 /// A heading's `[level=N]`.
@@ -302,7 +302,7 @@ fn rank_candidates(
         }
         // A live region is announced wherever it is on the page (screen
         // readers do not scroll to it), so the viewport does not hide it.
-        let announced = params.interactive_only && is_live_region_role(&line.role);
+        let announced = params.interactive_only && is_live_region_role(line.role());
         if params.viewport_only && !vp(i) && !announced {
             outside_viewport += 1;
             continue;
@@ -316,10 +316,10 @@ fn rank_candidates(
             let p = if let Some(score) = params.focus.as_ref().and_then(|f| focus_score(tree, i, f))
             {
                 FOCUS_PRIORITY + score
-            } else if params.interactive_only && is_context_role(&l.role) {
-                context_priority(&l.role, heading_level(l), vp(i))
+            } else if params.interactive_only && is_context_role(l.role()) {
+                context_priority(l.role(), heading_level(l), vp(i))
             } else {
-                element_priority(&l.role, vp(i)) + purpose_bonus(tree, i)
+                element_priority(l.role(), vp(i)) + purpose_bonus(tree, i)
             };
             p + front_priority(params.front.get(i).copied().unwrap_or_default())
         })
@@ -347,10 +347,10 @@ pub(crate) fn focus_score(tree: &SnapTree, i: usize, focus: &TaskFocus) -> Optio
     let line = &tree.lines[i];
     let place = tree
         .ancestors(i)
-        .find_map(|a| Place::of_landmark(&tree.lines[a].role))
+        .find_map(|a| Place::of_landmark(tree.lines[a].role()))
         .unwrap_or_default();
     let name = line.name.as_deref().unwrap_or_default();
-    let score = focus.score(&line.role, name, link_url(tree, i), place);
+    let score = focus.score(line.role(), name, link_url(tree, i), place);
     (score >= FOCUSED).then_some(score)
 }
 
@@ -361,7 +361,7 @@ pub(crate) fn focus_score(tree: &SnapTree, i: usize, focus: &TaskFocus) -> Optio
 /// and the top headings, under the form controls.
 fn purpose_bonus(tree: &SnapTree, i: usize) -> u32 {
     let line = &tree.lines[i];
-    if line.role != "link" {
+    if line.role() != "link" {
         return 0;
     }
     let mut purposes = Purposes::of_label(line.name.as_deref().unwrap_or_default());
@@ -378,8 +378,8 @@ fn purpose_bonus(tree: &SnapTree, i: usize) -> u32 {
 /// A link's `/url` prop.
 fn link_url(tree: &SnapTree, i: usize) -> Option<&str> {
     tree.children(i)
-        .find(|&k| tree.lines[k].kind == LineKind::Prop && tree.lines[k].role == "/url")
-        .and_then(|k| tree.lines[k].value.as_deref())
+        .find(|&k| tree.lines[k].kind == LineKind::Prop && tree.lines[k].role() == "/url")
+        .and_then(|k| tree.lines[k].value())
 }
 
 /// Everything one `fit` call works with, so filling a plan and fitting it
@@ -498,7 +498,7 @@ impl Fitter<'_> {
         live: &mut LiveRoom,
     ) -> Vec<usize> {
         let mut content = sel.live_content(c);
-        if self.tree.lines[c].role == "log" {
+        if self.tree.lines[c].role() == "log" {
             content.reverse();
         }
         let mut shown = Vec::new();
@@ -545,7 +545,7 @@ fn drop_repeated_links(tree: &SnapTree, ranked: &mut Vec<usize>, interactive_onl
     let key = |c: usize, url| {
         let landmark = tree
             .ancestors(c)
-            .find(|&a| LANDMARK_ROLES.contains(&tree.lines[a].role.as_str()));
+            .find(|&a| LANDMARK_ROLES.contains(&tree.lines[a].role()));
         (landmark, tree.lines[c].name.as_deref(), url)
     };
     let hasher =
@@ -553,7 +553,7 @@ fn drop_repeated_links(tree: &SnapTree, ranked: &mut Vec<usize>, interactive_onl
     let before = ranked.len();
     ranked.retain(|&c| {
         let l = &tree.lines[c];
-        if l.role != "link" {
+        if l.role() != "link" {
             return true;
         }
         let Some(url) = link_url(tree, c) else {
@@ -784,7 +784,7 @@ impl<'a> Selection<'a> {
 
     /// Whether `c` is a live region whose text goes with it.
     fn is_live(&self, c: usize) -> bool {
-        self.live_regions && is_live_region_role(&self.tree.lines[c].role)
+        self.live_regions && is_live_region_role(self.tree.lines[c].role())
     }
 
     /// A live region's text: the lines under it, in document order, but for
@@ -1082,7 +1082,7 @@ impl Containers {
                     _ => c.of.get(p).copied().unwrap_or(Containers::NONE),
                 });
             c.of.push(nearest);
-            let is_container = l.aria_ref.is_some() && CONTAINER_ROLES.contains(&l.role.as_str());
+            let is_container = l.aria_ref.is_some() && CONTAINER_ROLES.contains(&l.role());
             let own = if is_container {
                 c.list
                     .push((label(l), l.aria_ref.as_deref().map(String::from)));
@@ -1139,9 +1139,9 @@ pub(crate) fn label(l: &Line) -> String {
         Some(n) if !n.is_empty() => {
             let short: String = n.chars().take(40).collect();
             let ell = if n.chars().count() > 40 { "…" } else { "" };
-            format!("{} {:?}", l.role, format!("{short}{ell}"))
+            format!("{} {:?}", l.role(), format!("{short}{ell}"))
         }
-        _ => l.role.clone(),
+        _ => l.role().to_string(),
     }
 }
 

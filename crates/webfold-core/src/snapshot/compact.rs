@@ -180,7 +180,7 @@ pub fn compact(tree: SnapTree, urls: &PageUrls, interactive_only: bool) -> Compa
     while i < n {
         let l = &lines[i];
         let depth = l.parent.map_or(0, |p| child_depth[p]);
-        if l.kind == LineKind::Element && is_live_region_role(&l.role) {
+        if l.kind == LineKind::Element && is_live_region_role(l.role()) {
             live_end = live_end.max(l.subtree_end);
         }
         // A live region's text is what the view keeps it for, and a wrapper
@@ -211,7 +211,7 @@ pub fn compact(tree: SnapTree, urls: &PageUrls, interactive_only: bool) -> Compa
                     names_before_cut.insert(i, name);
                 }
             }
-            LineKind::Prop if line.role == "/url" => {
+            LineKind::Prop if line.role() == "/url" => {
                 // Its parent is kept (a dropped one's props go with it),
                 // already written to the new tree.
                 let parent_name = line.parent.and_then(|p| {
@@ -222,21 +222,17 @@ pub fn compact(tree: SnapTree, urls: &PageUrls, interactive_only: bool) -> Compa
                     })
                 });
                 let shown = line
-                    .value
-                    .as_deref()
+                    .value()
                     .and_then(|v| urls.display(v))
-                    .filter(|u| {
-                        Some(u.as_str()) != parent_name && line.value.as_deref() != parent_name
-                    });
+                    .filter(|u| Some(u.as_str()) != parent_name && line.value() != parent_name);
                 let Some(mut u) = shown else {
                     child_depth[i] = depth;
                     i = line.subtree_end;
                     continue;
                 };
                 was_cut = cut(&mut u, URL_CAP);
-                if Some(u.as_str()) != line.value.as_deref() {
-                    line.raw_value = Some(yaml_escape_value_if_needed(&u).into());
-                    line.value = Some(u.into());
+                if Some(u.as_str()) != line.value() {
+                    line.set_value(Some((&yaml_escape_value_if_needed(&u), &u)));
                 }
             }
             _ => {}
@@ -262,10 +258,10 @@ pub fn compact(tree: SnapTree, urls: &PageUrls, interactive_only: bool) -> Compa
 /// A line that holds only a ref: a nameless, stateless wrapper.
 fn is_wrapper(l: &Line) -> bool {
     l.kind == LineKind::Element
-        && WRAPPER_ROLES.contains(&l.role.as_str())
+        && WRAPPER_ROLES.contains(&l.role())
         && !l.cursor_pointer
         && l.name.as_deref().is_none_or(str::is_empty)
-        && l.raw_value.is_none()
+        && l.raw_value().is_none()
         && l.comment.is_none()
         // The body (`generic [active]`) stays the root, as in Playwright's output.
         && l.attrs.is_empty()
@@ -273,7 +269,7 @@ fn is_wrapper(l: &Line) -> bool {
 
 /// Drop a redundant `[cursor=pointer]` and cut a long name; true when the name was cut.
 fn rewrite_key(line: &mut Line) -> bool {
-    let drop_cursor = line.cursor_pointer && is_interactive_role(&line.role);
+    let drop_cursor = line.cursor_pointer && is_interactive_role(line.role());
     let mut name_cut = false;
     if let Some(n) = &mut line.name {
         let mut name = String::from(std::mem::take(n));
@@ -286,13 +282,13 @@ fn rewrite_key(line: &mut Line) -> bool {
     if drop_cursor {
         line.cursor_pointer = false;
     }
-    line.raw_key = yaml_escape_key_if_needed(&key_text(line));
+    line.set_raw_key(&yaml_escape_key_if_needed(&key_text(line)));
     name_cut
 }
 
 /// The key as the renderer writes it: `role "name" [attr]… [ref=eN] [cursor=pointer]`.
 fn key_text(l: &Line) -> String {
-    let mut key = l.role.clone();
+    let mut key = l.role().to_string();
     if let Some(n) = l.name.as_deref().filter(|n| !n.is_empty()) {
         key.push(' ');
         key.push_str(&json_string(n));

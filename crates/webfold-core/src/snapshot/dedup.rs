@@ -23,7 +23,7 @@ pub fn chrome_roots(tree: &SnapTree) -> Vec<usize> {
     let mut i = 0;
     while i < tree.lines.len() {
         let l = &tree.lines[i];
-        if l.kind == LineKind::Element && CHROME_ROLES.contains(&l.role.as_str()) {
+        if l.kind == LineKind::Element && CHROME_ROLES.contains(&l.role()) {
             out.push(i);
             i = l.subtree_end;
         } else {
@@ -43,13 +43,13 @@ pub fn subtree_hash(tree: &SnapTree, root: usize) -> u64 {
         match l.kind {
             LineKind::Element => {
                 h.write(b"E");
-                h.write(l.role.as_bytes());
+                h.write(l.role().as_bytes());
                 h.write(b"\0");
                 h.write(l.name.as_deref().unwrap_or("").as_bytes());
             }
             LineKind::Text => {
                 h.write(b"T");
-                h.write(l.value.as_deref().unwrap_or("").as_bytes());
+                h.write(l.value().unwrap_or("").as_bytes());
             }
             // Props (URLs, placeholders) are not role or name.
             LineKind::Prop => continue,
@@ -95,8 +95,7 @@ pub fn collapse(tree: &SnapTree, previous: &[u64]) -> Collapsed {
         let l = &tree.lines[i];
         if roots.contains(&i) {
             let mut marker = l.clone();
-            marker.raw_value = Some(UNCHANGED.into());
-            marker.value = Some(UNCHANGED.into());
+            marker.set_value(Some((UNCHANGED, UNCHANGED)));
             markers.push(lines.len());
             lines.push(marker);
             source.push(i);
@@ -118,7 +117,7 @@ pub fn collapse(tree: &SnapTree, previous: &[u64]) -> Collapsed {
 
 /// Is this line a dedup summary?
 pub fn is_unchanged_marker(line: &Line) -> bool {
-    line.kind == LineKind::Element && line.value.as_deref() == Some(UNCHANGED)
+    line.kind == LineKind::Element && line.value() == Some(UNCHANGED)
 }
 
 struct Fnv(u64);

@@ -12,7 +12,7 @@
 
 use std::collections::HashMap;
 
-use super::parse::{Line, LineKind, SnapTree};
+use super::parse::{Line, SnapTree};
 
 /// How many elements changed.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
@@ -217,22 +217,8 @@ fn split_inline_values(lines: Vec<Line>) -> Vec<Line> {
     for i in 0..lines.len() {
         let mut l = lines[i].clone();
         let has_child = lines.get(i + 1).is_some_and(|next| next.depth > l.depth);
-        if has_child && l.raw_value.is_some() {
-            let text = Line {
-                kind: LineKind::Text,
-                depth: l.depth + 1,
-                parent: None,
-                subtree_end: 0,
-                raw_key: "text".into(),
-                raw_value: l.raw_value.take(),
-                role: "text".into(),
-                name: None,
-                attrs: Vec::new(),
-                aria_ref: None,
-                cursor_pointer: false,
-                value: l.value.take(),
-                comment: None,
-            };
+        if has_child && let Some((raw, value)) = l.take_value() {
+            let text = Line::text(l.depth + 1, &raw, &value);
             out.push(l);
             out.push(text);
         } else {
@@ -267,7 +253,7 @@ fn identities(tree: &SnapTree) -> Vec<Option<u64>> {
             None => {
                 let parent = l.parent.and_then(|p| ids[p]);
                 let rn = hash(&[
-                    l.role.as_bytes(),
+                    l.role().as_bytes(),
                     l.name.as_deref().unwrap_or("").as_bytes(),
                 ]);
                 let rank = ranks.entry((parent, rn)).or_insert(0);

@@ -231,9 +231,9 @@ fn matching_elements(tree: &SnapTree, query: &Query) -> Vec<usize> {
         let hit = match l.kind {
             LineKind::Element => {
                 l.name.as_deref().is_some_and(|n| query.matches(n))
-                    || l.value.as_deref().is_some_and(|v| query.matches(v))
+                    || l.value().is_some_and(|v| query.matches(v))
             }
-            LineKind::Text | LineKind::Prop => l.value.as_deref().is_some_and(|v| query.matches(v)),
+            LineKind::Text | LineKind::Prop => l.value().is_some_and(|v| query.matches(v)),
         };
         if !hit {
             continue;
@@ -317,7 +317,7 @@ fn describe(tree: &SnapTree, i: usize, max_lines: usize, surface: Surface) -> Fi
     // Nameless generic wrappers say nothing about where a node is.
     let mut path: Vec<String> = tree
         .ancestors(i)
-        .filter(|&a| !(tree.lines[a].role == "generic" && tree.lines[a].name.is_none()))
+        .filter(|&a| !(tree.lines[a].role() == "generic" && tree.lines[a].name.is_none()))
         .map(|a| {
             let al = &tree.lines[a];
             let mut s = super::budget::label(al);
@@ -352,7 +352,7 @@ fn describe(tree: &SnapTree, i: usize, max_lines: usize, surface: Surface) -> Fi
     FindMatch {
         line: i,
         aria_ref: l.aria_ref.as_deref().map(String::from),
-        role: l.role.clone(),
+        role: l.role().to_string(),
         name: l.name.as_deref().map(String::from),
         path,
         lines,

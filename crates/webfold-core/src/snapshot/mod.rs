@@ -296,12 +296,12 @@ pub fn prepare_for(
             continue;
         }
         let Some(node) = arena.next() else { break };
-        if line.kind == LineKind::Element && line.raw_value.is_some() {
+        if line.kind == LineKind::Element && line.raw_value().is_some() {
             for _ in 0..node.children {
                 arena.next();
             }
         }
-        if line.kind != LineKind::Element || node.role != role_hash(&line.role) {
+        if line.kind != LineKind::Element || node.role != role_hash(line.role()) {
             continue;
         }
         if let Some(id) = node.node {

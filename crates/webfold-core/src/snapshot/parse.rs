@@ -29,47 +29,130 @@ pub enum LineKind {
 }
 
 /// One item of the snapshot, with its place in the tree.
+///
+/// A page's snapshot holds a line per node, so a line keeps its printed
+/// text once (`item`: the key, then `: value` when the value is inline)
+/// and finds its raw key, raw value and role in it; only what decoding
+/// changes (a quoted name or value) is kept apart.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Line {
     pub kind: LineKind,
+    /// `[cursor=pointer]` was printed.
+    pub cursor_pointer: bool,
     /// Nesting level (indent / 2).
     pub depth: usize,
     pub parent: Option<usize>,
     /// One past the last line of this item's subtree (lines are in preorder).
     pub subtree_end: usize,
-    /// The key exactly as printed (single-quoted when YAML needs it).
-    pub raw_key: String,
-    /// The inline value exactly as printed after `: `, if any.
-    pub raw_value: Option<Box<str>>,
-    /// `role` for elements, `text` for text, the prop name (`/url`) for props.
-    pub role: String,
+    /// The key exactly as printed (single-quoted when YAML needs it), then
+    /// `: ` and the inline value exactly as printed, if any.
+    item: Box<str>,
+    /// Where the key ends in `item`.
+    key_end: u32,
+    /// Where the role is in `item`: after the key's quote when it has one.
+    role_start: u8,
+    role_end: u32,
     /// The accessible name, decoded.
     pub name: Option<Box<str>>,
+    /// The inline value decoded, when decoding changes it.
+    decoded_value: Option<Box<str>>,
     /// States and flags in print order, e.g. `("level", Some("2"))`, `("checked", None)`.
     /// The ref and cursor are kept apart.
     pub attrs: Vec<(String, Option<String>)>,
     pub aria_ref: Option<Box<str>>,
-    /// `[cursor=pointer]` was printed.
-    pub cursor_pointer: bool,
-    /// The inline value, decoded.
-    pub value: Option<Box<str>>,
     /// A trailing ` # …` comment (without the `#`), as diffs and finds print.
     pub comment: Option<Box<str>>,
 }
 
 impl Line {
+    /// A line printing `raw_key` (whose role is `role`, as its key starts
+    /// with it after an optional quote) and an inline value: `raw_value`
+    /// as printed, `value` decoded.
+    fn new(kind: LineKind, raw_key: &str, role: &str, value: Option<(&str, &str)>) -> Line {
+        let mut line = Line {
+            kind,
+            ..Line::default()
+        };
+        line.set_item(raw_key, role.len(), value);
+        line
+    }
+
+    /// A `- text: …` line at `depth`, its value printed as `raw_value` and
+    /// decoded as `value`.
+    pub fn text(depth: usize, raw_value: &str, value: &str) -> Line {
+        let mut line = Line::new(LineKind::Text, "text", "text", Some((raw_value, value)));
+        line.depth = depth;
+        line
+    }
+
+    fn set_item(&mut self, raw_key: &str, role_len: usize, value: Option<(&str, &str)>) {
+        let mut item = String::with_capacity(raw_key.len() + value.map_or(0, |(r, _)| r.len() + 2));
+        item.push_str(raw_key);
+        if let Some((raw, _)) = value {
+            item.push_str(": ");
+            item.push_str(raw);
+        }
+        let at = |i: usize| u32::try_from(i).unwrap_or(u32::MAX);
+        self.role_start = u8::from(raw_key.starts_with('\''));
+        self.role_end = at((usize::from(self.role_start) + role_len).min(raw_key.len()));
+        self.key_end = at(raw_key.len());
+        self.item = item.into();
+        self.decoded_value = value.filter(|(r, v)| r != v).map(|(_, v)| v.into());
+    }
+
+    /// The key exactly as printed (single-quoted when YAML needs it).
+    pub fn raw_key(&self) -> &str {
+        self.item.get(..self.key_end as usize).unwrap_or(&self.item)
+    }
+
+    /// The inline value exactly as printed after `: `, if any.
+    pub fn raw_value(&self) -> Option<&str> {
+        self.item.get((self.key_end as usize).saturating_add(2)..)
+    }
+
+    /// `role` for elements, `text` for text, the prop name (`/url`) for props.
+    pub fn role(&self) -> &str {
+        let role = usize::from(self.role_start)..self.role_end as usize;
+        self.item.get(role).unwrap_or_default()
+    }
+
+    /// The inline value, decoded.
+    pub fn value(&self) -> Option<&str> {
+        self.decoded_value.as_deref().or_else(|| self.raw_value())
+    }
+
+    /// Print `raw_key` for this line: the same role, written anew (a ref
+    /// renumbered, a name cut, a flag dropped).
+    pub fn set_raw_key(&mut self, raw_key: &str) {
+        let role_len = self.role().len();
+        let value = self.take_value();
+        self.set_item(raw_key, role_len, value.as_ref().map(|(r, v)| (&**r, &**v)));
+    }
+
+    /// Print `raw_value` for this line's inline value (`value` decoded), or none.
+    pub fn set_value(&mut self, value: Option<(&str, &str)>) {
+        let key = self.raw_key().to_string();
+        let role_len = self.role().len();
+        self.set_item(&key, role_len, value);
+    }
+
+    /// Take the inline value off the line: (as printed, decoded).
+    pub fn take_value(&mut self) -> Option<(String, String)> {
+        let raw = self.raw_value()?.to_string();
+        let value = self.value().unwrap_or_default().to_string();
+        let key = self.raw_key().to_string();
+        let role_len = self.role().len();
+        self.set_item(&key, role_len, None);
+        Some((raw, value))
+    }
+
     /// The line without indentation, `- ` prefix or comment, as the renderer
     /// prints it when `has_children` tells whether children follow.
     pub fn item_text(&self, has_children: bool) -> String {
-        let mut s = String::with_capacity(self.raw_key.len() + 2);
-        s.push_str(&self.raw_key);
-        match &self.raw_value {
-            Some(v) => {
-                s.push_str(": ");
-                s.push_str(v);
-            }
-            None if has_children => s.push(':'),
-            None => {}
+        let mut s = String::with_capacity(self.item.len() + 1);
+        s.push_str(&self.item);
+        if has_children && self.raw_value().is_none() {
+            s.push(':');
         }
         s
     }
@@ -193,7 +276,10 @@ impl SnapTree {
 
 /// Append one item at its indent, with its trailing comment.
 pub(crate) fn push_line(out: &mut String, line: &Line, has_children: bool) {
-    push_item(out, line.depth, &line.item_text(has_children));
+    push_item(out, line.depth, &line.item);
+    if has_children && line.raw_value().is_none() {
+        out.push(':');
+    }
     if let Some(c) = &line.comment {
         out.push_str(" #");
         out.push_str(c);
@@ -270,7 +356,7 @@ pub fn parse(text: &str) -> Result<SnapTree, Error> {
         line.parent = open.last().copied();
         line.subtree_end = tree.lines.len() + 1;
         if let Some(p) = line.parent
-            && tree.lines[p].raw_value.is_some()
+            && tree.lines[p].raw_value().is_some()
         {
             return Err(err("a line with an inline value cannot have children"));
         }
@@ -300,7 +386,11 @@ fn truncate_for_error(s: &str) -> String {
 fn parse_item(item: &str) -> Result<Line, String> {
     let (raw_key, key, after_key) = if item.starts_with('\'') {
         let (decoded, used) = single_quoted(item)?;
-        (item[..used].to_string(), decoded, &item[used..])
+        (
+            &item[..used],
+            std::borrow::Cow::Owned(decoded),
+            &item[used..],
+        )
     } else {
         let end = unquoted_key_end(item);
         // `- a::` or `- a:: # x` would read back as the key `a` once
@@ -309,49 +399,48 @@ fn parse_item(item: &str) -> Result<Line, String> {
             return Err("a key ending in ':' must be quoted".into());
         }
         (
-            item[..end].to_string(),
-            item[..end].to_string(),
+            &item[..end],
+            std::borrow::Cow::Borrowed(&item[..end]),
             &item[end..],
         )
     };
     let (raw_value, comment) = split_value_and_comment(after_key)?;
-    let value = match &raw_value {
+    let value = match raw_value {
         Some(v) if v.starts_with('"') => {
             let (decoded, used) = double_quoted(v)?;
             if used != v.len() {
                 return Err("text after a quoted value".into());
             }
-            Some(decoded)
+            Some((v, std::borrow::Cow::Owned(decoded)))
         }
-        Some(v) => Some(v.clone()),
+        Some(v) => Some((v, std::borrow::Cow::Borrowed(v))),
         None => None,
     };
-    let mut line = Line {
-        kind: LineKind::Element,
-        depth: 0,
-        parent: None,
-        subtree_end: 0,
-        raw_key,
-        raw_value: raw_value.map(Box::from),
-        role: String::new(),
-        name: None,
-        attrs: Vec::new(),
-        aria_ref: None,
-        cursor_pointer: false,
-        value: value.map(Box::from),
-        comment: comment.map(Box::from),
+    let value = value.as_ref().map(|(r, v)| (*r, &**v));
+    let kind = if key == "text" {
+        LineKind::Text
+    } else if key.starts_with('/') {
+        LineKind::Prop
+    } else {
+        LineKind::Element
     };
-    if key == "text" {
-        line.kind = LineKind::Text;
-        line.role = key;
-        return Ok(line);
+    let role = match kind {
+        LineKind::Element => key.split(' ').next().unwrap_or_default(),
+        _ => &key,
+    };
+    if role.is_empty() {
+        return Err("empty role".into());
     }
-    if key.starts_with('/') {
-        line.kind = LineKind::Prop;
-        line.role = key;
-        return Ok(line);
+    // The role is read from the printed key, where a quoted key doubles
+    // its quotes.
+    if raw_key.starts_with('\'') && role.contains('\'') {
+        return Err("a quote in the role".into());
     }
-    parse_element_key(&key, &mut line)?;
+    let mut line = Line::new(kind, raw_key, role, value);
+    line.comment = comment.map(Box::from);
+    if kind == LineKind::Element {
+        parse_element_key(&key[role.len()..], &mut line)?;
+    }
     Ok(line)
 }
 
@@ -370,7 +459,7 @@ fn unquoted_key_end(item: &str) -> usize {
 }
 
 /// After the key: nothing, `:`, `: value`, each optionally followed by ` # comment`.
-fn split_value_and_comment(rest: &str) -> Result<(Option<String>, Option<String>), String> {
+fn split_value_and_comment(rest: &str) -> Result<(Option<&str>, Option<String>), String> {
     let (body, comment) = split_comment(rest)?;
     if body.is_empty() {
         return Ok((None, comment));
@@ -387,7 +476,7 @@ fn split_value_and_comment(rest: &str) -> Result<(Option<String>, Option<String>
     if value.is_empty() {
         return Err("empty value after ': '".into());
     }
-    Ok((Some(value.to_string()), comment))
+    Ok((Some(value), comment))
 }
 
 /// Split ` # comment` off the end, respecting a double-quoted value.
@@ -475,16 +564,9 @@ fn double_quoted(s: &str) -> Result<(String, usize), String> {
     Err("unterminated double-quoted string".into())
 }
 
-/// `role "name" [attr] [attr=value] …`, name JSON-encoded.
-fn parse_element_key(key: &str, line: &mut Line) -> Result<(), String> {
-    let (role, mut rest) = match key.find(' ') {
-        Some(i) => (&key[..i], &key[i..]),
-        None => (key, ""),
-    };
-    if role.is_empty() {
-        return Err("empty role".into());
-    }
-    line.role = role.to_string();
+/// What follows the role in a key: ` "name" [attr] [attr=value] …`, the
+/// name JSON-encoded.
+fn parse_element_key(mut rest: &str, line: &mut Line) -> Result<(), String> {
     if let Some(r) = rest.strip_prefix(" \"") {
         let quoted = &rest[1..];
         let (name, used) = json_string(quoted)?;
@@ -581,22 +663,39 @@ mod tests {
         let yaml = "- generic [active] [ref=e1]:\n  - link \"Home\" [ref=e2] [cursor=pointer]:\n    - /url: /\n  - 'heading \"a: b\" [level=2] [ref=e3]'\n  - text: \"x: y\"\n  - textbox \"Qty\" [ref=e4]: \"3\"";
         let t = parse(yaml).unwrap();
         assert_eq!(t.len(), 6);
-        assert_eq!(t.lines[1].role, "link");
+        assert_eq!(t.lines[1].role(), "link");
         assert_eq!(t.lines[1].name.as_deref(), Some("Home"));
         assert_eq!(t.lines[1].aria_ref.as_deref(), Some("e2"));
         assert!(t.lines[1].cursor_pointer);
         assert_eq!(t.lines[2].kind, LineKind::Prop);
-        assert_eq!(t.lines[2].value.as_deref(), Some("/"));
+        assert_eq!(t.lines[2].value(), Some("/"));
         assert_eq!(t.lines[3].name.as_deref(), Some("a: b"));
         assert_eq!(
             t.lines[3].attrs,
             vec![("level".to_string(), Some("2".to_string()))]
         );
-        assert_eq!(t.lines[4].value.as_deref(), Some("x: y"));
-        assert_eq!(t.lines[5].value.as_deref(), Some("3"));
+        assert_eq!(t.lines[4].value(), Some("x: y"));
+        assert_eq!(t.lines[5].value(), Some("3"));
         assert_eq!(t.lines[0].subtree_end, 6);
         assert_eq!(t.children(0).collect::<Vec<_>>(), vec![1, 3, 4, 5]);
         assert_eq!(t.render(), yaml);
+    }
+
+    /// A page's snapshot holds a line per node: its printed text is one
+    /// string, its role and raw key and value places in it.
+    #[cfg(target_pointer_width = "64")]
+    #[test]
+    fn a_line_is_narrow() {
+        assert!(
+            std::mem::size_of::<Line>() <= 152,
+            "{}",
+            std::mem::size_of::<Line>()
+        );
+        let t = parse("- 'link \"a: b\" [ref=e1]':\n  - /url: \"x: y\"").unwrap();
+        assert_eq!(t.lines[0].role(), "link");
+        assert_eq!(t.lines[0].raw_key(), "'link \"a: b\" [ref=e1]'");
+        assert_eq!(t.lines[1].raw_value(), Some("\"x: y\""));
+        assert_eq!(t.lines[1].value(), Some("x: y"));
     }
 
     #[test]
@@ -605,7 +704,7 @@ mod tests {
         // the comment, which the rendered tree did not read back.
         let t = parse("- generic [ref=e0]:\r\n  - heading \"A\" #\r\r\n  - link\r\r\r\n").unwrap();
         assert_eq!(t.lines[1].comment.as_deref(), Some(""));
-        assert_eq!(t.lines[2].role, "link");
+        assert_eq!(t.lines[2].role(), "link");
         assert_eq!(parse(&t.render()).unwrap().lines, t.lines);
     }
 
@@ -614,7 +713,7 @@ mod tests {
         let t = parse("- button \"Buy\" [ref=e5] # added\n- text: \"a # b\" # changed").unwrap();
         assert_eq!(t.lines[0].aria_ref.as_deref(), Some("e5"));
         assert_eq!(t.lines[0].comment.as_deref(), Some(" added"));
-        assert_eq!(t.lines[1].value.as_deref(), Some("a # b"));
+        assert_eq!(t.lines[1].value(), Some("a # b"));
         assert_eq!(t.lines[1].comment.as_deref(), Some(" changed"));
     }
 

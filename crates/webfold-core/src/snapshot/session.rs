@@ -234,7 +234,7 @@ impl SnapshotSession {
             let l = &tree.lines[i];
             identities.push(RefIdentity {
                 aria_ref: l.aria_ref.as_deref().unwrap_or_default().to_string(),
-                role: l.role.clone(),
+                role: l.role().to_string(),
                 name: l.name.as_deref().unwrap_or_default().to_string(),
                 dom: dom_of_line[i],
             });
@@ -274,7 +274,7 @@ fn match_identities(
         if !eligible(i) || dom[i] == 0 {
             continue;
         }
-        let key = (l.role.as_str(), l.name.as_deref().unwrap_or(""), dom[i]);
+        let key = (l.role(), l.name.as_deref().unwrap_or(""), dom[i]);
         if let Some(j) = exact.get_mut(&key).and_then(VecDeque::pop_front) {
             used[j] = true;
             assigned[i] = Some(previous[j].aria_ref.clone());
@@ -295,7 +295,7 @@ fn match_identities(
             continue;
         }
         if let Some(j) = by_name
-            .get_mut(&(l.role.as_str(), l.name.as_deref().unwrap_or("")))
+            .get_mut(&(l.role(), l.name.as_deref().unwrap_or("")))
             .and_then(VecDeque::pop_front)
         {
             assigned[i] = Some(previous[j].aria_ref.clone());
@@ -347,9 +347,10 @@ pub fn chrome_refs(tree: &SnapTree) -> Vec<Vec<Option<String>>> {
 fn set_ref(line: &mut super::parse::Line, new_ref: &str) {
     if let Some(old) = &line.aria_ref {
         let needle = format!("[ref={old}]");
-        if let Some(pos) = line.raw_key.rfind(&needle) {
-            line.raw_key
-                .replace_range(pos..pos + needle.len(), &format!("[ref={new_ref}]"));
+        if let Some(pos) = line.raw_key().rfind(&needle) {
+            let mut key = line.raw_key().to_string();
+            key.replace_range(pos..pos + needle.len(), &format!("[ref={new_ref}]"));
+            line.set_raw_key(&key);
         }
     }
     line.aria_ref = Some(new_ref.into());
