@@ -124,26 +124,35 @@ impl Line {
     /// Print `raw_key` for this line: the same role, written anew (a ref
     /// renumbered, a name cut, a flag dropped).
     pub fn set_raw_key(&mut self, raw_key: &str) {
-        let role_len = self.role().len();
-        let value = self.take_value();
-        self.set_item(raw_key, role_len, value.as_ref().map(|(r, v)| (&**r, &**v)));
+        let old = self.take_printed();
+        let value = old.raw_value().map(|raw| (raw, old.value().unwrap_or(raw)));
+        self.set_item(raw_key, old.role().len(), value);
     }
 
     /// Print `raw_value` for this line's inline value (`value` decoded), or none.
     pub fn set_value(&mut self, value: Option<(&str, &str)>) {
-        let key = self.raw_key().to_string();
-        let role_len = self.role().len();
-        self.set_item(&key, role_len, value);
+        let old = self.take_printed();
+        self.set_item(old.raw_key(), old.role().len(), value);
     }
 
     /// Take the inline value off the line: (as printed, decoded).
     pub fn take_value(&mut self) -> Option<(String, String)> {
         let raw = self.raw_value()?.to_string();
         let value = self.value().unwrap_or_default().to_string();
-        let key = self.raw_key().to_string();
-        let role_len = self.role().len();
-        self.set_item(&key, role_len, None);
+        self.set_value(None);
         Some((raw, value))
+    }
+
+    /// What the line prints, moved out to be written anew from.
+    fn take_printed(&mut self) -> Line {
+        Line {
+            item: std::mem::take(&mut self.item),
+            key_end: self.key_end,
+            role_start: self.role_start,
+            role_end: self.role_end,
+            decoded_value: self.decoded_value.take(),
+            ..Line::default()
+        }
     }
 
     /// The line without indentation, `- ` prefix or comment, as the renderer
