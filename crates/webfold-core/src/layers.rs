@@ -208,7 +208,7 @@ pub fn dialog_name(page: &Page, dialog: NodeId) -> String {
     let tree = aria::build(page, dialog, Mode::Aria);
     let node = tree.nodes.iter().find(|n| n.node == Some(dialog));
     match node {
-        Some(n) if !n.name.is_empty() => n.name.clone(),
+        Some(n) if !n.name.is_empty() => n.name.to_string(),
         Some(n) if !n.role.is_empty() => n.role.to_string(),
         _ => "dialog".into(),
     }

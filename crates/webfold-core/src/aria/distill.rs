@@ -8,7 +8,7 @@ use std::collections::HashSet;
 
 use super::Mode;
 use super::js::normalize_white_space;
-use super::tree::{Raw, RawChild, RawNode};
+use super::tree::{Raw, RawChild, RawNode, push_child};
 
 /// Roles whose name identifies the node, so it is kept even when its content repeats it.
 const IDENTIFYING_NAME_ROLES: &[&str] = &[
@@ -72,7 +72,7 @@ pub(crate) fn distill(raw: &mut Raw, mode: Mode) {
     while let Some(top) = stack.last_mut() {
         if let Some(child) = top.old.next() {
             match child {
-                RawChild::Text(t) => top.new.push(RawChild::Text(t)),
+                RawChild::Text(t) => push_child(&mut top.new, RawChild::Text(t)),
                 RawChild::Node(c) => {
                     if ai {
                         enter_redundant_names(nodes, c, &mut pending);
@@ -103,7 +103,7 @@ pub(crate) fn distill(raw: &mut Raw, mode: Mode) {
             pointer_root_above: parent.pointer_root_at_or_above,
         };
         match exit(nodes, done.node, &ctx, ai, &mut pending) {
-            Verdict::Keep => parent.new.push(RawChild::Node(done.node)),
+            Verdict::Keep => push_child(&mut parent.new, RawChild::Node(done.node)),
             Verdict::Remove => {}
             Verdict::Unwrap => parent.new.append(&mut nodes[done.node as usize].children),
         }

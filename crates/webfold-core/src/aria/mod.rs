@@ -102,20 +102,22 @@ pub struct AriaNode {
     /// An ARIA role, `generic`, `iframe`, `fragment` (the root) or `text`;
     /// the builder's names are static (no allocation a node).
     pub role: Cow<'static, str>,
-    #[serde(default, skip_serializing_if = "String::is_empty")]
-    pub name: String,
+    #[serde(default, skip_serializing_if = "str::is_empty")]
+    pub name: Box<str>,
     /// The text of a `text` node.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub text: Option<String>,
+    pub text: Option<Box<str>>,
+    /// Arena indexes, 32-bit as the page's ids are: a tree has a node per
+    /// element at most, and every node is some node's child.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub children: Vec<usize>,
+    pub children: Vec<u32>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub parent: Option<usize>,
+    pub parent: Option<u32>,
     /// The DOM element behind this node: one identity across views.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub node: Option<NodeId>,
     #[serde(rename = "ref", default, skip_serializing_if = "Option::is_none")]
-    pub ref_: Option<String>,
+    pub ref_: Option<Box<str>>,
     #[serde(default)]
     pub states: States,
     /// Rare (links, textboxes, set-apart labels): boxed, so the other
@@ -134,6 +136,10 @@ pub struct AriaNode {
     pub invisible: bool,
 }
 
+// A node per element, held while the tree is rendered: its width is most
+// of the snapshot's memory on dense pages.
+const _: () = assert!(std::mem::size_of::<AriaNode>() <= 136);
+
 /// An element that takes a ref, in numbering order. Nodes removed by
 /// distillation keep their slot (`index: None`) so numbers match Playwright's.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -142,10 +148,9 @@ pub struct RefSlot {
     /// refs read `fNe…` (a live capture's iframes).
     #[serde(default)]
     pub frame: u32,
-    /// The arena index of the printed node, if it survived distillation.
-    pub index: Option<usize>,
-    #[serde(rename = "ref")]
-    pub ref_: Option<String>,
+    /// The arena index of the printed node, if it survived distillation;
+    /// the number is its ref, printed there.
+    pub index: Option<u32>,
 }
 
 /// A snapshot tree: a flat arena in document (pre)order, root at 0.
@@ -208,20 +213,22 @@ pub fn snapshot(page: &Page, mode: Mode) -> String {
 fn flatten(raw: tree::Raw, mode: Mode) -> AriaTree {
     use tree::RawChild;
     let mut raw_nodes = raw.nodes;
-    let mut index_of: Vec<Option<usize>> = vec![None; raw_nodes.len()];
-    let mut nodes: Vec<AriaNode> = Vec::with_capacity(raw_nodes.len());
+    let mut index_of: Vec<Option<u32>> = vec![None; raw_nodes.len()];
+    // Sized exactly: the laid-out nodes are the tree's largest table, and
+    // a vector grown past a guess holds up to twice them.
+    let mut nodes: Vec<AriaNode> = Vec::with_capacity(laid_out_len(&raw_nodes));
     // (raw index or text, parent arena index)
     enum Item {
         Node(u32),
         Text(String),
     }
-    let mut stack: Vec<(Item, Option<usize>)> = vec![(Item::Node(0), None)];
+    let mut stack: Vec<(Item, Option<u32>)> = vec![(Item::Node(0), None)];
     while let Some((item, parent)) = stack.pop() {
-        let idx = nodes.len();
+        let idx = nodes.len() as u32;
         match item {
             Item::Text(t) => nodes.push(AriaNode {
                 role: "text".into(),
-                text: Some(t),
+                text: Some(t.into_boxed_str()),
                 parent,
                 ..AriaNode::default()
             }),
@@ -230,7 +237,7 @@ fn flatten(raw: tree::Raw, mode: Mode) -> AriaTree {
                 index_of[r as usize] = Some(idx);
                 nodes.push(AriaNode {
                     role: Cow::Borrowed(n.role),
-                    name: std::mem::take(&mut n.name),
+                    name: std::mem::take(&mut n.name).into_boxed_str(),
                     text: None,
                     children: Vec::with_capacity(n.children.len()),
                     parent,
@@ -253,7 +260,7 @@ fn flatten(raw: tree::Raw, mode: Mode) -> AriaTree {
             }
         }
         if let Some(p) = parent {
-            nodes[p].children.push(idx);
+            nodes[p as usize].children.push(idx);
         }
     }
     let ref_slots = raw
@@ -262,7 +269,6 @@ fn flatten(raw: tree::Raw, mode: Mode) -> AriaTree {
         .map(|(r, frame)| RefSlot {
             frame,
             index: index_of[r as usize],
-            ref_: None,
         })
         .collect();
     AriaTree {
@@ -270,4 +276,25 @@ fn flatten(raw: tree::Raw, mode: Mode) -> AriaTree {
         nodes,
         ref_slots,
     }
+}
+
+/// How many nodes [`flatten`] lays out: the raw nodes reachable from the
+/// root (distillation leaves the ones it spliced out unreachable) and
+/// their texts.
+fn laid_out_len(raw_nodes: &[tree::RawNode]) -> usize {
+    let mut len = 0;
+    let mut stack = vec![0u32];
+    while let Some(r) = stack.pop() {
+        len += 1;
+        let Some(n) = raw_nodes.get(r as usize) else {
+            continue;
+        };
+        for k in &n.children {
+            match k {
+                tree::RawChild::Node(c) => stack.push(*c),
+                tree::RawChild::Text(_) => len += 1,
+            }
+        }
+    }
+    len
 }

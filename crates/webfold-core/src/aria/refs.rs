@@ -22,9 +22,8 @@ pub fn assign_refs(tree: &mut AriaTree) {
             *last += 1;
             format!("f{}e{last}", slot.frame)
         };
-        if let Some(i) = slot.index {
-            tree.nodes[i].ref_ = Some(r.clone());
+        if let Some(node) = slot.index.and_then(|i| tree.nodes.get_mut(i as usize)) {
+            node.ref_ = Some(r.into_boxed_str());
         }
-        slot.ref_ = Some(r);
     }
 }

@@ -129,25 +129,42 @@ const NAMING_PROHIBITED_GLOBAL: &[&str] = &[
     "superscript",
 ];
 
-/// Each element's role (`None`: no role), computed once per page.
+/// Each element's role (`None`: no role), computed once per page. A page
+/// uses a few dozen roles: each node keeps its role's place in that list,
+/// two bytes where a name would take sixteen.
 pub struct Roles {
-    roles: Vec<Option<&'static str>>,
+    /// 0: no role; `n`: `names[n - 1]`.
+    places: Vec<u16>,
+    names: Vec<&'static str>,
 }
 
 impl Roles {
     pub fn compute(dom: &DomIndex<'_>) -> Roles {
         let page = dom.page();
-        let roles = (0..page.len())
+        let mut names: Vec<&'static str> = Vec::new();
+        let places = (0..page.len())
             .map(|i| {
                 let id = NodeId::new(i as u32);
-                page.element(id).and_then(|_| compute_role(dom, id))
+                let Some(role) = page.element(id).and_then(|_| compute_role(dom, id)) else {
+                    return 0;
+                };
+                let place = match names.iter().position(|&n| n == role) {
+                    Some(p) => p,
+                    None => {
+                        names.push(role);
+                        names.len() - 1
+                    }
+                };
+                // Roles come from fixed lists, far shorter than 65,535.
+                u16::try_from(place + 1).unwrap_or(0)
             })
             .collect();
-        Roles { roles }
+        Roles { places, names }
     }
 
     pub fn get(&self, id: NodeId) -> Option<&'static str> {
-        self.roles.get(id.index()).copied().flatten()
+        let place = usize::from(*self.places.get(id.index())?);
+        self.names.get(place.checked_sub(1)?).copied()
     }
 }
 

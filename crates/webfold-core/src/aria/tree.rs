@@ -32,7 +32,7 @@ pub(crate) struct RawNode {
     /// Would get a ref: box visible and receives pointer events (`ai` mode only).
     pub has_ref: bool,
     /// Ref'd nodes whose text went into this node's name (`nameFromContentRefs`).
-    pub name_refs: Vec<u32>,
+    pub name_refs: Box<[u32]>,
     /// A person cannot see it and it is no control: distillation splices
     /// its children in its place (a view of what is seen only).
     pub unseen: bool,
@@ -52,7 +52,7 @@ impl RawNode {
             aria_hidden: false,
             cursor_pointer: false,
             has_ref: false,
-            name_refs: Vec::new(),
+            name_refs: Box::default(),
             unseen: false,
             invisible: false,
         }
@@ -107,13 +107,26 @@ fn attach(
     {
         w.raw.nodes[c as usize].aria_hidden = true;
     }
-    w.raw.nodes[parent as usize]
-        .children
-        .push(RawChild::Node(c));
+    push_child(
+        &mut w.raw.nodes[parent as usize].children,
+        RawChild::Node(c),
+    );
     if w.raw.nodes[c as usize].has_ref {
         w.el_to_ref.insert(node, c);
         w.raw.ref_slots.push((c, frame));
     }
+}
+
+/// A child onto a raw node's list, grown one place at first, then by half:
+/// most nodes hold one or two children, and a list's first growth would
+/// reserve four, twice the rest of the node; a list of thousands (a page
+/// past the nesting limit, a long flat list) is the build's largest block,
+/// and doubling would leave up to half of it empty.
+pub(crate) fn push_child(children: &mut Vec<RawChild>, child: RawChild) {
+    if children.len() == children.capacity() {
+        children.reserve_exact((children.len() / 2).max(1));
+    }
+    children.push(child);
 }
 
 /// Text into a raw node's children. Distillation joins adjacent texts into
@@ -123,7 +136,7 @@ fn attach(
 fn push_text(children: &mut Vec<RawChild>, t: &str) {
     match children.last_mut() {
         Some(RawChild::Text(prev)) => prev.push_str(t),
-        _ => children.push(RawChild::Text(t.to_string())),
+        _ => push_child(children, RawChild::Text(t.to_string())),
     }
 }
 
@@ -135,7 +148,7 @@ fn push_text(children: &mut Vec<RawChild>, t: &str) {
 fn push_space(children: &mut Vec<RawChild>) {
     match children.last_mut() {
         Some(RawChild::Text(prev)) if !prev.ends_with(super::js::is_js_space) => prev.push(' '),
-        Some(RawChild::Node(_)) => children.push(RawChild::Text(" ".to_string())),
+        Some(RawChild::Node(_)) => push_child(children, RawChild::Text(" ".to_string())),
         _ => {}
     }
 }
@@ -374,7 +387,7 @@ impl Builder<'_> {
         if let Some(c) = created
             && let Some(sources) = w.name_sources.remove(&c)
         {
-            let refs: Vec<u32> = sources
+            let refs: Box<[u32]> = sources
                 .iter()
                 .filter_map(|s| w.el_to_ref.get(s).copied())
                 .filter(|&r| r != c)

@@ -186,7 +186,7 @@ fn push_line(lines: &mut String, line: &str) {
 pub fn render_yaml(tree: &AriaTree) -> String {
     let mut out = String::new();
     // (node, depth, cursor allowed), pushed in reverse so they pop in order.
-    let mut stack: Vec<(usize, usize, bool)> = Vec::new();
+    let mut stack: Vec<(u32, usize, bool)> = Vec::new();
     let top_cursor = tree.mode == Mode::Ai;
     let Some(root) = tree.nodes.first() else {
         return out;
@@ -196,7 +196,7 @@ pub fn render_yaml(tree: &AriaTree) -> String {
     }
     let mut line = String::new();
     while let Some((i, depth, cursor)) = stack.pop() {
-        let node = &tree.nodes[i];
+        let node = &tree.nodes[i as usize];
         line.clear();
         indent(&mut line, depth);
         if let Some(text) = &node.text {
@@ -211,7 +211,7 @@ pub fn render_yaml(tree: &AriaTree) -> String {
         )));
         let children = &node.children;
         let single_text = match children.as_slice() {
-            [c] => tree.nodes[*c].text.as_deref(),
+            [c] => tree.nodes[*c as usize].text.as_deref(),
             _ => None,
         };
         let none = Props::default();
