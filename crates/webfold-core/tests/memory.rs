@@ -19,9 +19,9 @@ const MAX_GROWTH: f64 = 1.1;
 /// The most parse + view may hold at once, per byte of the page. Real
 /// pages run together take 2–4×; these shapes are one node per 8–20 bytes,
 /// and every node costs its place in the page (about 11× on the wide list)
-/// and in the view's working tables: the snapshot of a wide flat list
-/// takes 31× and its CNT 28×, the most of any.
-const MAX_PER_PAGE_BYTE: f64 = 32.0;
+/// and in the view's working tables: the snapshot and the CNT of a wide
+/// flat list take 28×, the most of any.
+const MAX_PER_PAGE_BYTE: f64 = 30.0;
 
 #[test]
 fn views_hold_memory_linear_in_the_page() {

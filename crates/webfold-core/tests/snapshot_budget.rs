@@ -755,7 +755,7 @@ fn live_regions_then_controls_then_top_headings_then_links_then_sub_headings() {
             .lines
             .iter()
             .filter(|l| is_candidate(l, true))
-            .map(|l| match l.attrs.first() {
+            .map(|l| match l.attrs().first() {
                 Some((a, Some(v))) if a == "level" => format!("{}{v}", l.role()),
                 _ => l.role().to_string(),
             })
@@ -956,7 +956,7 @@ fn headings_on_real_pages() {
                 continue;
             }
             for h in headings.filter(|h| h.aria_ref.is_some()) {
-                let level = h.attrs.iter().find(|(a, _)| a == "level");
+                let level = h.attrs().iter().find(|(a, _)| a == "level");
                 if level.is_some_and(|(_, v)| matches!(v.as_deref(), Some("1" | "2"))) {
                     top += 1;
                     top_kept += printed(h) as usize;

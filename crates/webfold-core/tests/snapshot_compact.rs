@@ -198,7 +198,7 @@ fn compact_view_loses_no_element_over_the_corpus() {
                     continue;
                 };
                 let f = &full.tree.lines[by_ref[r]];
-                assert_eq!((l.role(), &l.attrs), (f.role(), &f.attrs), "{} {r}", p.id);
+                assert_eq!((l.role(), l.attrs()), (f.role(), f.attrs()), "{} {r}", p.id);
                 let name = l.name.as_deref().unwrap_or("");
                 let full_name = f.name.as_deref().unwrap_or("");
                 assert!(

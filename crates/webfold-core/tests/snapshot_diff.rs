@@ -63,20 +63,20 @@ fn second_snapshot_of_a_url_shows_only_the_changes() {
         tree.lines
             .iter()
             .find(|l| l.name.as_deref() == Some(name) || l.value() == Some(name))
-            .and_then(|l| l.comment.clone())
+            .and_then(|l| l.comment().map(String::from))
     };
     assert_eq!(mark("Save for later").as_deref(), Some(diff::ADDED));
     assert_eq!(mark("Banana").as_deref(), Some(diff::REMOVED));
     assert_eq!(mark("3 items").as_deref(), Some(diff::CHANGED));
     let checkbox = tree.lines.iter().find(|l| l.role() == "checkbox").unwrap();
-    assert_eq!(checkbox.comment.as_deref(), Some(diff::CHANGED));
-    assert!(checkbox.attrs.iter().any(|(k, _)| k == "checked"));
+    assert_eq!(checkbox.comment(), Some(diff::CHANGED));
+    assert!(checkbox.attrs().iter().any(|(k, _)| k == "checked"));
     // Unchanged elements are not listed; their ancestors give the path.
     assert!(!d.text.contains("Checkout") && !d.text.contains("Help") && !d.text.contains("Apple"));
     assert!(
         tree.lines
             .iter()
-            .any(|l| l.role() == "main" && l.comment.is_none())
+            .any(|l| l.role() == "main" && l.comment().is_none())
     );
     // Refs are the session's: unchanged elements kept theirs, so the diff's
     // refs mean the same elements as the first view's.
@@ -220,7 +220,7 @@ fn diff_of_corpus_pages_round_trips() {
         assert_eq!(
             back.lines
                 .iter()
-                .filter(|l| l.comment.as_deref() == Some(diff::REMOVED))
+                .filter(|l| l.comment() == Some(diff::REMOVED))
                 .count(),
             top_links
         );

@@ -4,7 +4,7 @@
 //! `ai` mode also drops nameless images and redundant names and inlines text.
 //! A plugin that removes or unwraps a node stops the ones after it.
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 
 use super::Mode;
 use super::js::normalize_white_space;
@@ -55,12 +55,16 @@ struct Frame {
     pointer_root_at_or_above: bool,
 }
 
+/// For each node named from its content, the ref'd nodes the name came from.
+type NameRefs = HashMap<u32, Box<[u32]>>;
+
 pub(crate) fn distill(raw: &mut Raw, mode: Mode) {
     let ai = mode == Mode::Ai;
     let mut pending: HashSet<u32> = HashSet::new();
     let nodes = &mut raw.nodes;
+    let names = &raw.name_refs;
     if ai {
-        enter_redundant_names(nodes, 0, &mut pending);
+        enter_redundant_names(nodes, names, 0, &mut pending);
     }
     let root_children = std::mem::take(&mut nodes[0].children);
     let mut stack = vec![Frame {
@@ -75,7 +79,7 @@ pub(crate) fn distill(raw: &mut Raw, mode: Mode) {
                 RawChild::Text(t) => push_child(&mut top.new, RawChild::Text(t)),
                 RawChild::Node(c) => {
                     if ai {
-                        enter_redundant_names(nodes, c, &mut pending);
+                        enter_redundant_names(nodes, names, c, &mut pending);
                     }
                     let above = top.pointer_root_at_or_above;
                     let n = &mut nodes[c as usize];
@@ -102,7 +106,7 @@ pub(crate) fn distill(raw: &mut Raw, mode: Mode) {
             parent: parent.node,
             pointer_root_above: parent.pointer_root_at_or_above,
         };
-        match exit(nodes, done.node, &ctx, ai, &mut pending) {
+        match exit(nodes, names, done.node, &ctx, ai, &mut pending) {
             Verdict::Keep => push_child(&mut parent.new, RawChild::Node(done.node)),
             Verdict::Remove => {}
             Verdict::Unwrap => parent.new.append(&mut nodes[done.node as usize].children),
@@ -121,6 +125,7 @@ fn is_click_target_root(n: &RawNode, ctx: &ExitCtx) -> bool {
 
 fn exit(
     nodes: &mut [RawNode],
+    names: &NameRefs,
     idx: u32,
     ctx: &ExitCtx,
     ai: bool,
@@ -139,7 +144,7 @@ fn exit(
         {
             return Verdict::Remove;
         }
-        exit_redundant_names(nodes, idx, pending);
+        exit_redundant_names(nodes, names, idx, pending);
         inline_text_into_generic(nodes, idx);
         let parent_name_empty = nodes[ctx.parent as usize].name.is_empty();
         let n = &nodes[idx as usize];
@@ -151,11 +156,11 @@ fn exit(
             let text = if n.name.is_empty() {
                 single_text
             } else if n.children.is_empty() {
-                Some(n.name.as_str())
+                Some(&*n.name)
             } else {
                 None
             };
-            if text.is_some_and(|t| !t.is_empty() && t == nodes[ctx.parent as usize].name) {
+            if text.is_some_and(|t| !t.is_empty() && t == &*nodes[ctx.parent as usize].name) {
                 if n.has_ref {
                     pending.insert(idx);
                 }
@@ -209,7 +214,7 @@ fn merge_string_children(n: &mut RawNode) {
     }
     flush(&mut buffer, &mut buffered, &mut out);
     if let [RawChild::Text(t)] = out.as_slice()
-        && *t == n.name
+        && t.as_str() == &*n.name
     {
         // A cell's text is its name: one child dropped on most cells of a
         // table, so no list is left behind holding nothing.
@@ -223,28 +228,37 @@ fn is_leaf_generic(n: &RawNode) -> bool {
     n.role == "generic" && n.children.iter().all(|c| matches!(c, RawChild::Text(_)))
 }
 
-fn enter_redundant_names(nodes: &[RawNode], idx: u32, pending: &mut HashSet<u32>) {
+fn enter_redundant_names(
+    nodes: &[RawNode],
+    names: &NameRefs,
+    idx: u32,
+    pending: &mut HashSet<u32>,
+) {
     let n = &nodes[idx as usize];
     if !n.has_ref {
         return;
     }
-    pending.extend(n.name_refs.iter().copied());
+    pending.extend(names.get(&idx).into_iter().flat_map(|r| r.iter().copied()));
     if !is_leaf_generic(n) {
         pending.remove(&idx);
     }
 }
 
 /// A name taken from ref'd descendants that are all still printed says nothing new.
-fn exit_redundant_names(nodes: &mut [RawNode], idx: u32, pending: &mut HashSet<u32>) {
+fn exit_redundant_names(
+    nodes: &mut [RawNode],
+    names: &NameRefs,
+    idx: u32,
+    pending: &mut HashSet<u32>,
+) {
     let n = &mut nodes[idx as usize];
-    if !n.has_ref || n.name_refs.is_empty() {
+    let Some(name_refs) = names.get(&idx).filter(|_| n.has_ref) else {
         return;
-    }
-    if !IDENTIFYING_NAME_ROLES.contains(&n.role) && n.name_refs.iter().all(|r| !pending.contains(r))
-    {
-        n.name.clear();
+    };
+    if !IDENTIFYING_NAME_ROLES.contains(&n.role) && name_refs.iter().all(|r| !pending.contains(r)) {
+        n.name = Box::default();
     } else {
-        for r in &n.name_refs {
+        for r in name_refs {
             pending.remove(r);
         }
     }

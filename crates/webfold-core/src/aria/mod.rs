@@ -87,13 +87,13 @@ pub enum Mode {
 pub struct Props {
     /// The raw `href` of a link (`data:` URLs shortened to `data:…,…`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub url: Option<String>,
+    pub url: Option<Box<str>>,
     /// A textbox's placeholder when it differs from its name.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub placeholder: Option<String>,
+    pub placeholder: Option<Box<str>>,
     /// What an `aria-label` says that the visible text does not.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub invisible_name: Option<String>,
+    pub invisible_name: Option<Box<str>>,
 }
 
 /// One line of the snapshot.
@@ -237,7 +237,7 @@ fn flatten(raw: tree::Raw, mode: Mode) -> AriaTree {
                 index_of[r as usize] = Some(idx);
                 nodes.push(AriaNode {
                     role: Cow::Borrowed(n.role),
-                    name: std::mem::take(&mut n.name).into_boxed_str(),
+                    name: std::mem::take(&mut n.name),
                     text: None,
                     children: Vec::with_capacity(n.children.len()),
                     parent,

@@ -20,7 +20,7 @@ pub(crate) enum RawChild {
 
 pub(crate) struct RawNode {
     pub role: &'static str,
-    pub name: String,
+    pub name: Box<str>,
     pub children: Vec<RawChild>,
     pub el: Option<NodeId>,
     pub states: States,
@@ -31,8 +31,6 @@ pub(crate) struct RawNode {
     pub cursor_pointer: bool,
     /// Would get a ref: box visible and receives pointer events (`ai` mode only).
     pub has_ref: bool,
-    /// Ref'd nodes whose text went into this node's name (`nameFromContentRefs`).
-    pub name_refs: Box<[u32]>,
     /// A person cannot see it and it is no control: distillation splices
     /// its children in its place (a view of what is seen only).
     pub unseen: bool,
@@ -44,7 +42,7 @@ impl RawNode {
     fn new(role: &'static str) -> RawNode {
         RawNode {
             role,
-            name: String::new(),
+            name: Box::default(),
             children: Vec::new(),
             el: None,
             states: States::default(),
@@ -52,7 +50,6 @@ impl RawNode {
             aria_hidden: false,
             cursor_pointer: false,
             has_ref: false,
-            name_refs: Box::default(),
             unseen: false,
             invisible: false,
         }
@@ -76,6 +73,9 @@ pub(crate) struct Raw {
     /// Ref'd nodes in creation order: the order refs are numbered in, with
     /// the frame each belongs to (0: the main frame; `n`: refs `fNeM`).
     pub ref_slots: Vec<(u32, u32)>,
+    /// For the nodes named from their content, the ref'd nodes whose text
+    /// went into the name (`nameFromContentRefs`): few nodes have them.
+    pub name_refs: HashMap<u32, Box<[u32]>>,
 }
 
 pub(crate) struct Builder<'a> {
@@ -202,6 +202,7 @@ impl Builder<'_> {
             raw: Raw {
                 nodes,
                 ref_slots: Vec::new(),
+                name_refs: HashMap::new(),
             },
             stack: vec![Task::Visit(Visit {
                 node: root,
@@ -376,13 +377,13 @@ impl Builder<'_> {
         if t.role == "link"
             && let Some(href) = e.and_then(|e| e.attr("href"))
         {
-            t.props_mut().url = Some(truncate_data_url(href));
+            t.props_mut().url = Some(truncate_data_url(href).into_boxed_str());
         }
         if t.role == "textbox"
             && let Some(ph) = e.and_then(|e| e.attr("placeholder"))
-            && ph != t.name
+            && ph != &*t.name
         {
-            t.props_mut().placeholder = Some(ph.to_string());
+            t.props_mut().placeholder = Some(ph.into());
         }
         if let Some(c) = created
             && let Some(sources) = w.name_sources.remove(&c)
@@ -392,7 +393,9 @@ impl Builder<'_> {
                 .filter_map(|s| w.el_to_ref.get(s).copied())
                 .filter(|&r| r != c)
                 .collect();
-            raw.nodes[c as usize].name_refs = refs;
+            if !refs.is_empty() {
+                raw.name_refs.insert(c, refs);
+            }
         }
     }
 
@@ -408,7 +411,7 @@ impl Builder<'_> {
         };
         let seen = crate::page::unseen::seen_text(self.page, id);
         if crate::page::unseen::label_differs(label, &seen) {
-            let seen_name = normalize_white_space(&seen);
+            let seen_name = normalize_white_space(&seen).into_boxed_str();
             n.props_mut().invisible_name = Some(std::mem::replace(&mut n.name, seen_name));
         }
     }
@@ -487,7 +490,7 @@ impl Builder<'_> {
             }
         }
         let mut n = RawNode::new(role);
-        n.name = normalize_white_space(&name.text);
+        n.name = normalize_white_space(&name.text).into_boxed_str();
         n.unseen = unseen && !control;
         n.invisible = control;
         if self.seen_only && !unseen {

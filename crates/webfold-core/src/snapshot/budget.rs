@@ -200,7 +200,7 @@ fn is_interactive(line: &Line) -> bool {
 
 /// A heading's `[level=N]`.
 fn heading_level(line: &Line) -> Option<u32> {
-    line.attrs
+    line.attrs()
         .iter()
         .find(|(a, _)| a == "level")
         .and_then(|(_, v)| v.as_deref()?.parse().ok())

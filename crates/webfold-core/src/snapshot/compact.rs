@@ -262,9 +262,9 @@ fn is_wrapper(l: &Line) -> bool {
         && !l.cursor_pointer
         && l.name.as_deref().is_none_or(str::is_empty)
         && l.raw_value().is_none()
-        && l.comment.is_none()
+        && l.comment().is_none()
         // The body (`generic [active]`) stays the root, as in Playwright's output.
-        && l.attrs.is_empty()
+        && l.attrs().is_empty()
 }
 
 /// Drop a redundant `[cursor=pointer]` and cut a long name; true when the name was cut.
@@ -293,7 +293,7 @@ fn key_text(l: &Line) -> String {
         key.push(' ');
         key.push_str(&json_string(n));
     }
-    for (a, v) in &l.attrs {
+    for (a, v) in l.attrs() {
         key.push_str(" [");
         key.push_str(a);
         if let Some(v) = v {

@@ -177,7 +177,7 @@ fn emit(old: &SnapTree, new: &SnapTree, marks: &Marks, removed: &Removed) -> Vec
     let removed_line = |o: usize, depth: usize| {
         let mut l = old.lines[o].clone();
         l.depth = depth;
-        l.comment = Some(REMOVED.into());
+        l.set_comment(Some(REMOVED));
         l
     };
     if let Some(list) = removed.first.get(&None) {
@@ -192,7 +192,7 @@ fn emit(old: &SnapTree, new: &SnapTree, marks: &Marks, removed: &Removed) -> Vec
         }
         if marks.show[i] {
             let mut l = line.clone();
-            l.comment = marks.mark[i].map(Box::from);
+            l.set_comment(marks.mark[i]);
             out.push(l);
             if let Some(list) = removed.first.get(&Some(i)) {
                 out.extend(list.iter().map(|&o| removed_line(o, line.depth + 1)));
