@@ -107,8 +107,8 @@ pub struct AriaNode {
     /// The text of a `text` node.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub text: Option<Box<str>>,
-    /// Arena indexes, 32-bit as the page's ids are: a tree has a node per
-    /// element at most, and every node is some node's child.
+    /// Arena indexes, 32-bit as the page's ids are: a tree has no more
+    /// nodes than its page.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub children: Vec<u32>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -148,8 +148,8 @@ pub struct RefSlot {
     /// refs read `fNe…` (a live capture's iframes).
     #[serde(default)]
     pub frame: u32,
-    /// The arena index of the printed node, if it survived distillation;
-    /// the number is its ref, printed there.
+    /// The arena index of the printed node, if it survived distillation
+    /// (its `ref_` holds the ref the slot numbered).
     pub index: Option<u32>,
 }
 

@@ -106,11 +106,15 @@ impl Line {
         self.key_end = at(raw_key.len());
         self.item = item.into();
         let decoded = value.filter(|(r, v)| r != v).map(|(_, v)| v.into());
-        self.change_rare(|rare| rare.decoded_value = decoded);
+        self.change_rare(decoded.is_some(), |rare| rare.decoded_value = decoded);
     }
 
-    /// Change what few lines have, keeping no box for a line without it.
-    fn change_rare(&mut self, change: impl FnOnce(&mut Rare)) {
+    /// Change what few lines have, keeping no box for a line without it:
+    /// a change that `adds` nothing to a line without a box makes none.
+    fn change_rare(&mut self, adds: bool, change: impl FnOnce(&mut Rare)) {
+        if !adds && self.rare.is_none() {
+            return;
+        }
         let rare = self.rare.get_or_insert_default();
         change(rare);
         if **rare == Rare::default() {
@@ -130,7 +134,9 @@ impl Line {
     }
 
     pub fn set_comment(&mut self, comment: Option<&str>) {
-        self.change_rare(|rare| rare.comment = comment.map(Box::from));
+        self.change_rare(comment.is_some(), |rare| {
+            rare.comment = comment.map(Box::from);
+        });
     }
 
     /// The key exactly as printed (single-quoted when YAML needs it).
@@ -180,7 +186,7 @@ impl Line {
     /// What the line prints, moved out to be written anew from.
     fn take_printed(&mut self) -> Line {
         let mut decoded_value = None;
-        self.change_rare(|rare| decoded_value = rare.decoded_value.take());
+        self.change_rare(false, |rare| decoded_value = rare.decoded_value.take());
         let mut old = Line {
             item: std::mem::take(&mut self.item),
             key_end: self.key_end,
@@ -188,7 +194,9 @@ impl Line {
             role_end: self.role_end,
             ..Line::default()
         };
-        old.change_rare(|rare| rare.decoded_value = decoded_value);
+        old.change_rare(decoded_value.is_some(), |rare| {
+            rare.decoded_value = decoded_value;
+        });
         old
     }
 
@@ -635,7 +643,7 @@ fn parse_element_key(mut rest: &str, line: &mut Line) -> Result<(), String> {
         match (name, value) {
             ("ref", Some(v)) if !v.is_empty() => line.aria_ref = Some(v.into()),
             ("cursor", Some(v)) if v == "pointer" => line.cursor_pointer = true,
-            (n, v) => line.change_rare(|rare| rare.attrs.push((n.to_string(), v))),
+            (n, v) => line.change_rare(true, |rare| rare.attrs.push((n.to_string(), v))),
         }
     }
     Ok(())
