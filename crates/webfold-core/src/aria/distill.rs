@@ -4,11 +4,11 @@
 //! `ai` mode also drops nameless images and redundant names and inlines text.
 //! A plugin that removes or unwraps a node stops the ones after it.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashSet;
 
 use super::Mode;
 use super::js::normalize_white_space;
-use super::tree::{Raw, RawChild, RawNode, push_child};
+use super::tree::{NameRefs, Raw, RawChild, RawNode, push_child};
 
 /// Roles whose name identifies the node, so it is kept even when its content repeats it.
 const IDENTIFYING_NAME_ROLES: &[&str] = &[
@@ -54,9 +54,6 @@ struct Frame {
     /// This node or an ancestor is a ref'd node with a pointer cursor.
     pointer_root_at_or_above: bool,
 }
-
-/// For each node named from its content, the ref'd nodes the name came from.
-type NameRefs = HashMap<u32, Box<[u32]>>;
 
 pub(crate) fn distill(raw: &mut Raw, mode: Mode) {
     let ai = mode == Mode::Ai;

@@ -75,8 +75,11 @@ pub(crate) struct Raw {
     pub ref_slots: Vec<(u32, u32)>,
     /// For the nodes named from their content, the ref'd nodes whose text
     /// went into the name (`nameFromContentRefs`): few nodes have them.
-    pub name_refs: HashMap<u32, Box<[u32]>>,
+    pub name_refs: NameRefs,
 }
+
+/// For each node named from its content, the ref'd nodes the name came from.
+pub(crate) type NameRefs = HashMap<u32, Box<[u32]>>;
 
 pub(crate) struct Builder<'a> {
     pub page: &'a Page,
