@@ -81,14 +81,21 @@ impl Focus {
     }
 }
 
-/// Tiers and pins for `nodes`, the CNT of `page` in preorder.
-/// `front` says which nodes are in an open dialog or popover.
-pub(crate) fn assign(page: &Page, nodes: &[CntNode], front: &[Front]) -> Focus {
+/// What the tiers are made of: the page's main content and furniture.
+/// Found before the CNT is merged, so that extraction's working tables
+/// are gone by then: a page's peak is otherwise both at once.
+pub(crate) fn parts(page: &Page) -> Parts {
+    extract_parts(page, &ExtractOptions::default())
+}
+
+/// Tiers and pins for `nodes`, the CNT of `page` in preorder, from its
+/// [`parts`]. `front` says which nodes are in an open dialog or popover.
+pub(crate) fn assign(page: &Page, parts: Parts, nodes: &[CntNode], front: &[Front]) -> Focus {
     let Parts {
         extraction,
         furniture,
         prose,
-    } = extract_parts(page, &ExtractOptions::default());
+    } = parts;
     let has_article = extraction.fallback.is_none();
     let flag = |v: &[bool], m: crate::NodeId| v.get(m.index()).copied().unwrap_or(false);
     let mut tier: Vec<u8> = nodes

@@ -81,9 +81,7 @@ impl Span {
 }
 
 /// What a DOM node contributes to its parent's children.
-#[derive(Default)]
 enum Slot {
-    #[default]
     Nothing,
     One(u32),
     /// A transparent node's kept descendants, spliced into its parent.
@@ -91,6 +89,63 @@ enum Slot {
     /// A text node that collapses to one space (or a line break): no item
     /// until a merge needs one (see [`Items::space`]).
     Space(NodeId),
+}
+
+/// A slot per DOM node under the root, four bytes each: a slot is held
+/// for every node of the page while the CNT is merged. The top two bits
+/// say which slot it is, the rest its item or node (a page has far fewer
+/// than 2^30 nodes); the lists of `Many` wait beside.
+struct Slots {
+    packed: Vec<u32>,
+    many: Vec<Vec<u32>>,
+}
+
+const SLOT_NOTHING: u32 = u32::MAX;
+const SLOT_MANY: u32 = 1 << 30;
+const SLOT_SPACE: u32 = 2 << 30;
+const SLOT_VALUE: u32 = (1 << 30) - 1;
+
+impl Slots {
+    fn new(len: usize) -> Slots {
+        Slots {
+            packed: vec![SLOT_NOTHING; len],
+            many: Vec::new(),
+        }
+    }
+
+    fn set(&mut self, i: usize, slot: Slot) {
+        let packed = match slot {
+            Slot::Nothing => SLOT_NOTHING,
+            Slot::One(item) => item & SLOT_VALUE,
+            Slot::Many(kids) => {
+                self.many.push(kids);
+                (self.many.len() - 1) as u32 & SLOT_VALUE | SLOT_MANY
+            }
+            Slot::Space(id) => id.get() & SLOT_VALUE | SLOT_SPACE,
+        };
+        if let Some(p) = self.packed.get_mut(i) {
+            *p = packed;
+        }
+    }
+
+    fn take(&mut self, i: usize) -> Slot {
+        let Some(p) = self.packed.get_mut(i) else {
+            return Slot::Nothing;
+        };
+        let packed = mem::replace(p, SLOT_NOTHING);
+        let value = packed & SLOT_VALUE;
+        match packed & !SLOT_VALUE {
+            _ if packed == SLOT_NOTHING => Slot::Nothing,
+            SLOT_MANY => Slot::Many(
+                self.many
+                    .get_mut(value as usize)
+                    .map(mem::take)
+                    .unwrap_or_default(),
+            ),
+            SLOT_SPACE => Slot::Space(NodeId::new(value)),
+            _ => Slot::One(value),
+        }
+    }
 }
 
 /// The CNT root: `<body>`, or the document element when there is none.
@@ -110,7 +165,7 @@ pub(super) fn build(page: &Page, modal: Option<NodeId>) -> (Cnt, u32) {
     // become the row's line): their places are taken again, so the list
     // holds the items alive at once, not one per node of the page.
     let mut items = Items::default();
-    let mut slots: Vec<Slot> = (base..end).map(|_| Slot::Nothing).collect();
+    let mut slots = Slots::new((end - base) as usize);
     let slot_of = |n: NodeId| (n.get() - base) as usize;
 
     for n in (base..end).rev() {
@@ -151,23 +206,22 @@ pub(super) fn build(page: &Page, modal: Option<NodeId>) -> (Cnt, u32) {
                 }
             }
         };
-        slots[slot_of(id)] = slot;
+        slots.set(slot_of(id), slot);
     }
 
-    let root_item = match mem::take(&mut slots[0]) {
+    let root_item = match slots.take(0) {
         Slot::One(i) => i,
         // The root is always an element kept as one item (see `root_kind`).
         _ => items.put(empty_item(root)),
     };
     // A slot a node: gone before the CNT nodes are laid out beside the items.
     drop(slots);
-    let live = items.list.len() - items.free.len();
     let mut items = items.list;
     let moved = match modal {
         Some(m) => lead_with_modal(page, &mut items, root_item, m),
         None => 0,
     };
-    (compact(page, items, root_item, live), moved)
+    (compact(page, items, root_item), moved)
 }
 
 /// The items while the tree is merged, and the places of those merged
@@ -223,6 +277,11 @@ impl Items {
                 i
             }
             None => {
+                // Grown by half, not doubled: the list is the CNT's largest
+                // table while it is built, and its nodes are laid out over it.
+                if self.list.len() == self.list.capacity() {
+                    self.list.reserve_exact(self.list.len() / 2 + 16);
+                }
                 self.list.push(item);
                 (self.list.len() - 1) as u32
             }
@@ -360,13 +419,13 @@ fn empty_item(id: NodeId) -> Item {
 fn gather(
     page: &Page,
     id: NodeId,
-    slots: &mut [Slot],
+    slots: &mut Slots,
     slot_of: impl Fn(NodeId) -> usize,
     items: &mut Items,
 ) -> Vec<u32> {
     let mut kids = Vec::new();
     for c in page.children(id) {
-        match mem::take(&mut slots[slot_of(c)]) {
+        match slots.take(slot_of(c)) {
             Slot::Nothing => {}
             Slot::One(i) => kids.push(i),
             Slot::Many(v) => kids.extend(v),
@@ -555,9 +614,14 @@ fn two_mut(items: &mut [Item], a: usize, b: usize) -> (&mut Item, &mut Item) {
 
 /// `text` trimmed, and the own part within it trimmed too: `None` when it
 /// is empty or the whole text (nothing to tell apart).
-fn trimmed_with_own(text: &str, own: Option<(usize, usize)>) -> (String, Option<(usize, usize)>) {
+fn trimmed_with_own(
+    mut text: String,
+    own: Option<(usize, usize)>,
+) -> (String, Option<(usize, usize)>) {
+    text.truncate(text.trim_end().len());
     let lead = text.len() - text.trim_start().len();
-    let trimmed = text.trim();
+    text.drain(..lead);
+    let trimmed = text.as_str();
     let own = own.and_then(|(s, e)| {
         let (s, e) = (
             s.saturating_sub(lead),
@@ -568,7 +632,7 @@ fn trimmed_with_own(text: &str, own: Option<(usize, usize)>) -> (String, Option<
         let e = e - (part.len() - part.trim_end().len());
         (s < e && (s, e) != (0, trimmed.len())).then_some((s, e))
     });
-    (trimmed.to_string(), own)
+    (text, own)
 }
 
 /// Collapse whitespace runs (and no-break spaces, which read as spaces) to
@@ -591,46 +655,34 @@ fn collapse_keeping_edges(s: &str) -> String {
 }
 
 /// The merged items as a [`Cnt`] in preorder, texts trimmed, with an index
-/// from every DOM id that went into a CNT node to that node. At most `live`
-/// items are reached from the root.
-fn compact(page: &Page, mut items: Vec<Item>, root: u32, live: usize) -> Cnt {
-    let mut nodes: Vec<CntNode> = Vec::with_capacity(live);
-    let mut index = vec![u32::MAX; page.len()];
-    // (item, parent CNT index)
-    let mut stack: Vec<(u32, Option<u32>)> = vec![(root, None)];
-    while let Some((it, parent)) = stack.pop() {
-        let item = &mut items[it as usize];
-        let me = nodes.len() as u32;
-        for &d in std::iter::once(&item.id).chain(item.absorbed.iter()) {
-            if let Some(slot) = index.get_mut(d.index()) {
-                *slot = me;
+/// from every DOM id that went into a CNT node to that node.
+fn compact(page: &Page, mut items: Vec<Item>, root: u32) -> Cnt {
+    let (mut place, parents) = lay_out_order(&mut items, root);
+    // Items in preorder, so the nodes are laid out over them one for one
+    // and take no room of their own (the two are the same size): the items
+    // are most of what the CNT holds while it is built.
+    // Each swap puts one item in its place for good, and a place already
+    // taken is never swapped into again, so this ends after at most one
+    // swap an item.
+    for i in 0..items.len() {
+        loop {
+            let j = place[i] as usize;
+            if j == i || place.get(j).is_none_or(|&at| at as usize == j) {
+                break;
             }
-        }
-        let kids = mem::take(&mut item.children);
-        for &k in kids.iter().rev() {
-            stack.push((k, Some(me)));
-        }
-        let (text, own) = trimmed_with_own(
-            &mem::take(&mut item.text).into_string(),
-            item.own.map(Span::range),
-        );
-        let mut absorbed = mem::take(&mut item.absorbed);
-        absorbed.sort_unstable();
-        nodes.push(CntNode {
-            id: item.id,
-            tag: mem::take(&mut item.tag),
-            text,
-            own,
-            attrs: mem::take(&mut item.attrs),
-            clickable: item.clickable,
-            absorbed,
-            parent,
-            children: Vec::with_capacity(kids.len()),
-        });
-        if let Some(p) = parent {
-            nodes[p as usize].children.push(me);
+            items.swap(i, j);
+            place.swap(i, j);
         }
     }
+    drop(place);
+    items.truncate(parents.len());
+    let mut index = vec![u32::MAX; page.len()];
+    let mut nodes: Vec<CntNode> = items
+        .into_iter()
+        .enumerate()
+        .map(|(me, item)| node_of(item, me as u32, parents[me], &mut index))
+        .collect();
+    nodes.shrink_to_fit();
     Cnt {
         nodes,
         index,
@@ -639,5 +691,54 @@ fn compact(page: &Page, mut items: Vec<Item>, root: u32, live: usize) -> Cnt {
         lead: None,
         focus: Default::default(),
         actions: Default::default(),
+    }
+}
+
+/// Each item's place among the CNT's nodes: those under the root in
+/// preorder, then the rest (merged away); and the parent's place of each
+/// of the first. Child lists are rewritten to places.
+fn lay_out_order(items: &mut [Item], root: u32) -> (Vec<u32>, Vec<Option<u32>>) {
+    let mut place = vec![u32::MAX; items.len()];
+    let mut parents: Vec<Option<u32>> = Vec::new();
+    let mut stack: Vec<(u32, Option<u32>)> = vec![(root, None)];
+    while let Some((it, parent)) = stack.pop() {
+        let me = parents.len() as u32;
+        place[it as usize] = me;
+        parents.push(parent);
+        for &k in items[it as usize].children.iter().rev() {
+            stack.push((k, Some(me)));
+        }
+    }
+    let unplaced = place.iter_mut().filter(|p| **p == u32::MAX);
+    for (next, p) in (parents.len() as u32..).zip(unplaced) {
+        *p = next;
+    }
+    for k in items.iter_mut().flat_map(|item| item.children.iter_mut()) {
+        *k = place[*k as usize];
+    }
+    (place, parents)
+}
+
+/// The node an item becomes at place `me`, noted in `index` for the DOM
+/// nodes it stands for.
+fn node_of(item: Item, me: u32, parent: Option<u32>, index: &mut [u32]) -> CntNode {
+    for d in std::iter::once(item.id).chain(item.absorbed.iter().copied()) {
+        if let Some(slot) = index.get_mut(d.index()) {
+            *slot = me;
+        }
+    }
+    let (text, own) = trimmed_with_own(item.text.into_string(), item.own.map(Span::range));
+    let mut absorbed = item.absorbed;
+    absorbed.sort_unstable();
+    CntNode {
+        id: item.id,
+        tag: item.tag,
+        text,
+        own,
+        attrs: item.attrs,
+        clickable: item.clickable,
+        absorbed,
+        parent,
+        children: item.children,
     }
 }

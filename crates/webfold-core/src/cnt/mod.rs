@@ -235,6 +235,7 @@ impl Cnt {
     /// Filter and merge `page` into its CNT (seed 003's rules).
     pub fn build(page: &Page) -> Cnt {
         let layers = Layers::of(page);
+        let parts = focus::parts(page);
         let (mut cnt, moved) = merge::build(page, layers.modal);
         cnt.front = cnt
             .nodes
@@ -259,7 +260,7 @@ impl Cnt {
                 name,
             });
         }
-        cnt.focus = focus::assign(page, &cnt.nodes, &cnt.front);
+        cnt.focus = focus::assign(page, parts, &cnt.nodes, &cnt.front);
         cnt
     }
 

@@ -8,6 +8,11 @@
 use std::collections::VecDeque;
 use std::mem;
 
+/// Texts this short are joined into one string. Copying a few dozen bytes
+/// costs less than a list of pieces, which most items would otherwise
+/// hold: a row's cells and the spaces between them are short texts.
+const FLAT_MAX: usize = 64;
+
 /// The pieces in order: `first`, then `more`. Most texts are one piece
 /// and never join, so the first lives apart and costs no second allocation,
 /// and the rest is boxed: a text is held per DOM node while the CNT is
@@ -71,9 +76,16 @@ impl Text {
         }
     }
 
-    /// `a` then `b` (neither empty), the pieces of the one with fewer moved
-    /// to the other.
+    /// `a` then `b` (neither empty): one string when short, else the
+    /// pieces of the one with fewer moved to the other.
     fn concat(mut a: Text, mut b: Text) -> Text {
+        if a.len + b.len <= FLAT_MAX {
+            let mut s = a.into_string();
+            s.reserve_exact(b.len);
+            s.push_str(&b.first);
+            b.more().for_each(|p| s.push_str(p));
+            return Text::new(s);
+        }
         if a.more_len() >= b.more_len() {
             a.len += b.len;
             let more = a.more_mut();
