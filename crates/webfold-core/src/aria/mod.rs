@@ -217,51 +217,51 @@ fn flatten(raw: tree::Raw, mode: Mode) -> AriaTree {
     // Sized exactly: the laid-out nodes are the tree's largest table, and
     // a vector grown past a guess holds up to twice them.
     let mut nodes: Vec<AriaNode> = Vec::with_capacity(laid_out_len(&raw_nodes));
-    // (raw index or text, parent arena index)
-    enum Item {
-        Node(u32),
-        Text(String),
-    }
-    let mut stack: Vec<(Item, Option<u32>)> = vec![(Item::Node(0), None)];
-    while let Some((item, parent)) = stack.pop() {
+    let mut lay_out = |r: u32, parent: Option<u32>, nodes: &mut Vec<AriaNode>| {
         let idx = nodes.len() as u32;
-        match item {
-            Item::Text(t) => nodes.push(AriaNode {
+        let n = &mut raw_nodes[r as usize];
+        index_of[r as usize] = Some(idx);
+        nodes.push(AriaNode {
+            role: Cow::Borrowed(n.role),
+            name: std::mem::take(&mut n.name),
+            text: None,
+            children: Vec::with_capacity(n.children.len()),
+            parent,
+            node: n.el,
+            ref_: None,
+            states: std::mem::take(&mut n.states),
+            props: n.props.take().filter(|p| **p != Props::default()),
+            aria_hidden: n.aria_hidden,
+            cursor_pointer: n.cursor_pointer,
+            invisible: n.invisible,
+        });
+        (idx, std::mem::take(&mut n.children))
+    };
+    // A frame per open node (its place and the children still to lay out):
+    // as deep as the tree, where a stack of the children waiting would be
+    // as wide as its widest list.
+    let (root, kids) = lay_out(0, None, &mut nodes);
+    let mut frames = vec![(root, kids.into_iter())];
+    while let Some((parent, kids)) = frames.last_mut() {
+        let parent = *parent;
+        let Some(kid) = kids.next() else {
+            frames.pop();
+            continue;
+        };
+        let idx = nodes.len() as u32;
+        match kid {
+            RawChild::Text(t) => nodes.push(AriaNode {
                 role: "text".into(),
                 text: Some(t.into_boxed_str()),
-                parent,
+                parent: Some(parent),
                 ..AriaNode::default()
             }),
-            Item::Node(r) => {
-                let n = &mut raw_nodes[r as usize];
-                index_of[r as usize] = Some(idx);
-                nodes.push(AriaNode {
-                    role: Cow::Borrowed(n.role),
-                    name: std::mem::take(&mut n.name),
-                    text: None,
-                    children: Vec::with_capacity(n.children.len()),
-                    parent,
-                    node: n.el,
-                    ref_: None,
-                    states: std::mem::take(&mut n.states),
-                    props: n.props.take().filter(|p| **p != Props::default()),
-                    aria_hidden: n.aria_hidden,
-                    cursor_pointer: n.cursor_pointer,
-                    invisible: n.invisible,
-                });
-                let kids = std::mem::take(&mut n.children);
-                for k in kids.into_iter().rev() {
-                    let item = match k {
-                        RawChild::Node(c) => Item::Node(c),
-                        RawChild::Text(t) => Item::Text(t),
-                    };
-                    stack.push((item, Some(idx)));
-                }
+            RawChild::Node(c) => {
+                let (_, kids) = lay_out(c, Some(parent), &mut nodes);
+                frames.push((idx, kids.into_iter()));
             }
         }
-        if let Some(p) = parent {
-            nodes[p as usize].children.push(idx);
-        }
+        nodes[parent as usize].children.push(idx);
     }
     let ref_slots = raw
         .ref_slots
