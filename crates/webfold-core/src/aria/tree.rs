@@ -168,6 +168,13 @@ struct Visit {
 
 enum Task {
     Visit(Visit),
+    /// The children of `under.node` still to visit, in order: one task
+    /// while they are visited one by one, where a task each would make the
+    /// stack as long as the page's longest list of siblings.
+    Children {
+        kids: std::vec::IntoIter<NodeId>,
+        under: Visit,
+    },
     /// After an element's subtree: its closing text and the properties that
     /// need its children done.
     Exit {
@@ -221,6 +228,14 @@ impl Builder<'_> {
         while let Some(task) = w.stack.pop() {
             match task {
                 Task::Visit(v) => self.visit(&mut w, v),
+                Task::Children { mut kids, under } => {
+                    if let Some(c) = kids.next() {
+                        if kids.len() > 0 {
+                            w.stack.push(Task::Children { kids, under });
+                        }
+                        self.visit(&mut w, Visit { node: c, ..under });
+                    }
+                }
                 Task::Exit {
                     el,
                     target,
@@ -355,11 +370,15 @@ impl Builder<'_> {
                 return;
             }
         }
-        for c in self.dom.walk_children(node).into_iter().rev() {
-            if Some(c) == frame_root {
-                continue;
-            }
-            w.stack.push(Task::Visit(Visit { node: c, ..under }));
+        let mut kids = self.dom.walk_children(node);
+        if let Some(root) = frame_root {
+            kids.retain(|&c| c != root);
+        }
+        if !kids.is_empty() {
+            w.stack.push(Task::Children {
+                kids: kids.into_iter(),
+                under,
+            });
         }
     }
 
