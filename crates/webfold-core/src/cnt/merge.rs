@@ -37,6 +37,10 @@ struct Item {
     own_line: bool,
 }
 
+// `compact` lays the CNT's nodes out over the items' own table, which
+// takes the two being the same size: the table is the CNT's largest.
+const _: () = assert!(std::mem::size_of::<Item>() == std::mem::size_of::<CntNode>());
+
 impl Item {
     /// Seed 003's "text node": no action, no children, no image.
     fn is_text_like(&self) -> bool {
@@ -214,7 +218,7 @@ pub(super) fn build(page: &Page, modal: Option<NodeId>) -> (Cnt, u32) {
         // The root is always an element kept as one item (see `root_kind`).
         _ => items.put(empty_item(root)),
     };
-    // A slot a node: gone before the CNT nodes are laid out beside the items.
+    // A slot a node: gone before the items are laid out as the CNT's nodes.
     drop(slots);
     let mut items = items.list;
     let moved = match modal {
