@@ -13,6 +13,7 @@ pub mod error;
 pub mod extract;
 pub mod fetch_view;
 pub mod fit;
+mod grow;
 pub mod layers;
 pub mod links;
 pub mod markdown;

@@ -126,10 +126,7 @@ fn attach(
 /// past the nesting limit, a long flat list) is the build's largest block,
 /// and doubling would leave up to half of it empty.
 pub(crate) fn push_child(children: &mut Vec<RawChild>, child: RawChild) {
-    if children.len() == children.capacity() {
-        children.reserve_exact((children.len() / 2).max(1));
-    }
-    children.push(child);
+    crate::grow::push_by_half(children, child, 1);
 }
 
 /// Text into a raw node's children. Distillation joins adjacent texts into

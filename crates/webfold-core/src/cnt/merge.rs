@@ -281,12 +281,9 @@ impl Items {
                 i
             }
             None => {
-                // Grown by half, not doubled: the list is the CNT's largest
-                // table while it is built, and its nodes are laid out over it.
-                if self.list.len() == self.list.capacity() {
-                    self.list.reserve_exact(self.list.len() / 2 + 16);
-                }
-                self.list.push(item);
+                // The CNT's largest table while it is built, and its nodes
+                // are laid out over it.
+                crate::grow::push_by_half(&mut self.list, item, 16);
                 (self.list.len() - 1) as u32
             }
         }
