@@ -604,7 +604,6 @@ pub(super) fn parse_document(html: &str) -> Page {
 
 /// The same page read by html5ever's own tokenizer: what the tests and
 /// fuzzers hold [`super::tokenize`] to.
-#[cfg(any(test, feature = "html5ever-oracle"))]
 pub(super) fn parse_with_html5ever_tokenizer(html: &str) -> Page {
     use html5ever::tokenizer::{BufferQueue, Tokenizer, TokenizerOpts};
     use markup5ever::interface::TokenizerResult;
