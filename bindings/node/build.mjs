@@ -1,6 +1,6 @@
 // Builds the native addon with cargo and puts it beside index.js as
-// webfold.node. Release by default; WEBFOLD_PROFILE=dev reuses what the
-// workspace's tests compiled.
+// webfold.node. Release by default, as the test command builds everything;
+// WEBFOLD_PROFILE=dev reuses what a plain `cargo test` compiled.
 import { execFileSync } from "node:child_process";
 import { copyFileSync } from "node:fs";
 import { dirname, join } from "node:path";
