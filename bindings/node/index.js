@@ -26,9 +26,18 @@ function wrapped(f) {
   }
 }
 
-function envelope(json) {
-  const raw = JSON.parse(json);
-  const out = { data: {} };
+// The text comes as a string of its own, and its tokens are counted the
+// first time `tokens` is read: a caller that wants the text alone (most
+// whole-page Markdown) never pays for a count.
+function envelope(native) {
+  const raw = JSON.parse(native.rest);
+  const out = { view: raw.view, text: native.text, data: {} };
+  let tokens;
+  Object.defineProperty(out, "tokens", {
+    enumerable: true,
+    get: () => (tokens ??= native.tokens),
+    set: (n) => (tokens = n),
+  });
   for (const [k, v] of Object.entries(raw)) {
     if (FIELDS.includes(k)) out[camel(k)] = v;
     else out.data[k] = v;

@@ -8,6 +8,7 @@ use napi::bindgen_prelude::{Buffer, Either, Utf16String};
 use napi::{Error, Result, Status};
 use napi_derive::napi;
 use serde_json::{Map, Value};
+use webfold_core::view::Envelope;
 use webfold_core::view::held::{HeldPage, catalog};
 
 fn error(e: impl std::fmt::Display) -> Error {
@@ -51,17 +52,41 @@ impl NativePage {
     }
 
     /// Runs the view `name` with `options` (a JSON object, snake_case
-    /// names); the envelope as JSON.
+    /// names).
     #[napi]
-    pub fn view(&self, name: String, options: String) -> Result<String> {
+    pub fn view(&self, name: String, options: String) -> Result<NativeEnvelope> {
         let args = match serde_json::from_str(&options) {
             Ok(Value::Object(m)) => m,
             _ => Map::new(),
         };
-        self.held()
-            .view(&name, args)
-            .map(|e| e.to_json())
-            .map_err(error)
+        let envelope = self.held().view(&name, args).map_err(error)?;
+        Ok(NativeEnvelope { envelope })
+    }
+}
+
+/// A view's envelope, its text handed over as a string of its own (not
+/// escaped into JSON and parsed back) and its tokens counted if read.
+#[napi]
+pub struct NativeEnvelope {
+    envelope: Envelope,
+}
+
+#[napi]
+impl NativeEnvelope {
+    #[napi(getter)]
+    pub fn text(&self) -> &str {
+        &self.envelope.text
+    }
+
+    #[napi(getter)]
+    pub fn tokens(&self) -> u32 {
+        u32::try_from(self.envelope.tokens()).unwrap_or(u32::MAX)
+    }
+
+    /// Every other field, as JSON.
+    #[napi(getter)]
+    pub fn rest(&self) -> String {
+        self.envelope.to_json_without_text()
     }
 }
 

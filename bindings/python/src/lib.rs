@@ -2,7 +2,7 @@
 //! so every view and every option the command line has, Python has, with
 //! the same defaults, limits and wording. The Python side (`python/webfold`)
 //! turns `page.snapshot(max_tokens=4000)` into `Page.view("snapshot",
-//! {"max_tokens": 4000})` and the JSON envelope into an `Envelope`.
+//! {"max_tokens": 4000})` and the envelope it returns into an `Envelope`.
 
 use std::sync::Mutex;
 
@@ -10,6 +10,7 @@ use pyo3::exceptions::{PyException, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 use serde_json::{Map, Value};
+use webfold_core::view::Envelope;
 use webfold_core::view::held::{HeldPage, catalog};
 
 pyo3::create_exception!(
@@ -63,21 +64,46 @@ impl PyPage {
         self.held().url().to_string()
     }
 
-    /// Runs the view `name` with `options` (its keyword arguments); the
-    /// envelope as JSON.
+    /// Runs the view `name` with `options` (its keyword arguments).
     #[pyo3(signature = (name, options = None))]
     fn view(
         &self,
         py: Python<'_>,
         name: &str,
         options: Option<&Bound<'_, PyDict>>,
-    ) -> PyResult<String> {
+    ) -> PyResult<NativeEnvelope> {
         let args = match options {
             Some(d) => options_of(py, d)?,
             None => Map::new(),
         };
-        py.detach(|| self.held().view(name, args).map(|e| e.to_json()))
-            .map_err(error)
+        let envelope = py.detach(|| self.held().view(name, args)).map_err(error)?;
+        Ok(NativeEnvelope { envelope })
+    }
+}
+
+/// A view's envelope, its text handed over as a string of its own (not
+/// escaped into JSON and parsed back) and its tokens counted if read.
+#[pyclass(module = "webfold._webfold", frozen)]
+struct NativeEnvelope {
+    envelope: Envelope,
+}
+
+#[pymethods]
+impl NativeEnvelope {
+    #[getter]
+    fn text(&self) -> &str {
+        &self.envelope.text
+    }
+
+    #[getter]
+    fn tokens(&self, py: Python<'_>) -> usize {
+        py.detach(|| self.envelope.tokens())
+    }
+
+    /// Every other field, as JSON.
+    #[getter]
+    fn rest(&self) -> String {
+        self.envelope.to_json_without_text()
     }
 }
 

@@ -199,8 +199,9 @@ pub struct Paged {
     pub next_start_line: Option<usize>,
     /// How many shown lines were cut by the long-line guard.
     pub long_lines_cut: usize,
-    /// Exact token count of the output, when a token budget was given: `text`
-    /// and the header a surface prints before it, if any.
+    /// Exact token count of the output (`text` and the header a surface
+    /// prints before it, if any), when fitting a token budget counted it:
+    /// a text no longer in bytes than its budget is not counted here.
     pub tokens: Option<usize>,
     /// With no line shown: the smallest budget that shows one.
     #[serde(skip)]
@@ -518,23 +519,28 @@ fn whole(
     (req, ctx): (&MarkdownRequest, Ctx),
     header: String,
 ) -> Result<MarkdownView, Error> {
-    let n = tokens::count(&after(&header, &content), ctx.encoding);
+    let mut tokens = None;
+    // Counted only where the bytes alone do not show that it fits.
     if let Some(budget) = req.max_tokens
-        && n > budget
+        && header.len() + content.len() > budget
     {
-        return Err(Error::BudgetTooSmall {
-            what,
-            needed: n,
-            max_tokens: budget,
-            advice: format!(
-                "raise {}",
-                Hint::Raise(Limit::MaxTokens, Some(n)).spell(ctx.surface)
-            ),
-        });
+        let n = tokens::count(&after(&header, &content), ctx.encoding);
+        if n > budget {
+            return Err(Error::BudgetTooSmall {
+                what,
+                needed: n,
+                max_tokens: budget,
+                advice: format!(
+                    "raise {}",
+                    Hint::Raise(Limit::MaxTokens, Some(n)).spell(ctx.surface)
+                ),
+            });
+        }
+        tokens = Some(n);
     }
     let total = line_count(&content);
     let mut paged = Paged::whole(content, total);
-    paged.tokens = Some(n);
+    paged.tokens = tokens;
     Ok(MarkdownView {
         format,
         paged,
@@ -618,8 +624,12 @@ fn page_after(header: &str, content: &str, opts: &PageOptions) -> Paged {
         page.render(shown.len(), Cut::Lines)
     };
     let (k, text, tokens, min_tokens) = match opts.max_tokens {
-        Some(budget) => within_budget(&page, full, budget, opts.encoding, &count),
-        None => (shown.len(), full, None, None),
+        // A token is at least a byte: a text no longer than its budget in
+        // bytes fits, and is counted only if its count is read.
+        Some(budget) if header.len() + full.len() > budget => {
+            within_budget(&page, full, budget, opts.encoding, &count)
+        }
+        _ => (shown.len(), full, None, None),
     };
 
     let last_line = start + k;
@@ -1093,7 +1103,10 @@ mod tests {
             let p = page_after("", &content, &o);
             let n = tokens::count(&p.text, o.encoding);
             assert!(n <= budget, "budget {budget}: {n} tokens");
-            assert_eq!(p.tokens, Some(n));
+            match p.tokens {
+                Some(counted) => assert_eq!(counted, n),
+                None => assert!(p.text.len() <= budget, "uncounted past its budget's bytes"),
+            }
             // Maximal: one more line would not fit (unless the line limit stopped us).
             if p.last_line < 200 {
                 // The token budget cut: it says so, and the budget that

@@ -189,7 +189,7 @@ fn the_registry_runs_it_with_each_surfaces_words() {
     assert!(env.cut);
     assert!(env.text.contains("start_line: "), "{}", env.text);
     assert_eq!(env.max_tokens, Some(60));
-    assert!(env.tokens <= 60);
+    assert!(env.tokens() <= 60);
 }
 
 /// Golden links views of three corpus pages (one per set) at 1,000 tokens.

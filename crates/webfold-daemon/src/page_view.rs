@@ -69,7 +69,7 @@ fn plain_lines(page: &Page, name: &str) -> Result<(usize, Vec<ViewLine>), String
             tokens: None,
         })
         .collect();
-    Ok((envelope.tokens, lines))
+    Ok((envelope.tokens(), lines))
 }
 
 fn cnt_lines(page: &Page) -> Result<(usize, Vec<ViewLine>), String> {

@@ -343,7 +343,14 @@ fn markdown(page: &Page, plan: &Plan) {
     };
     let p = &view.paged;
     if let Some(b) = budget {
-        let reported = p.tokens.unwrap_or(usize::MAX);
+        // Uncounted: the text is no longer in bytes than the budget.
+        let reported = p.tokens.unwrap_or_else(|| {
+            assert!(
+                p.text.len() <= b,
+                "markdown: uncounted past its budget's bytes"
+            );
+            webfold_core::tokens::count(&p.text, webfold_core::tokens::Encoding::default())
+        });
         within(
             "markdown",
             &p.text,

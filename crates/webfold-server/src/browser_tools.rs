@@ -263,7 +263,7 @@ fn view_output(page: &LivePage, view: LiveView) -> BrowserViewOutput {
     BrowserViewOutput {
         page: page.name().to_string(),
         kind: kind(&view).to_string(),
-        tokens: view.envelope.tokens,
+        tokens: view.envelope.tokens(),
         total_elements: count(&view, "total_elements"),
         kept_elements: count(&view, "kept_elements"),
         url: view.url,

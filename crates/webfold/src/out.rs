@@ -5,11 +5,15 @@
 
 use std::io::Write;
 
-/// Writes `text` and a final line break when it has none, unless the break
-/// could push a view past its token budget (`tokens` of `budget`).
-pub fn view(text: &str, tokens: usize, budget: Option<usize>) -> anyhow::Result<()> {
-    // A line break is at most one more token.
-    let room = budget.is_none_or(|b| tokens < b);
+/// Writes a view's text and a final line break when it has none, unless
+/// the break could push it past its token budget.
+pub fn view(envelope: &webfold_core::view::Envelope) -> anyhow::Result<()> {
+    let text = &envelope.text;
+    // A line break is at most one more token; a token is at least a byte,
+    // so a text shorter than its budget in bytes needs no count.
+    let room = envelope
+        .max_tokens
+        .is_none_or(|b| text.len() < b || envelope.tokens() < b);
     let newline = !text.ends_with('\n') && room;
     write(&mut std::io::stdout().lock(), text, newline)
 }

@@ -30,7 +30,6 @@ class Envelope:
 
     view: str
     text: str
-    tokens: int
     max_tokens: Optional[int] = None
     cut: bool = False
     note: Optional[str] = None
@@ -38,15 +37,27 @@ class Envelope:
     url: Optional[str] = None
     version: Optional[int] = None
     data: Dict[str, Any] = field(default_factory=dict)
+    # The count, or the native envelope that counts it when first read: a
+    # caller that wants the text alone never pays for a count.
+    _tokens: Any = field(default=None, repr=False, compare=False)
+
+    @property
+    def tokens(self) -> int:
+        """Exact tokens of ``text``."""
+        n = self._tokens
+        if not isinstance(n, int):
+            n = n.tokens
+            object.__setattr__(self, "_tokens", n)
+        return n
 
     def __str__(self) -> str:
         return self.text
 
     @classmethod
-    def _from_json(cls, text: str) -> "Envelope":
-        raw = json.loads(text)
+    def _from_native(cls, native: Any) -> "Envelope":
+        raw = json.loads(native.rest)
         own = {k: raw.pop(k) for k in _FIELDS if k in raw}
-        return cls(**own, data=raw)
+        return cls(**own, text=native.text, data=raw, _tokens=native)
 
 
 class Page:
@@ -61,7 +72,7 @@ class Page:
 
     def view(self, name: str, **options: Any) -> Envelope:
         """Runs the view ``name`` (as ``webfold NAME`` on the command line) with ``options``."""
-        return Envelope._from_json(self._page.view(name, options))
+        return Envelope._from_native(self._page.view(name, options))
 
 
 def _method(name: str, about: str, schema: Dict[str, Any]) -> Callable[..., Envelope]:

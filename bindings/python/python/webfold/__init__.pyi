@@ -9,7 +9,8 @@ class WebfoldError(Exception): ...
 class Envelope:
     view: str
     text: str
-    tokens: int
+    @property
+    def tokens(self) -> int: ...
     max_tokens: Optional[int]
     cut: bool
     note: Optional[str]

@@ -80,9 +80,6 @@ webfold markdown https://example.com/news/story --no-main";
         let p = &view.paged;
         // What the surface printed before the view is part of what it shows.
         let text = format!("{}{}", view.header, p.text);
-        let tokens = p
-            .tokens
-            .unwrap_or_else(|| crate::tokens::count(&text, ctx.encoding));
         let mut note = format!(
             "lines {}–{} of {}",
             p.first_line, p.last_line, p.total_lines
@@ -95,10 +92,13 @@ webfold markdown https://example.com/news/story --no-main";
             hints.push(Hint::StartLine(next));
         }
         let cut = p.truncated;
-        let mut envelope = Envelope::new(NAME, text, tokens, &view)
-            .budget(req.max_tokens)
-            .cut(cut, hints)
-            .note(note);
+        let mut envelope = match p.tokens {
+            Some(n) => Envelope::new(NAME, text, n, &view),
+            None => Envelope::uncounted(NAME, text, ctx.encoding, &view),
+        }
+        .budget(req.max_tokens)
+        .cut(cut, hints)
+        .note(note);
         envelope.data.insert("format".into(), json!(view.format));
         envelope
     }

@@ -21,6 +21,8 @@ mod registry;
 
 pub use registry::{VIEWS, by_name};
 
+use std::sync::OnceLock;
+
 use serde::Serialize;
 use serde_json::{Map, Value};
 
@@ -28,6 +30,7 @@ use crate::cnt::Cnt;
 use crate::contract::schema::{self, OptionSpec};
 use crate::contract::{Ctx, Hint, Request, Surface, ViewName, parse};
 use crate::snapshot::SnapshotSession;
+use crate::tokens::Encoding;
 use crate::{Error, Page};
 
 /// What a view does with the page's snapshot session (history, stable refs).
@@ -153,48 +156,95 @@ impl<'a> Input<'a> {
 }
 
 /// What every view returns, on every surface.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug)]
 pub struct Envelope {
     pub view: ViewName,
     /// What a model reads: within `max_tokens`, hints spelled for the
     /// surface that asked.
     pub text: String,
-    /// Exact tokens of `text`.
-    pub tokens: usize,
+    /// Exact tokens of `text`: see [`Self::tokens`].
+    tokens: TextTokens,
     /// The budget `text` was held to (none: shown whole, as asked).
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub max_tokens: Option<usize>,
     /// Whether anything was left out to stay within the limits.
     pub cut: bool,
     /// A line about the view for a reader: what it shows, where it ends.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub note: Option<String>,
     /// Ways to get more, structured (the text spells them).
-    #[serde(skip_serializing_if = "Vec::is_empty")]
     pub hints: Vec<Hint>,
     /// The address of the page the view was made of, when known.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub url: Option<String>,
     /// The page version the view was made of, where the surface keeps versions.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub version: Option<u32>,
     /// The view's own structured data (trees, selectors, counts).
-    #[serde(flatten)]
     pub data: Map<String, Value>,
     /// The view as a standalone HTML page, when asked for and the view has one.
-    #[serde(skip)]
     pub html: Option<String>,
     /// More of the view's data as JSON object members, written while walking
     /// a tree too deep for a `Value` (the CNT's nodes). Part of the JSON
     /// programs get; left out where the text already carries the view.
-    #[serde(skip)]
     pub tree: Option<String>,
+}
+
+/// An envelope's token count: the view's own where fitting a budget had to
+/// count, else counted when first read. A text that is no longer than its
+/// budget in bytes fits it uncounted (a token is at least a byte), so a
+/// caller that reads only the text, as a package's `.text` does, never pays
+/// for a count: a third of a whole page's Markdown.
+#[derive(Clone, Debug)]
+struct TextTokens {
+    count: OnceLock<usize>,
+    encoding: Encoding,
+}
+
+/// The envelope as JSON: its fields in this order, the view's data after
+/// them, and `text` and `tokens` left out where a surface hands the text
+/// over apart ([`Envelope::to_json_without_text`]).
+#[derive(Serialize)]
+struct Wire<'a> {
+    view: ViewName,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    text: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    tokens: Option<usize>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    max_tokens: Option<usize>,
+    cut: bool,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    note: Option<&'a str>,
+    #[serde(skip_serializing_if = "<[Hint]>::is_empty")]
+    hints: &'a [Hint],
+    #[serde(skip_serializing_if = "Option::is_none")]
+    url: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    version: Option<u32>,
+    #[serde(flatten)]
+    data: &'a Map<String, Value>,
+}
+
+impl Serialize for Envelope {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        self.wire(true).serialize(s)
+    }
 }
 
 impl Envelope {
     /// An envelope for `view` of `text`, with `data` (an object; fields the
     /// envelope carries itself, such as its `text` and `tokens`, are dropped).
     pub fn new(view: ViewName, text: String, tokens: usize, data: impl Serialize) -> Self {
+        let envelope = Self::uncounted(view, text, Encoding::default(), data);
+        let _ = envelope.tokens.count.set(tokens);
+        envelope
+    }
+
+    /// [`Self::new`] for a text whose tokens (in `encoding`) are counted
+    /// only when read.
+    pub fn uncounted(
+        view: ViewName,
+        text: String,
+        encoding: Encoding,
+        data: impl Serialize,
+    ) -> Self {
         let mut data = match serde_json::to_value(data) {
             Ok(Value::Object(map)) => map,
             _ => Map::new(),
@@ -216,7 +266,10 @@ impl Envelope {
         Envelope {
             view,
             text,
-            tokens,
+            tokens: TextTokens {
+                count: OnceLock::new(),
+                encoding,
+            },
             max_tokens: None,
             cut: false,
             note: None,
@@ -226,6 +279,34 @@ impl Envelope {
             data,
             html: None,
             tree: None,
+        }
+    }
+
+    /// Exact tokens of `text`, counted now if the view did not.
+    pub fn tokens(&self) -> usize {
+        *self
+            .tokens
+            .count
+            .get_or_init(|| crate::tokens::count(&self.text, self.tokens.encoding))
+    }
+
+    /// Says `text` is now `n` tokens, after a surface rewrote it.
+    pub fn set_tokens(&mut self, n: usize) {
+        self.tokens.count = OnceLock::from(n);
+    }
+
+    fn wire(&self, with_text: bool) -> Wire<'_> {
+        Wire {
+            view: self.view,
+            text: with_text.then_some(self.text.as_str()),
+            tokens: with_text.then(|| self.tokens()),
+            max_tokens: self.max_tokens,
+            cut: self.cut,
+            note: self.note.as_deref(),
+            hints: &self.hints,
+            url: self.url.as_deref(),
+            version: self.version,
+            data: &self.data,
         }
     }
 
@@ -252,7 +333,11 @@ impl Envelope {
 
     /// The envelope as JSON for programs: everything, the tree included.
     pub fn to_json(&self) -> String {
-        let head = serde_json::to_string(self).unwrap_or_else(|_| "{}".into());
+        self.with_tree(serde_json::to_string(self).unwrap_or_else(|_| "{}".into()))
+    }
+
+    /// `head`, a JSON object, with the tree's members in it.
+    fn with_tree(&self, head: String) -> String {
         match &self.tree {
             Some(members) if !members.is_empty() && head.ends_with('}') => {
                 let sep = if head == "{}" { "" } else { "," };
@@ -260,6 +345,13 @@ impl Envelope {
             }
             _ => head,
         }
+    }
+
+    /// [`Self::to_json`] without `text` and `tokens`: for a surface that
+    /// hands the text over as a string of its own and counts it only if
+    /// asked (the packages).
+    pub fn to_json_without_text(&self) -> String {
+        self.with_tree(serde_json::to_string(&self.wire(false)).unwrap_or_else(|_| "{}".into()))
     }
 
     /// [`Self::to_json`] as a value, for a surface that adds its own fields.

@@ -78,7 +78,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     };
     let envelope = call.run(&mut input)?;
     if !args.json {
-        return crate::out::view(&envelope.text, envelope.tokens, envelope.max_tokens);
+        return crate::out::view(&envelope);
     }
     let mut json = envelope.to_json_value();
     for (key, value) in [

@@ -125,7 +125,7 @@ pub fn run(view: &'static dyn AnyView, call: Call, m: &ArgMatches) -> anyhow::Re
     } else if let Some(html) = &envelope.html {
         crate::out::line(html)
     } else {
-        crate::out::view(&envelope.text, envelope.tokens, envelope.max_tokens)
+        crate::out::view(&envelope)
     }
 }
 
