@@ -139,4 +139,22 @@ mod tests {
         assert!(e.starts_with("max_tokens "), "{e}");
         assert!(HeldPage::parse(b"  ", None, None).is_err());
     }
+
+    #[test]
+    fn tokens_left_uncounted_are_exact_when_read() {
+        let html = "<h1>Prices</h1><p>Zwölf Äpfel kosten 3,50 €; 🍎🍎 each.</p>".repeat(40);
+        let mut page = HeldPage::from_text(&html, None).unwrap();
+        for budget in [1_000_000, 700] {
+            let mut args = Map::new();
+            args.insert("max_tokens".into(), Value::from(budget));
+            let e = page.view("markdown", args).unwrap();
+            let n = crate::tokens::count(&e.text, Encoding::default());
+            assert!(n <= budget, "{n} tokens in a budget of {budget}");
+            let json: Value = serde_json::from_str(&e.to_json()).unwrap();
+            assert_eq!((e.tokens(), json["tokens"].as_u64()), (n, Some(n as u64)));
+            let rest: Value = serde_json::from_str(&e.to_json_without_text()).unwrap();
+            assert!(rest.get("text").is_none() && rest.get("tokens").is_none());
+            assert_eq!(rest["view"], "markdown");
+        }
+    }
 }

@@ -290,11 +290,6 @@ impl Envelope {
             .get_or_init(|| crate::tokens::count(&self.text, self.tokens.encoding))
     }
 
-    /// Says `text` is now `n` tokens, after a surface rewrote it.
-    pub fn set_tokens(&mut self, n: usize) {
-        self.tokens.count = OnceLock::from(n);
-    }
-
     fn wire(&self, with_text: bool) -> Wire<'_> {
         Wire {
             view: self.view,
