@@ -185,7 +185,10 @@ impl Default for PageOptions {
 /// A page of text and what was left out of it (for `--json`).
 #[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
 pub struct Paged {
-    /// The text to show, indicator included.
+    /// The text to show, indicator included. Not in the JSON: the envelope
+    /// carries it (and a copy of a page's text into a JSON value would be
+    /// thrown away there).
+    #[serde(skip)]
     pub text: String,
     /// Lines in the whole content (a final line break does not start a new line).
     pub total_lines: usize,
@@ -520,9 +523,8 @@ fn whole(
     header: String,
 ) -> Result<MarkdownView, Error> {
     let mut tokens = None;
-    // Counted only where the bytes alone do not show that it fits.
     if let Some(budget) = req.max_tokens
-        && header.len() + content.len() > budget
+        && !tokens::fits_by_bytes(header.len() + content.len(), budget)
     {
         let n = tokens::count(&after(&header, &content), ctx.encoding);
         if n > budget {
@@ -624,9 +626,8 @@ fn page_after(header: &str, content: &str, opts: &PageOptions) -> Paged {
         page.render(shown.len(), Cut::Lines)
     };
     let (k, text, tokens, min_tokens) = match opts.max_tokens {
-        // A token is at least a byte: a text no longer than its budget in
-        // bytes fits, and is counted only if its count is read.
-        Some(budget) if header.len() + full.len() > budget => {
+        // A text that fits by its bytes is counted only if its count is read.
+        Some(budget) if !tokens::fits_by_bytes(header.len() + full.len(), budget) => {
             within_budget(&page, full, budget, opts.encoding, &count)
         }
         _ => (shown.len(), full, None, None),

@@ -9,11 +9,10 @@ use std::io::Write;
 /// the break could push it past its token budget.
 pub fn view(envelope: &webfold_core::view::Envelope) -> anyhow::Result<()> {
     let text = &envelope.text;
-    // A line break is at most one more token; a token is at least a byte,
-    // so a text shorter than its budget in bytes needs no count.
-    let room = envelope
-        .max_tokens
-        .is_none_or(|b| text.len() < b || envelope.tokens() < b);
+    // A line break is at most one more token.
+    let room = envelope.max_tokens.is_none_or(|b| {
+        webfold_core::tokens::fits_by_bytes(text.len() + 1, b) || envelope.tokens() < b
+    });
     let newline = !text.ends_with('\n') && room;
     write(&mut std::io::stdout().lock(), text, newline)
 }

@@ -98,6 +98,13 @@ pub struct CountRequest {
 /// The vocabulary is this request's option, not the surface's.
 impl crate::contract::Request for CountRequest {}
 
+/// Whether `bytes` bytes of text fit `budget` tokens whatever they say:
+/// every token of a byte-level BPE vocabulary is at least one byte. A text
+/// that does needs no count to be held to its budget.
+pub fn fits_by_bytes(bytes: usize, budget: usize) -> bool {
+    bytes <= budget
+}
+
 /// Exact number of tokens in `text`. Special-token markers in page text count
 /// as the ordinary text they are.
 pub fn count(text: &str, enc: Encoding) -> usize {
