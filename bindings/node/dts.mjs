@@ -17,14 +17,20 @@ function type(spec) {
   return kinds.map(one).join(" | ");
 }
 
+const pascal = (s) => s[0].toUpperCase() + camel(s).slice(1);
+
 export function dts(views) {
-  const methods = views.map((v) => {
+  const options = views.map((v) => {
     const opts = Object.entries(v.options.properties ?? {}).map(([k, s]) => {
-      const doc = s.description ? `    /** ${s.description.replace(/\s+/g, " ")} */\n` : "";
-      return `${doc}    ${camel(k)}?: ${type(s)};`;
+      const doc = s.description ? `  /** ${s.description.replace(/\s+/g, " ")} */\n` : "";
+      return `${doc}  ${camel(k)}?: ${type(s)};`;
     });
-    return `  /** ${v.about}. */\n  ${v.method}(options?: {\n${opts.join("\n")}\n  }): Envelope;`;
+    return `export interface ${pascal(v.method)}Options {\n${opts.join("\n")}\n}`;
   });
+  const methods = views.map((v) => `  /** ${v.about}. */\n  ${v.method}(options?: ${pascal(v.method)}Options): Envelope;`);
+  const functions = views.map(
+    (v) => `/** ${v.about}; \`html\` is parsed for this call alone. */\nexport function ${v.method}(html: string | Buffer, options?: PageOptions & ${pascal(v.method)}Options): Envelope;`,
+  );
   return `// The package's types, written by dts.mjs from the views: do not edit.
 
 export class WebfoldError extends Error {}
@@ -42,8 +48,16 @@ export interface Envelope {
   data: Record<string, unknown>;
 }
 
+/** How to read a page: its address, and the Content-Type it came with (for bytes). */
+export interface PageOptions {
+  url?: string;
+  contentType?: string;
+}
+
+${options.join("\n\n")}
+
 export class Page {
-  constructor(html: string | Buffer, options?: { url?: string; contentType?: string });
+  constructor(html: string | Buffer, options?: PageOptions);
   readonly url: string;
   view(name: string, options?: Record<string, unknown>): Envelope;
 ${methods.join("\n")}
@@ -52,6 +66,11 @@ ${methods.join("\n")}
 export const VIEWS: Array<{ name: string; method: string; about: string; options: Record<string, unknown>; session: string }>;
 
 export function fetch(url: string): Page;
+
+/** The view \`name\` of \`html\`, parsed for this call alone: a loop over many pages holds one at a time. */
+export function view(name: string, html: string | Buffer, options?: PageOptions & Record<string, unknown>): Envelope;
+
+${functions.join("\n\n")}
 `;
 }
 

@@ -59,10 +59,23 @@ class Page {
 
   /** Runs the view `name` (as `webfold NAME`) with `options` (camelCase). */
   view(name, options = {}) {
-    const args = {};
-    for (const [k, v] of Object.entries(options ?? {})) if (v !== undefined) args[snake(k)] = v;
-    return envelope(wrapped(() => this._page.view(name, JSON.stringify(args))));
+    return envelope(wrapped(() => this._page.view(name, optionsJson(options))));
   }
+}
+
+function optionsJson(options) {
+  const args = {};
+  for (const [k, v] of Object.entries(options ?? {})) if (v !== undefined) args[snake(k)] = v;
+  return JSON.stringify(args);
+}
+
+/**
+ * One view of `html`, the page let go at once: `markdown(html, { url, maxTokens })`.
+ * A `Page` is freed only after the event loop turns, so a loop that calls
+ * one view per page holds every page until it ends; this holds one.
+ */
+function view(name, html, { url, contentType, ...options } = {}) {
+  return envelope(wrapped(() => native.viewOf(html, url ?? null, contentType ?? null, name, optionsJson(options))));
 }
 
 /** Every view: its method name, what it shows, its options' JSON Schema, and whether it keeps the snapshot session. */
@@ -77,10 +90,12 @@ for (const v of VIEWS) {
   });
 }
 
+const oneShot = Object.fromEntries(VIEWS.map((v) => [v.method, (html, options) => view(v.name, html, options)]));
+
 /** Fetches `url` and parses it: the page, known by its address after redirects. */
 function fetch(url) {
   const got = wrapped(() => native.fetch(url));
   return new Page(got.body, { url: got.url, contentType: got.contentType ?? undefined });
 }
 
-module.exports = { Page, WebfoldError, fetch, VIEWS };
+module.exports = { Page, WebfoldError, fetch, view, VIEWS, ...oneShot };

@@ -2,10 +2,12 @@
 //! as the Python package has it. `index.js` makes each view a method of
 //! `Page` (options in camelCase) and the JSON envelope an object.
 
+use std::cell::RefCell;
 use std::sync::Mutex;
 
-use napi::bindgen_prelude::{Buffer, Either, Utf16String};
-use napi::{Error, Result, Status};
+use napi::bindgen_prelude::ObjectFinalize;
+use napi::bindgen_prelude::{Buffer, Either, JsValue};
+use napi::{Env, Error, JsString, Result, Status, sys};
 use napi_derive::napi;
 use serde_json::{Map, Value};
 use webfold_core::view::Envelope;
@@ -16,9 +18,18 @@ fn error(e: impl std::fmt::Display) -> Error {
 }
 
 /// A page, parsed once; every view of it is a call to `view`.
-#[napi]
+#[napi(custom_finalize)]
 pub struct NativePage {
     held: Mutex<HeldPage>,
+    /// What the page told the garbage collector it holds.
+    held_bytes: i64,
+}
+
+impl ObjectFinalize for NativePage {
+    fn finalize(self, env: Env) -> Result<()> {
+        env.adjust_external_memory(-self.held_bytes)?;
+        Ok(())
+    }
 }
 
 #[napi]
@@ -27,21 +38,19 @@ impl NativePage {
     /// `contentType` when it came over HTTP).
     #[napi(constructor)]
     pub fn new(
-        html: Either<Utf16String, Buffer>,
+        env: Env,
+        html: Either<JsString, Buffer>,
         url: Option<String>,
         content_type: Option<String>,
     ) -> Result<Self> {
-        let held = match html {
-            Either::A(units) => {
-                let text = utf8(&units);
-                drop(units);
-                HeldPage::from_text(&text, url)
-            }
-            Either::B(bytes) => HeldPage::parse(&bytes, content_type.as_deref(), url),
-        }
-        .map_err(error)?;
+        let held = parse(html, url, content_type)?;
+        // Told, the collector runs sooner once pages pile up; untold, it sees
+        // a small object and leaves the page's memory alone.
+        let held_bytes = i64::try_from(held.heap_bytes()).unwrap_or(i64::MAX);
+        env.adjust_external_memory(held_bytes)?;
         Ok(NativePage {
             held: Mutex::new(held),
+            held_bytes,
         })
     }
 
@@ -55,12 +64,49 @@ impl NativePage {
     /// names).
     #[napi]
     pub fn view(&self, name: String, options: String) -> Result<NativeEnvelope> {
-        let args = match serde_json::from_str(&options) {
-            Ok(Value::Object(m)) => m,
-            _ => Map::new(),
-        };
-        let envelope = self.held().view(&name, args).map_err(error)?;
+        let envelope = self
+            .held()
+            .view(&name, options_map(&options))
+            .map_err(error)?;
         Ok(NativeEnvelope { envelope })
+    }
+}
+
+/// Parses `html`, runs the view `name` with `options` and lets the page go
+/// before returning: nothing waits for the garbage collector, which frees a
+/// `Page` only once the event loop turns, so a loop over many pages holds
+/// one at a time.
+#[napi]
+pub fn view_of(
+    html: Either<JsString, Buffer>,
+    url: Option<String>,
+    content_type: Option<String>,
+    name: String,
+    options: String,
+) -> Result<NativeEnvelope> {
+    let mut held = parse(html, url, content_type)?;
+    let envelope = held.view(&name, options_map(&options)).map_err(error)?;
+    Ok(NativeEnvelope { envelope })
+}
+
+fn parse(
+    html: Either<JsString, Buffer>,
+    url: Option<String>,
+    content_type: Option<String>,
+) -> Result<HeldPage> {
+    match html {
+        Either::A(text) => with_utf8(&text, |text| HeldPage::from_text(text, url))?,
+        Either::B(bytes) => HeldPage::parse(&bytes, content_type.as_deref(), url),
+    }
+    .map_err(error)
+}
+
+/// A view's options as the package sends them: a JSON object, snake_case
+/// names.
+fn options_map(options: &str) -> Map<String, Value> {
+    match serde_json::from_str(options) {
+        Ok(Value::Object(m)) => m,
+        _ => Map::new(),
     }
 }
 
@@ -90,17 +136,59 @@ impl NativeEnvelope {
     }
 }
 
-/// A JavaScript string as UTF-8 (a lone surrogate as U+FFFD, as Node's
-/// own encoder writes it). Taken as UTF-16, the string's own form, and
-/// converted here, four times as fast as Node's own UTF-8 copy (ASCII runs
-/// go a word at a time).
-fn utf8(text: &[u16]) -> String {
-    // Three bytes a unit at most. Zeroed, so what is never written is
-    // never touched; checking what is costs a fraction of converting it.
-    let mut out = vec![0; text.len() * 3];
-    let n = encoding_rs::mem::convert_utf16_to_utf8(text, &mut out);
-    out.truncate(n);
-    String::from_utf8(out).unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned())
+/// A string's UTF-16 units and their UTF-8, kept between pages, so that a
+/// page does not zero buffers five times its size first (made new, they
+/// must be: encoding_rs writes into initialised memory). A page larger than
+/// this gives its buffers back.
+const KEEP_UNITS: usize = 4 << 20;
+
+#[derive(Default)]
+struct Scratch {
+    units: Vec<u16>,
+    /// NUL-filled once as it grows, then only overwritten.
+    text: String,
+}
+
+thread_local! {
+    static SCRATCH: RefCell<Scratch> = RefCell::default();
+}
+
+/// Calls `f` with a JavaScript string as UTF-8 (a lone surrogate as
+/// U+FFFD, as Node's own encoder writes it). Taken as UTF-16, the string's
+/// own form, and converted here, four times as fast as Node's own UTF-8
+/// copy (ASCII runs go a word at a time).
+fn with_utf8<T>(text: &JsString, f: impl FnOnce(&str) -> T) -> Result<T> {
+    let value = text.value();
+    let read = |buf: *mut u16, size: usize, len: &mut usize| {
+        // SAFETY: `buf` is null (asking the length) or has room for `size` units.
+        let status =
+            unsafe { sys::napi_get_value_string_utf16(value.env, value.value, buf, size, len) };
+        match status {
+            sys::Status::napi_ok => Ok(()),
+            _ => Err(error("the page's text could not be read")),
+        }
+    };
+    SCRATCH.with_borrow_mut(|s| {
+        let mut len = 0;
+        read(std::ptr::null_mut(), 0, &mut len)?;
+        s.units.clear();
+        s.units.reserve(len + 1);
+        let mut written = 0;
+        read(s.units.as_mut_ptr(), len + 1, &mut written)?;
+        // SAFETY: Node wrote `written` units, no more than asked for.
+        unsafe { s.units.set_len(written.min(len)) };
+        // Three bytes a unit at most.
+        let room = s.units.len() * 3;
+        if s.text.len() < room {
+            s.text.push_str(&"\0".repeat(room - s.text.len()));
+        }
+        let n = encoding_rs::mem::convert_utf16_to_str(&s.units, &mut s.text[..room]);
+        let out = f(&s.text[..n]);
+        if s.units.capacity() > KEEP_UNITS {
+            *s = Scratch::default();
+        }
+        Ok(out)
+    })
 }
 
 impl NativePage {

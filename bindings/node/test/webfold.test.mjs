@@ -87,6 +87,36 @@ test("each view prints what the command prints", () => {
   }
 });
 
+test("each view is a function too, giving the method's text", () => {
+  for (const source of corpusPages(3)) {
+    const bytes = readFileSync(source);
+    const options = { url: "https://example.test/a/", contentType: "text/html" };
+    for (const v of webfold.VIEWS) {
+      for (const call of CALLS[v.name]) {
+        const want = new webfold.Page(bytes, options)[v.method](call);
+        const got = webfold[v.method](bytes, { ...options, ...call });
+        assert.equal(got.text, want.text, `${v.name} ${JSON.stringify(call)} on ${source}`);
+        assert.equal(got.tokens, want.tokens);
+        assert.deepEqual(got.hints, want.hints);
+      }
+    }
+  }
+  assert.throws(() => webfold.markdown("<p>x", { maxTokens: 0 }), { name: "WebfoldError", message: /max_tokens must be a whole number above 0/ });
+  assert.throws(() => webfold.view("nope", "<p>x"), { name: "WebfoldError", message: /no view named 'nope'/ });
+});
+
+test("a loop of functions holds one page at a time", () => {
+  // A Page is freed once the event loop turns; a loop of calls that never
+  // yields must not keep every page it read.
+  const [source] = corpusPages(1);
+  const html = readFileSync(source, "utf8").repeat(Math.ceil(1e6 / readFileSync(source).length));
+  const text = webfold.markdown(html, { main: false }).text;
+  const before = process.memoryUsage.rss();
+  for (let i = 0; i < 60; i++) assert.equal(webfold.markdown(html, { main: false }).text, text);
+  const grown = process.memoryUsage.rss() - before;
+  assert.ok(grown < 20 * Buffer.byteLength(html), `grew ${grown} bytes over 60 calls on a ${Buffer.byteLength(html)}-byte page`);
+});
+
 test("errors are WebfoldError in the command's words", () => {
   const page = new webfold.Page("<html><body><main><a href='/x'>Sign in</a></main></body></html>");
   assert.throws(() => page.snapshot({ maxTokens: 0 }), { name: "WebfoldError", message: /max_tokens must be a whole number above 0/ });
@@ -109,7 +139,9 @@ test("a string in any script reads as its UTF-8 bytes do", () => {
     "<p>Ünïcödé, one byte a character in the engine</p>",
     "<h1>東京 — Zürich</h1><p>😀 astral 𝄞 and a lone \uD800 surrogate</p>",
   ];
-  for (const html of pages) assert.equal(whole(html), whole(Buffer.from(html)), html);
+  // Longest first, then shorter: what a longer page left behind is never read.
+  for (const html of [pages[2].repeat(50), ...pages].reverse().concat(pages))
+    assert.equal(whole(html), whole(Buffer.from(html)), html);
   assert.match(whole(pages[2]), /東京 — Zürich[^]*😀 astral 𝄞 and a lone \uFFFD surrogate/);
 });
 

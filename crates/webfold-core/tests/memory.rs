@@ -6,7 +6,7 @@
 
 use webfold_core::Page;
 use webfold_core::view::VIEWS;
-use webfold_corpus::peak::{PeakAlloc, peak_of};
+use webfold_corpus::peak::{PeakAlloc, live, peak_of};
 use webfold_corpus::shapes::{SHAPES, default_call, run};
 
 #[global_allocator]
@@ -23,11 +23,30 @@ const MAX_GROWTH: f64 = 1.1;
 /// takes 28×, the most of any; every other view is within 20×.
 const MAX_PER_PAGE_BYTE: f64 = 30.0;
 
+/// How far a page's own estimate of its heap (what the Node package tells
+/// the garbage collector) may stray from what the allocator counts.
+const HEAP_ESTIMATE_WITHIN: f64 = 1.25;
+
 #[test]
 fn views_hold_memory_linear_in_the_page() {
     let mut failures = Vec::new();
     for shape in SHAPES {
         let htmls = [shape.rows, 2 * shape.rows].map(|rows| (shape.page)(rows));
+        let before = live();
+        let page = Page::parse(&htmls[1]);
+        let (held, estimate) = (live() - before, page.heap_bytes());
+        let off = held.max(estimate) as f64 / held.min(estimate).max(1) as f64;
+        eprintln!(
+            "a page of {}: holds {held} bytes, says {estimate}",
+            shape.name
+        );
+        if off > HEAP_ESTIMATE_WITHIN {
+            failures.push(format!(
+                "a page of {} holds {held} bytes but says {estimate}",
+                shape.name
+            ));
+        }
+        drop(page);
         for view in VIEWS {
             let name = view.name().as_str();
             let call = default_call(*view);

@@ -188,6 +188,23 @@ pub struct Page {
     unseen: std::sync::OnceLock<Vec<Option<Unseen>>>,
 }
 
+/// The heap a node's data holds beyond the node itself.
+fn node_heap_bytes(data: &NodeData) -> usize {
+    match data {
+        NodeData::Document => 0,
+        NodeData::Doctype { name } => name.len(),
+        NodeData::Text(t) | NodeData::Comment(t) => t.len(),
+        NodeData::Element(e) => {
+            std::mem::size_of::<ElementData>()
+                + e.attrs.capacity() * std::mem::size_of::<Attr>()
+                + e.attrs.iter().map(|a| a.value.capacity()).sum::<usize>()
+        }
+        NodeData::ProcessingInstruction(p) => {
+            std::mem::size_of::<ProcessingInstruction>() + p.target.capacity() + p.data.capacity()
+        }
+    }
+}
+
 impl fmt::Debug for Page {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("Page")
@@ -237,6 +254,26 @@ impl Page {
 
     pub fn is_empty(&self) -> bool {
         self.nodes.len() <= 1
+    }
+
+    /// About how many bytes of heap the page holds: its nodes, their
+    /// strings and attributes, and what was computed of it so far. For a
+    /// host whose garbage collector is told what a page costs.
+    pub fn heap_bytes(&self) -> usize {
+        use std::mem::size_of;
+        let strings: usize = self.nodes.iter().map(|n| node_heap_bytes(&n.data)).sum();
+        let computed = self
+            .layout
+            .as_ref()
+            .map_or(0, |l| l.capacity() * size_of::<Option<Layout>>())
+            + self
+                .unseen
+                .get()
+                .map_or(0, |u| u.capacity() * size_of::<Option<Unseen>>());
+        self.nodes.capacity() * size_of::<Node>()
+            + self.visibility.capacity() * size_of::<StaticVisibility>()
+            + strings
+            + computed
     }
 
     pub fn quirks_mode(&self) -> bool {

@@ -48,6 +48,11 @@ impl HeldPage {
         })
     }
 
+    /// About how many bytes of heap the page holds ([`Page::heap_bytes`]).
+    pub fn heap_bytes(&self) -> usize {
+        self.page.heap_bytes() + self.url.capacity()
+    }
+
     /// The page's address, as given ("" when none was).
     pub fn url(&self) -> &str {
         &self.url
