@@ -29,6 +29,14 @@ def method(name, about, schema):
     return "\n".join(lines)
 
 
+def function(name, about, schema):
+    params = ["html: str | bytes", "url: Optional[str] = None", "content_type: Optional[str] = None", "*"]
+    for opt, spec in schema.get("properties", {}).items():
+        params.append(f"{opt}: {annotation(spec)} | None = None")
+    lines = [f"def {name}({', '.join(params)}) -> Envelope:", f'    """{about}; `html` is parsed for this call alone."""', "    ..."]
+    return "\n".join(lines)
+
+
 def stub():
     head = '''# The package's types, written by stub.py from the views: do not edit.
 from typing import Any, Dict, List, Literal, Optional
@@ -58,7 +66,12 @@ class Page:
     def view(self, name: str, **options: Any) -> Envelope: ...
 '''
     methods = "\n".join(method(n, a, s) for n, a, s, _ in webfold.VIEWS)
-    return head + methods + "\n\ndef fetch(url: str) -> Page: ...\n" + BATCH
+    functions = "\n\n".join(function(n, a, s) for n, a, s, _ in webfold.VIEWS)
+    one = (
+        "\n\ndef view(name: str, html: str | bytes, url: Optional[str] = None,"
+        " content_type: Optional[str] = None, **options: Any) -> Envelope: ...\n\n"
+    )
+    return head + methods + "\n\ndef fetch(url: str) -> Page: ..." + one + functions + "\n" + BATCH
 
 
 BATCH = '''

@@ -102,6 +102,21 @@ def test_each_view_prints_what_the_command_prints(path, tmp_path):
                 assert got.max_tokens == options["max_tokens"]
 
 
+def test_each_view_is_a_function_too_giving_the_methods_text():
+    for param in corpus_pages(3):
+        html = page_bytes(param.values[0])
+        for name, _, _, _ in webfold.VIEWS:
+            for options in CALLS[name]:
+                want = webfold.Page(html, url="https://example.test/a/").view(name, **options)
+                got = getattr(webfold, name)(html, url="https://example.test/a/", **options)
+                assert (got.text, got.tokens, got.hints) == (want.text, want.tokens, want.hints), f"{name} {options}"
+    assert name in webfold.__all__ and getattr(webfold, name).__doc__
+    with pytest.raises(webfold.WebfoldError, match="max_tokens must be a whole number above 0"):
+        webfold.markdown("<p>x", max_tokens=0)
+    with pytest.raises(webfold.WebfoldError, match="no view named 'nope'"):
+        webfold.view("nope", "<p>x")
+
+
 def test_errors_are_exceptions_in_the_commands_words():
     page = webfold.Page("<html><body><main><a href='/x'>Sign in</a></main></body></html>")
     with pytest.raises(webfold.WebfoldError, match="max_tokens must be a whole number above 0"):

@@ -16,7 +16,7 @@ from . import _webfold
 from ._webfold import WebfoldError
 
 __version__ = _webfold.__version__
-__all__ = ["Page", "Envelope", "WebfoldError", "fetch", "fold_batch", "read_warc", "FOLDED_FIELDS", "VIEWS"]
+__all__ = ["Page", "Envelope", "WebfoldError", "fetch", "view", "fold_batch", "read_warc", "FOLDED_FIELDS", "VIEWS"]
 
 # The envelope's own fields; everything else a view returns is its data.
 _FIELDS = ("view", "text", "tokens", "max_tokens", "cut", "note", "hints", "url", "version")
@@ -96,8 +96,24 @@ def _method(name: str, about: str, schema: Dict[str, Any]) -> Callable[..., Enve
 #: Every view: its method name, what it shows, its options' JSON Schema, and
 #: whether it keeps the page's snapshot session ("none", "reads", "moves").
 VIEWS: List[tuple] = [(n, a, json.loads(s), u) for n, a, s, u in _webfold.views()]
+def view(name: str, html: "str | bytes", url: Optional[str] = None, content_type: Optional[str] = None, **options: Any) -> Envelope:
+    """The view ``name`` of ``html``, parsed for this call alone: ``Page(html).view(name, **options)``."""
+    return Page(html, url=url, content_type=content_type).view(name, **options)
+
+
+def _function(name: str, method: Callable[..., Envelope]) -> Callable[..., Envelope]:
+    def run(html: "str | bytes", url: Optional[str] = None, content_type: Optional[str] = None, **options: Any) -> Envelope:
+        return view(name, html, url=url, content_type=content_type, **options)
+
+    run.__name__ = run.__qualname__ = name
+    run.__doc__ = f"{method.__doc__}\n\n``html`` is parsed for this call alone; for more views of one page, make a ``Page``."
+    return run
+
+
 for _name, _about, _schema, _ in VIEWS:
     setattr(Page, _name, _method(_name, _about, _schema))
+    globals()[_name] = _function(_name, getattr(Page, _name))
+    __all__.append(_name)
 
 
 def fetch(url: str) -> Page:
