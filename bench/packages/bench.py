@@ -348,7 +348,7 @@ def run(args) -> None:
         nrows, table = main_table(
             "Node: main content", nres, nkinds, truths, pages, "readability+turndown",
             {"webfold": nv["webfold"], "readability+turndown": f"{nv['@mozilla/readability']} + {nv['turndown']} (jsdom {nv['jsdom']})"},
-            "webfold `new Page(html, { url }).markdown({ maxLines: 0, maxTokens: … }).text`; "
+            "webfold `markdown(html, { url, maxLines: 0, maxTokens: … }).text`; "
             "`new Readability(new JSDOM(html, { url }).window.document).parse().content` through "
             "`new TurndownService().turndown(…)` (the jsdom parse timed with the call).",
         )
@@ -358,7 +358,7 @@ def run(args) -> None:
         out.append(whole_table(
             "Node: whole page to Markdown", wres, pages, "turndown",
             {"webfold": nv["webfold"], "turndown": nv["turndown"]},
-            "webfold `new Page(html, { url }).markdown({ main: false, maxLines: 0, maxTokens: … }).text`; "
+            "webfold `markdown(html, { url, main: false, maxLines: 0, maxTokens: … }).text`; "
             "`new TurndownService().turndown(html)`: turndown in Node parses the string with its bundled "
             f"DOM ({nv.get('turndown_parser', 'domino')}), timed with the call.",
         ))
