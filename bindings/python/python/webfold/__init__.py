@@ -96,6 +96,8 @@ def _method(name: str, about: str, schema: Dict[str, Any]) -> Callable[..., Enve
 #: Every view: its method name, what it shows, its options' JSON Schema, and
 #: whether it keeps the page's snapshot session ("none", "reads", "moves").
 VIEWS: List[tuple] = [(n, a, json.loads(s), u) for n, a, s, u in _webfold.views()]
+
+
 def view(name: str, html: "str | bytes", url: Optional[str] = None, content_type: Optional[str] = None, **options: Any) -> Envelope:
     """The view ``name`` of ``html``, parsed for this call alone: ``Page(html).view(name, **options)``."""
     return Page(html, url=url, content_type=content_type).view(name, **options)
