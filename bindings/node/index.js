@@ -90,7 +90,7 @@ for (const v of VIEWS) {
   });
 }
 
-const oneShot = Object.fromEntries(VIEWS.map((v) => [v.method, (html, options) => view(v.name, html, options)]));
+const viewFunctions = Object.fromEntries(VIEWS.map((v) => [v.method, (html, options) => view(v.name, html, options)]));
 
 /** Fetches `url` and parses it: the page, known by its address after redirects. */
 function fetch(url) {
@@ -98,4 +98,4 @@ function fetch(url) {
   return new Page(got.body, { url: got.url, contentType: got.contentType ?? undefined });
 }
 
-module.exports = { Page, WebfoldError, fetch, view, VIEWS, ...oneShot };
+module.exports = { Page, WebfoldError, fetch, view, VIEWS, ...viewFunctions };

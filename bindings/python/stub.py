@@ -21,18 +21,19 @@ def annotation(spec):
     return TYPES.get(kinds, "Any")
 
 
+def options(schema):
+    """A view's options as keyword parameters, each optional."""
+    return [f"{opt}: {annotation(spec)} | None = None" for opt, spec in schema.get("properties", {}).items()]
+
+
 def method(name, about, schema):
-    params = ["self", "*"]
-    for opt, spec in schema.get("properties", {}).items():
-        params.append(f"{opt}: {annotation(spec)} | None = None")
+    params = ["self", "*", *options(schema)]
     lines = [f"    def {name}({', '.join(params)}) -> Envelope:", f'        """{about}."""', "        ..."]
     return "\n".join(lines)
 
 
 def function(name, about, schema):
-    params = ["html: str | bytes", "url: Optional[str] = None", "content_type: Optional[str] = None", "*"]
-    for opt, spec in schema.get("properties", {}).items():
-        params.append(f"{opt}: {annotation(spec)} | None = None")
+    params = ["html: str | bytes", "url: Optional[str] = None", "content_type: Optional[str] = None", "*", *options(schema)]
     lines = [f"def {name}({', '.join(params)}) -> Envelope:", f'    """{about}; `html` is parsed for this call alone."""', "    ..."]
     return "\n".join(lines)
 

@@ -1,7 +1,8 @@
 //! Every view's memory grows with the page, not faster, and stays within a
 //! fixed multiple of it, on the generated page shapes
-//! (`webfold_corpus::shapes`). Heap bytes are counted by the allocator, so
-//! the figures are exact and the same on every run: a test of its own
+//! (`webfold_corpus::shapes`); a page's own estimate of its heap
+//! (`Page::heap_bytes`) is near what it holds. Heap bytes are counted by
+//! the allocator, so the figures are exact and the same on every run: a test of its own
 //! binary, with one test in it, so nothing else allocates meanwhile.
 
 use webfold_core::Page;
