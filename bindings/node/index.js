@@ -26,16 +26,16 @@ function wrapped(f) {
   }
 }
 
-// The text comes as a string of its own, and its tokens are counted the
-// first time `tokens` is read: a caller that wants the text alone (most
-// whole-page Markdown) never pays for a count.
-function envelope(native) {
-  const raw = JSON.parse(native.rest);
-  const out = { view: raw.view, text: native.text, data: {} };
-  let tokens;
+// The text comes as a string of its own, and its tokens, unless the view
+// counted them, are counted the first time `tokens` is read: a caller that
+// wants the text alone (most whole-page Markdown) never pays for a count.
+function envelope(viewed) {
+  const raw = JSON.parse(viewed.rest);
+  const out = { view: raw.view, text: viewed.text, data: {} };
+  let tokens = viewed.tokens;
   Object.defineProperty(out, "tokens", {
     enumerable: true,
-    get: () => (tokens ??= native.tokens),
+    get: () => (tokens ??= native.countTokens(out.text, viewed.encoding)),
     set: (n) => (tokens = n),
   });
   for (const [k, v] of Object.entries(raw)) {

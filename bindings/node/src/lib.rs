@@ -6,10 +6,11 @@ use std::cell::RefCell;
 use std::sync::Mutex;
 
 use napi::bindgen_prelude::ObjectFinalize;
-use napi::bindgen_prelude::{Buffer, Either, JsValue};
+use napi::bindgen_prelude::{Buffer, Either, JsObjectValue, JsValue, Object};
 use napi::{Env, Error, JsString, Result, Status, sys};
 use napi_derive::napi;
 use serde_json::{Map, Value};
+use webfold_core::tokens::Encoding;
 use webfold_core::view::Envelope;
 use webfold_core::view::held::{HeldPage, catalog};
 
@@ -63,12 +64,17 @@ impl NativePage {
     /// Runs the view `name` with `options` (a JSON object, snake_case
     /// names).
     #[napi]
-    pub fn view(&self, name: String, options: String) -> Result<NativeEnvelope> {
+    pub fn view<'env>(
+        &self,
+        env: &'env Env,
+        name: String,
+        options: String,
+    ) -> Result<Object<'env>> {
         let envelope = self
             .held()
             .view(&name, options_map(&options))
             .map_err(error)?;
-        Ok(NativeEnvelope { envelope })
+        viewed(env, &envelope)
     }
 }
 
@@ -77,16 +83,19 @@ impl NativePage {
 /// `Page` only once the event loop turns, so a loop over many pages holds
 /// one at a time.
 #[napi]
-pub fn view_of(
+pub fn view_of<'env>(
+    env: &'env Env,
     html: Either<JsString, Buffer>,
     url: Option<String>,
     content_type: Option<String>,
     name: String,
     options: String,
-) -> Result<NativeEnvelope> {
-    let mut held = parse(html, url, content_type)?;
-    let envelope = held.view(&name, options_map(&options)).map_err(error)?;
-    Ok(NativeEnvelope { envelope })
+) -> Result<Object<'env>> {
+    let envelope = {
+        let mut held = parse(html, url, content_type)?;
+        held.view(&name, options_map(&options)).map_err(error)?
+    };
+    viewed(env, &envelope)
 }
 
 fn parse(
@@ -110,30 +119,29 @@ fn options_map(options: &str) -> Map<String, Value> {
     }
 }
 
-/// A view's envelope, its text handed over as a string of its own (not
-/// escaped into JSON and parsed back) and its tokens counted if read.
-#[napi]
-pub struct NativeEnvelope {
-    envelope: Envelope,
+/// A view's envelope as the package reads it: `text` as a string of its
+/// own (not escaped into JSON and parsed back), every other field as JSON
+/// in `rest`, and `tokens` when the view counted them; else `countTokens`
+/// counts the text in `encoding` if asked. A plain object, freed with the
+/// caller's last use of it, where a wrapped one would wait for the event
+/// loop to turn.
+fn viewed<'env>(env: &'env Env, envelope: &Envelope) -> Result<Object<'env>> {
+    let mut out = Object::new(env)?;
+    out.set_named_property("text", envelope.text.as_str())?;
+    out.set_named_property("rest", envelope.to_json_without_text())?;
+    if let Some(n) = envelope.counted_tokens() {
+        out.set_named_property("tokens", u32::try_from(n).unwrap_or(u32::MAX))?;
+    }
+    out.set_named_property("encoding", envelope.encoding().name())?;
+    Ok(out)
 }
 
+/// Exact tokens of `text` in `encoding` (as a view names it).
 #[napi]
-impl NativeEnvelope {
-    #[napi(getter)]
-    pub fn text(&self) -> &str {
-        &self.envelope.text
-    }
-
-    #[napi(getter)]
-    pub fn tokens(&self) -> u32 {
-        u32::try_from(self.envelope.tokens()).unwrap_or(u32::MAX)
-    }
-
-    /// Every other field, as JSON.
-    #[napi(getter)]
-    pub fn rest(&self) -> String {
-        self.envelope.to_json_without_text()
-    }
+pub fn count_tokens(text: JsString, encoding: String) -> Result<u32> {
+    let encoding: Encoding = serde_json::from_value(Value::String(encoding)).map_err(error)?;
+    let n = with_utf8(&text, |text| webfold_core::tokens::count(text, encoding))?;
+    Ok(u32::try_from(n).unwrap_or(u32::MAX))
 }
 
 /// A string's UTF-16 units and their UTF-8, kept between pages, so that a

@@ -8,7 +8,7 @@
 //! "has a non-empty box", which depends on the children.
 
 use crate::page::tags::{is_non_content, is_ua_display_none};
-use crate::page::{NodeData, NodeId, Page};
+use crate::page::{InlineStyle, NodeData, NodeId, Page};
 
 use super::dom::DomIndex;
 
@@ -207,25 +207,21 @@ fn element_style(
 /// blockifies its children), out-of-flow blockification,
 /// `content-visibility` and `visibility`.
 fn inline_box_style(style: &str, s: &mut ElStyle) {
-    if let Some(d) = inline_style_value(style, "display") {
+    let style = InlineStyle::parse(style);
+    if let Some(d) = style.get("display") {
         s.display = display_from_css(&d);
         s.flex_container = matches!(d.as_str(), "flex" | "inline-flex" | "grid" | "inline-grid");
     }
     // Out-of-flow boxes are blockified.
-    let out_of_flow = matches!(
-        inline_style_value(style, "position").as_deref(),
-        Some("absolute" | "fixed")
-    ) || matches!(
-        inline_style_value(style, "float").as_deref(),
-        Some("left" | "right")
-    );
+    let out_of_flow = matches!(style.get("position").as_deref(), Some("absolute" | "fixed"))
+        || matches!(style.get("float").as_deref(), Some("left" | "right"));
     if out_of_flow && s.display == Display::Inline {
         s.display = Display::Other;
     }
-    if inline_style_value(style, "content-visibility").as_deref() == Some("hidden") {
+    if style.get("content-visibility").as_deref() == Some("hidden") {
         s.skips_children_style = true;
     }
-    match inline_style_value(style, "visibility").as_deref() {
+    match style.get("visibility").as_deref() {
         Some("hidden") | Some("collapse") => s.visibility_visible = false,
         Some("visible") => s.visibility_visible = true,
         _ => {}
@@ -258,10 +254,11 @@ fn pointer_style(e: &crate::page::ElementData, s: &mut ElStyle) {
         }
     }
     if let Some(style) = e.attr("style") {
-        if let Some(c) = inline_style_value(style, "cursor") {
+        let style = InlineStyle::parse(style);
+        if let Some(c) = style.get("cursor") {
             s.cursor_pointer = c == "pointer";
         }
-        if let Some(pe) = inline_style_value(style, "pointer-events") {
+        if let Some(pe) = style.get("pointer-events") {
             s.pointer_events = pe != "none";
         }
     }
@@ -550,8 +547,8 @@ fn compute_extent(
 /// `scale(0)` transform) empties it; explicit sizes or `inset` on a
 /// positioned box give it one.
 fn inline_size(e: &crate::page::ElementData) -> Option<bool> {
-    let style = e.attr("style")?;
-    let value = |p: &str| inline_style_value(style, p);
+    let style = InlineStyle::parse(e.attr("style")?);
+    let value = |p: &str| style.get(p);
     let is_zero = |v: &str| {
         let num = v.trim_end_matches(|c: char| c.is_ascii_alphabetic() || c == '%');
         num.parse::<f64>().is_ok_and(|x| x == 0.0)
@@ -634,20 +631,4 @@ fn display_from_css(value: &str) -> Display {
         "inline" => Display::Inline,
         _ => Display::Other,
     }
-}
-
-/// The value of `prop` in an inline `style` attribute, lower-cased, without
-/// `!important`; the last declaration wins, as in CSS.
-pub fn inline_style_value(style: &str, prop: &str) -> Option<String> {
-    let mut found = None;
-    for decl in style.split(';') {
-        let Some((name, value)) = decl.split_once(':') else {
-            continue;
-        };
-        if name.trim().eq_ignore_ascii_case(prop) {
-            let v = value.trim().to_ascii_lowercase();
-            found = Some(v.trim_end_matches("!important").trim().to_string());
-        }
-    }
-    found
 }

@@ -194,21 +194,34 @@ impl StaticVisibility {
     }
 }
 
-/// The value of `prop` in an inline `style` attribute, lower-cased, without `!important`.
-pub fn inline_style_value(style: &str, prop: &str) -> Option<String> {
-    let mut found = None;
-    for decl in style.split(';') {
-        let Some((name, value)) = decl.split_once(':') else {
-            continue;
-        };
-        if name.trim().eq_ignore_ascii_case(prop) {
-            let v = value.trim().to_ascii_lowercase();
-            let v = v.trim_end_matches("!important").trim().to_string();
-            // The last declaration wins, as in CSS.
-            found = Some(v);
-        }
+/// An inline `style` attribute split into its declarations once: a pass
+/// reads several properties of it (the hidden-text checks, fourteen).
+pub struct InlineStyle<'a> {
+    /// (name, value) of each declaration, names trimmed, in order.
+    declarations: Vec<(&'a str, &'a str)>,
+}
+
+impl<'a> InlineStyle<'a> {
+    pub fn parse(style: &'a str) -> InlineStyle<'a> {
+        let declarations = style
+            .split(';')
+            .filter_map(|d| d.split_once(':'))
+            .map(|(name, value)| (name.trim(), value))
+            .collect();
+        InlineStyle { declarations }
     }
-    found
+
+    /// The value of `prop`, lower-cased, without `!important`: the last
+    /// declaration of it wins, as in CSS.
+    pub fn get(&self, prop: &str) -> Option<String> {
+        let (_, value) = self
+            .declarations
+            .iter()
+            .rev()
+            .find(|(name, _)| name.eq_ignore_ascii_case(prop))?;
+        let v = value.trim().to_ascii_lowercase();
+        Some(v.trim_end_matches("!important").trim().to_string())
+    }
 }
 
 pub(super) fn compute_static_visibility(nodes: &[Node]) -> Vec<StaticVisibility> {
@@ -241,10 +254,11 @@ pub(super) fn compute_static_visibility(nodes: &[Node]) -> Vec<StaticVisibility>
                 }
             }
             if let Some(style) = e.attr("style") {
-                if inline_style_value(style, "display").as_deref() == Some("none") {
+                let style = InlineStyle::parse(style);
+                if style.get("display").as_deref() == Some("none") {
                     v.display_none = true;
                 }
-                match inline_style_value(style, "visibility").as_deref() {
+                match style.get("visibility").as_deref() {
                     Some("hidden") | Some("collapse") => v.visibility_hidden = true,
                     Some("visible") => v.visibility_hidden = false,
                     _ => {}

@@ -19,8 +19,8 @@ pub mod unseen;
 
 pub use builder::{BuilderId, PageBuilder};
 pub use layout::{
-    ComputedPaint, GeneratedContent, Layout, LayoutBox, Overflow, Paint, Position,
-    StaticVisibility, inline_style_value,
+    ComputedPaint, GeneratedContent, InlineStyle, Layout, LayoutBox, Overflow, Paint, Position,
+    StaticVisibility,
 };
 pub use markup5ever::{LocalName, Namespace, QualName, local_name, ns};
 pub use unseen::Unseen;

@@ -16,7 +16,7 @@
 //! boxes, the colour behind), reverse preorder for elements whose every
 //! text is unseen, then boxes painted over by a bounded set of opaque ones.
 
-use super::layout::{Overflow, Paint, Position, inline_style_value};
+use super::layout::{InlineStyle, Overflow, Paint, Position};
 use super::{LayoutBox, NodeData, NodeId, Page};
 
 /// Why a person cannot see a rendered node.
@@ -163,7 +163,10 @@ pub(crate) fn compute(page: &Page) -> Vec<Option<Unseen>> {
     if live {
         covered(page, &mut out);
     }
-    unseen_when_all_content_is(page, &mut out);
+    // Most static pages hide nothing inline: nothing to hand up.
+    if out.iter().any(Option::is_some) {
+        unseen_when_all_content_is(page, &mut out);
+    }
     out
 }
 
@@ -333,7 +336,8 @@ fn static_element(style: Option<&str>, up: &Down) -> (Option<Unseen>, Down) {
     let Some(style) = style else {
         return (up.unseen, d);
     };
-    let v = |p: &str| inline_style_value(style, p);
+    let style = InlineStyle::parse(style);
+    let v = |p: &str| style.get(p);
     if let Some(c) = v("color") {
         d.clear_colour = is_clear_colour(&c);
     }

@@ -290,6 +290,17 @@ impl Envelope {
             .get_or_init(|| crate::tokens::count(&self.text, self.tokens.encoding))
     }
 
+    /// The count [`Self::tokens`] gives without counting: the view's own,
+    /// or one already read. `None`: count [`Self::text`] in [`Self::encoding`].
+    pub fn counted_tokens(&self) -> Option<usize> {
+        self.tokens.count.get().copied()
+    }
+
+    /// The encoding its tokens are counted in.
+    pub fn encoding(&self) -> Encoding {
+        self.tokens.encoding
+    }
+
     fn wire(&self, with_text: bool) -> Wire<'_> {
         Wire {
             view: self.view,
