@@ -83,6 +83,24 @@ fn links_resolve_against_the_base_url() {
 }
 
 #[test]
+fn a_repeated_link_keeps_its_text_in_brackets() {
+    let html = r#"<nav><a href="/">Home</a> <a href="/shop">Shop</a></nav>
+        <p><a href="/shop">Shop</a> or <a href="/shop">the shop</a>, <a href="/">Home</a>(2)</p>
+        <footer><a href="/">Home</a>: start</footer>"#;
+    // Same text and address: the address once; other text: a link of its own;
+    // a bracket the next text would turn into a link is escaped.
+    assert_eq!(
+        md_at(html, "https://example.com/"),
+        "[Home](https://example.com/) [Shop](https://example.com/shop)\n\n\
+         [Shop] or [the shop](https://example.com/shop), [Home]\\(2)\n\n[Home]\\: start"
+    );
+    // turndown's style is turndown's: every link whole.
+    let page = Page::parse(html);
+    let turndown = to_markdown(&page, NodeId::DOCUMENT, &MarkdownOptions::turndown());
+    assert_eq!(turndown.matches("](/shop)").count(), 3, "{turndown}");
+}
+
+#[test]
 fn base_href_wins_over_the_document_url() {
     let html =
         "<head><base href='/static/'></head><a href='page.html'>P</a><img src='i.png' alt='I'>";

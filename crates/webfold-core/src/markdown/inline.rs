@@ -1,6 +1,8 @@
 //! Inline rules: flanking whitespace, emphasis, code spans, links, images.
 
 use std::borrow::Cow;
+use std::collections::hash_map::DefaultHasher;
+use std::hash::{Hash, Hasher};
 
 use crate::page::{ElementData, NodeId};
 
@@ -332,6 +334,8 @@ impl<'a> Writer<'a> {
                 }
                 if self.opts.compact && blank {
                     self.cut(frame.lead_end);
+                } else if self.printed_before(content, href) {
+                    self.out.push(']');
                 } else {
                     self.link_exit(content, href, *title);
                 }
@@ -396,6 +400,21 @@ impl<'a> Writer<'a> {
             self.out.push('`');
         }
         self.scratch = body;
+    }
+
+    /// Whether an inline link with this text (`out[content..]`) and address
+    /// was printed earlier (compact): menus repeat, in a page's header, its
+    /// mobile copy and its footer, and an address is most of a link's tokens.
+    /// The repeat keeps its text in brackets, as a shortcut reference to the
+    /// first, and still reads as a link. Remembered as a hash of both, so a
+    /// page of links holds eight bytes a link.
+    fn printed_before(&mut self, content: usize, href: &str) -> bool {
+        if !self.opts.compact || self.opts.link_style != LinkStyle::Inlined {
+            return false;
+        }
+        let mut h = DefaultHasher::new();
+        (href, &self.out[content..]).hash(&mut h);
+        !self.links_printed.insert(h.finish())
     }
 
     fn link_exit(&mut self, content: usize, href: &str, title: Option<&str>) {

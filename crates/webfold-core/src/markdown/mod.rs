@@ -31,7 +31,8 @@
 //! escaping. The `compact` rules on top of turndown: list markers without
 //! padding (`- `, `1. `) and no whitespace-only lines in loose items; empty
 //! quote lines as `>`; links with no text and `javascript:` links dropped (their
-//! text kept); link and image titles dropped; a `<br>` ending a block dropped,
+//! text kept); a link repeating an earlier one's text and address as
+//! `[text]`; link and image titles dropped; a `<br>` ending a block dropped,
 //! `<br><br>` as a paragraph break; every `<pre>` a code block; headings on one
 //! line; `<s>`/`<del>` as `~~`; images with no alt whose source is `data:`
 //! dropped, and images whose alt is empty (decoration) outside links. Both

@@ -12,6 +12,7 @@
 //! per-element `process` does.
 
 use std::borrow::Cow;
+use std::collections::HashSet;
 
 use url::Url;
 
@@ -114,6 +115,9 @@ pub(super) struct Writer<'a> {
     pub flat_depth: u32,
     /// Output range of the last `<br>`, to drop it at a block's end (compact).
     pub last_br: (usize, usize),
+    /// Every inline link printed so far, by its text and address (compact):
+    /// a repeat prints its text alone, in brackets.
+    pub links_printed: HashSet<u64>,
 }
 
 pub(super) fn convert(
@@ -146,6 +150,7 @@ pub(super) fn convert(
         bracket_depth: 0,
         flat_depth: 0,
         last_br: (NONE, NONE),
+        links_printed: HashSet::new(),
     };
     w.enter_frames();
     w.walk();
@@ -291,10 +296,21 @@ impl<'a> Writer<'a> {
                     line_start: self.at_line_start(),
                     in_brackets: self.bracket_depth > 0,
                 };
+                if self.after_shortcut() && t.starts_with(['(', '[', ':']) {
+                    // `[Home](2)` or `[Home]: x` would read as a link or its definition.
+                    self.out.push('\\');
+                }
                 escape::push_text(&mut self.out, t, self.opts.escaping, ctx);
             }
         }
         self.scratch = s;
+    }
+
+    /// Whether the output ends in a repeated link's closing bracket
+    /// (`[Home]`, see `printed_before`), which some next characters would
+    /// make part of a link.
+    fn after_shortcut(&self) -> bool {
+        self.opts.compact && self.out.ends_with(']') && !self.out.ends_with("\\]")
     }
 
     /// Counts `id` among its list's children; its 0-based index.
