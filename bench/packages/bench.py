@@ -355,12 +355,17 @@ def run(args) -> None:
         rows += [("node " + r[0],) + r[1:] for r in nrows]
         out.append(table)
         wres = node["whole"]
+        passes = "; ".join(
+            f"{name} " + " / ".join(f"{mb(pages) / max(p['cpu'], 1e-9):.1f}" for p in r.get("passes", []))
+            for name, r in wres.items()
+        )
         out.append(whole_table(
             "Node: whole page to Markdown", wres, pages, "turndown",
             {"webfold": nv["webfold"], "turndown": nv["turndown"]},
             "webfold `markdown(html, { url, main: false, maxLines: 0, maxTokens: … }).text`; "
             "`new TurndownService().turndown(html)`: turndown in Node parses the string with its bundled "
-            f"DOM ({nv.get('turndown_parser', 'domino')}), timed with the call.",
+            f"DOM ({nv.get('turndown_parser', 'domino')}), timed with the call. "
+            f"CPU time of the median of three passes over the pages, the tools taking turns (MB/s a pass: {passes}).",
         ))
 
     with open(work / "check.jsonl", "w") as f:
