@@ -296,7 +296,7 @@ impl<'a> Writer<'a> {
                     line_start: self.at_line_start(),
                     in_brackets: self.bracket_depth > 0,
                 };
-                if self.after_shortcut() && t.starts_with(['(', '[', ':']) {
+                if self.ends_in_bracket() && t.starts_with(['(', '[', ':']) {
                     // `[Home](2)` or `[Home]: x` would read as a link or its definition.
                     self.out.push('\\');
                 }
@@ -306,10 +306,10 @@ impl<'a> Writer<'a> {
         self.scratch = s;
     }
 
-    /// Whether the output ends in a repeated link's closing bracket
-    /// (`[Home]`, see `printed_before`), which some next characters would
-    /// make part of a link.
-    fn after_shortcut(&self) -> bool {
+    /// Whether the output ends in an unescaped `]`, which some next
+    /// characters would make part of a link: a repeated link's (`[Home]`,
+    /// see `printed_before`), or one of the page's own text.
+    fn ends_in_bracket(&self) -> bool {
         self.opts.compact && self.out.ends_with(']') && !self.out.ends_with("\\]")
     }
 
