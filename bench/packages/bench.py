@@ -365,7 +365,8 @@ def run(args) -> None:
             "webfold `markdown(html, { url, main: false, maxLines: 0, maxTokens: … }).text`; "
             "`new TurndownService().turndown(html)`: turndown in Node parses the string with its bundled "
             f"DOM ({nv.get('turndown_parser', 'domino')}), timed with the call. "
-            f"CPU time of the median of three passes over the pages, the tools taking turns (MB/s a pass: {passes}).",
+            f"CPU time of the median of {len(wres['webfold'].get('passes', [])) or 1} passes over the pages, "
+            f"the tools taking turns (MB/s a pass: {passes}).",
         ))
 
     with open(work / "check.jsonl", "w") as f:
