@@ -117,6 +117,7 @@ fn qualified_len(name: &markup5ever::QualName) -> usize {
 }
 
 /// The HTML of one element within a budget.
+#[derive(Clone)]
 pub(super) struct Fitted {
     pub html: String,
     pub tokens: usize,
@@ -150,6 +151,11 @@ pub(super) struct Folder<'a, 'p> {
     wholes: HashMap<NodeId, (String, Option<usize>)>,
     /// Estimated tokens of one placeholder for children of an element.
     placeholder: HashMap<NodeId, f64>,
+    /// Fewer than any of them, once counted ([`Folder::placeholder_floor`]).
+    floor: Option<f64>,
+    /// Each fit made, by root and budget: a match is fitted to what it may
+    /// have, then (most often) given just that.
+    fits: HashMap<(NodeId, usize), Result<Fitted, usize>>,
 }
 
 impl<'a, 'p> Folder<'a, 'p> {
@@ -168,6 +174,8 @@ impl<'a, 'p> Folder<'a, 'p> {
             surface,
             wholes: HashMap::new(),
             placeholder: HashMap::new(),
+            floor: None,
+            fits: HashMap::new(),
         }
     }
 
@@ -225,6 +233,15 @@ impl<'a, 'p> Folder<'a, 'p> {
     /// The best rendering of `root` within `budget` tokens, or the exact size
     /// of the smallest one when even that does not fit.
     pub fn fit(&mut self, root: NodeId, budget: usize) -> Result<Fitted, usize> {
+        if let Some(done) = self.fits.get(&(root, budget)) {
+            return done.clone();
+        }
+        let fitted = self.fit_anew(root, budget);
+        self.fits.insert((root, budget), fitted.clone());
+        fitted
+    }
+
+    fn fit_anew(&mut self, root: NodeId, budget: usize) -> Result<Fitted, usize> {
         let (whole, ratio) = self.whole_if_fits(root, budget);
         if let Some(w) = whole {
             return Ok(w);
@@ -298,6 +315,21 @@ impl<'a, 'p> Folder<'a, 'p> {
         let c = tokens::count(&sample, self.enc) as f64;
         self.placeholder.insert(parent, c);
         c
+    }
+
+    /// Fewer tokens than any placeholder costs: one with no selector, less
+    /// a token for the rare merge a selector's first characters make.
+    fn placeholder_floor(&mut self) -> f64 {
+        *self.floor.get_or_insert_with(|| {
+            let sample = range_placeholder(
+                " > :nth-child(n+10)",
+                100,
+                10_000,
+                Some("div.item"),
+                self.surface,
+            );
+            tokens::count(&sample, self.enc).saturating_sub(1) as f64
+        })
     }
 
     /// The element sibling next to `n` on one side, if only whitespace or
@@ -417,7 +449,14 @@ impl<'a, 'p> Folder<'a, 'p> {
                 if plan.shown(c) || !self.openable(c) || defer(c) {
                     continue;
                 }
-                let delta = self.open_cost(c, ratio) + self.unfold_delta(&plan, c);
+                let unfold = self.unfold_delta(&plan, c);
+                // Most candidates on a long list come after the budget is
+                // spent: pass them over before building their selector.
+                let least = self.sizes().own(c) as f64 * ratio + self.placeholder_floor();
+                if used + least + unfold > allowance {
+                    continue;
+                }
+                let delta = self.open_cost(c, ratio) + unfold;
                 if used + delta <= allowance {
                     used += delta;
                     plan.open.insert(c);

@@ -67,7 +67,10 @@ impl Page {
         fold: &mut dyn FnMut(NodeId) -> Option<String>,
         limit: usize,
     ) {
-        // Stack entries: (node, closing?)
+        // Stack entries: (node, closing?). A node's next sibling goes on
+        // the stack when the node is visited, under its subtree: a list
+        // of 100,000 children costs one entry at a time, not all at once,
+        // and a prefix cut early never touches the rest.
         let mut stack: Vec<(NodeId, bool)> = vec![(root, false)];
         while let Some((id, closing)) = stack.pop() {
             if out.len() >= limit {
@@ -82,11 +85,14 @@ impl Page {
                 }
                 continue;
             }
-            if id != root
-                && let Some(rep) = fold(id)
-            {
-                out.push_str(&rep);
-                continue;
+            if id != root {
+                if let Some(next) = node.next_sibling {
+                    stack.push((next, false));
+                }
+                if let Some(rep) = fold(id) {
+                    out.push_str(&rep);
+                    continue;
+                }
             }
             match &node.data {
                 NodeData::Document => {}
@@ -126,11 +132,10 @@ impl Page {
                         continue;
                     }
                     stack.push((id, true));
-                    self.push_children_reversed(id, &mut stack);
                 }
             }
-            if matches!(node.data, NodeData::Document) {
-                self.push_children_reversed(id, &mut stack);
+            if let Some(first) = node.first_child {
+                stack.push((first, false));
             }
         }
     }
@@ -148,18 +153,6 @@ fn write_start_tag(e: &ElementData, out: &mut String) {
         out.push('"');
     }
     out.push('>');
-}
-
-impl Page {
-    /// Children last first, so they pop off `stack` in document order
-    /// (walking sibling links back: no list per element).
-    fn push_children_reversed(&self, id: NodeId, stack: &mut Vec<(NodeId, bool)>) {
-        let mut child = self.node(id).last_child;
-        while let Some(c) = child {
-            stack.push((c, false));
-            child = self.node(c).prev_sibling;
-        }
-    }
 }
 
 fn qualified(name: &markup5ever::QualName) -> std::borrow::Cow<'_, str> {
