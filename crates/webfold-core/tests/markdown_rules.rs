@@ -101,6 +101,28 @@ fn a_repeated_link_keeps_its_text_in_brackets() {
 }
 
 #[test]
+fn a_link_with_words_is_named_by_them_not_its_images() {
+    let html = r#"New: <a href="/p/1"><img src="/t/1.jpg" alt="Blue shirt"> Blue shirt, <img src="/eur.svg"> 20 €</a>
+        <a href="/p/2"><img src="/t/2.jpg" alt="Red shirt"></a>
+        <a href="/p/3"><img src="/t/3.jpg" alt="Green"><span hidden>Green shirt</span></a>
+        <p><img src="/logo.png" alt="ACME"> … <img src="/logo.png" alt="ACME">(c)</p>"#;
+    // Words name the link; an image-only link keeps its image (hidden words
+    // print nothing, so they name nothing); an image shown again keeps its
+    // alt in brackets, escaped where the next text would make it a link.
+    assert_eq!(
+        md_at(html, "https://example.com/"),
+        "New: [Blue shirt, 20 €](https://example.com/p/1) \
+         [![Red shirt](https://example.com/t/2.jpg)](https://example.com/p/2) \
+         [![Green](https://example.com/t/3.jpg)](https://example.com/p/3)\n\n\
+         ![ACME](https://example.com/logo.png) … ![ACME]\\(c)"
+    );
+    // turndown's style prints every image whole.
+    let page = Page::parse(html);
+    let turndown = to_markdown(&page, NodeId::DOCUMENT, &MarkdownOptions::turndown());
+    assert_eq!(turndown.matches("![").count(), 6, "{turndown}");
+}
+
+#[test]
 fn base_href_wins_over_the_document_url() {
     let html =
         "<head><base href='/static/'></head><a href='page.html'>P</a><img src='i.png' alt='I'>";

@@ -4,7 +4,7 @@ use std::borrow::Cow;
 use std::collections::hash_map::DefaultHasher;
 use std::hash::{Hash, Hasher};
 
-use crate::page::{ElementData, NodeId};
+use crate::page::{ElementData, NodeData, NodeId};
 
 use super::escape::{self, TextContext};
 use super::options::{Escaping, LinkReferenceStyle, LinkStyle};
@@ -288,6 +288,7 @@ impl<'a> Writer<'a> {
             self.out.push_str("\\!");
         }
         self.emit("[");
+        self.link_has_text = compact && self.has_words(id);
         let trim = !lead.is_empty() || !trail.is_empty();
         let frame = self.push(id, Kind::Link { href: url, title }, start, lead_end);
         frame.trail = trail;
@@ -298,6 +299,18 @@ impl<'a> Writer<'a> {
             // Link text must stay on one line: card links wrap headings and paragraphs.
             self.flat_depth += 1;
         }
+    }
+
+    /// Whether text printed under `id` says something.
+    fn has_words(&self, id: NodeId) -> bool {
+        self.page
+            .descendants(id)
+            .any(|n| match &self.page.node(n).data {
+                NodeData::Text(t) => {
+                    self.pre.get(n) & (DROPPED | REMOVED) == 0 && !t.trim().is_empty()
+                }
+                _ => false,
+            })
     }
 
     pub(super) fn inline_exit(&mut self, frame: Frame<'a>) {
@@ -334,7 +347,7 @@ impl<'a> Writer<'a> {
                 }
                 if self.opts.compact && blank {
                     self.cut(frame.lead_end);
-                } else if self.printed_before(content, href) {
+                } else if self.printed_before(key_of((href, &self.out[content..]))) {
                     self.out.push(']');
                 } else {
                     self.link_exit(content, href, *title);
@@ -406,15 +419,13 @@ impl<'a> Writer<'a> {
     /// was printed earlier (compact): menus repeat, in a page's header, its
     /// mobile copy and its footer, and an address is most of a link's tokens.
     /// The repeat keeps its text in brackets, as a shortcut reference to the
-    /// first, and still reads as a link. Remembered as a hash of both, so a
-    /// page of links holds eight bytes a link.
-    fn printed_before(&mut self, content: usize, href: &str) -> bool {
-        if !self.opts.compact || self.opts.link_style != LinkStyle::Inlined {
-            return false;
-        }
-        let mut h = DefaultHasher::new();
-        (href, &self.out[content..]).hash(&mut h);
-        !self.links_printed.insert(h.finish())
+    /// first, and still reads as a link; an image shown again (a logo, an
+    /// icon) keeps its alt the same way. Remembered as a hash ([`key_of`]),
+    /// so a page of links holds eight bytes a link.
+    fn printed_before(&mut self, key: u64) -> bool {
+        self.opts.compact
+            && self.opts.link_style == LinkStyle::Inlined
+            && !self.links_printed.insert(key)
     }
 
     fn link_exit(&mut self, content: usize, href: &str, title: Option<&str>) {
@@ -464,6 +475,16 @@ impl<'a> Writer<'a> {
         };
         let alt = escape::clean_attribute(e.attr("alt").unwrap_or(""));
         let compact = self.opts.compact;
+        if compact && self.bracket_depth > 0 && self.link_has_text {
+            // A link with words is named by them, as a screen reader reads
+            // it, and is what an agent acts on: its images' addresses were
+            // a tenth of a page's Markdown. Space on both sides of it is one.
+            if self.out.ends_with(['[', ' ']) {
+                self.strip_at = self.out.len();
+                self.strip_ws = true;
+            }
+            return;
+        }
         let mut url = urls::resolve(src, self.base.as_ref());
         if !self.opts.keep_data_uris {
             url = shorten_owned(url);
@@ -474,6 +495,11 @@ impl<'a> Writer<'a> {
             in_brackets: true,
         };
         escape::push_text(&mut self.out, &alt, self.opts.escaping, ctx);
+        if !alt.trim().is_empty() && self.printed_before(key_of(("img", &url, &alt))) {
+            // A logo or icon shown again: its alt, as a shortcut to the first.
+            self.out.push(']');
+            return;
+        }
         self.out.push_str("](");
         escape::push_destination(&mut self.out, &url, self.opts.escaping);
         if !compact && let Some(t) = e.attr("title") {
@@ -481,4 +507,11 @@ impl<'a> Writer<'a> {
         }
         self.out.push(')');
     }
+}
+
+/// What [`Writer::printed_before`] remembers of a link or image.
+fn key_of(what: impl Hash) -> u64 {
+    let mut h = DefaultHasher::new();
+    what.hash(&mut h);
+    h.finish()
 }

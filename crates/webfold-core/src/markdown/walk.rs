@@ -111,6 +111,8 @@ pub(super) struct Writer<'a> {
     pub line_start_at: usize,
     pub code_depth: u32,
     pub bracket_depth: u32,
+    /// The open link has words of its own, so its images go unprinted.
+    pub link_has_text: bool,
     /// Inside a GFM table cell or a compact heading: everything goes on one line.
     pub flat_depth: u32,
     /// Output range of the last `<br>`, to drop it at a block's end (compact).
@@ -148,6 +150,7 @@ pub(super) fn convert(
         line_start_at: NONE,
         code_depth: 0,
         bracket_depth: 0,
+        link_has_text: false,
         flat_depth: 0,
         last_br: (NONE, NONE),
         links_printed: HashSet::new(),
