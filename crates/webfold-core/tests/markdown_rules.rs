@@ -123,6 +123,35 @@ fn a_link_with_words_is_named_by_them_not_its_images() {
 }
 
 #[test]
+fn a_cards_picture_beside_its_title_link_leaves_the_title_alone() {
+    let html = r#"<div><a href="/a/1"><img src="/i/1.jpg" alt="Demo"></a>
+        <h3><a href="/a/1">Demo in Berlin</a></h3></div>
+        <div><p><a href="/a/2">Rain</a> <a href="/a/2"><img src="/i/2.jpg"></a></p></div>
+        <div><a href="/a/3"><img src="/i/3.jpg" alt="Sun"></a> <a href="/a/4">Sun tomorrow</a></div>
+        <div><a href="/a/5"><img src="/i/5.jpg" alt="Snow"></a> Snow: <a href="/a/5">more</a></div>"#;
+    // The same address in the card, or just before it: the picture goes.
+    // Another address: it stays.
+    assert_eq!(
+        md_at(html, "https://example.com/"),
+        "### [Demo in Berlin](https://example.com/a/1)\n\n\
+         [Rain](https://example.com/a/2)\n\n\
+         [![Sun](https://example.com/i/3.jpg)](https://example.com/a/3) \
+         [Sun tomorrow](https://example.com/a/4)\n\n\
+         Snow: [more](https://example.com/a/5)"
+    );
+    // A twin far off, past a card's size, is another part of the page's.
+    let far = format!(
+        r#"<section><div><a href="/a/6"><img src="/i/6.jpg" alt="Fog"></a></div>{}<a href="/a/6">Fog</a></section>"#,
+        "<p>x</p>".repeat(80)
+    );
+    assert!(
+        md(&far).starts_with("[![Fog](/i/6.jpg)](/a/6)"),
+        "{}",
+        md(&far)
+    );
+}
+
+#[test]
 fn base_href_wins_over_the_document_url() {
     let html =
         "<head><base href='/static/'></head><a href='page.html'>P</a><img src='i.png' alt='I'>";

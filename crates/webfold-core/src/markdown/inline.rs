@@ -287,8 +287,9 @@ impl<'a> Writer<'a> {
             self.out.pop();
             self.out.push_str("\\!");
         }
-        self.emit("[");
         self.link_has_text = compact && self.has_words(id);
+        self.link_beside_twin = compact && !self.link_has_text && self.beside_twin(id, &url);
+        self.emit("[");
         let trim = !lead.is_empty() || !trail.is_empty();
         let frame = self.push(id, Kind::Link { href: url, title }, start, lead_end);
         frame.trail = trail;
@@ -299,6 +300,52 @@ impl<'a> Writer<'a> {
             // Link text must stay on one line: card links wrap headings and paragraphs.
             self.flat_depth += 1;
         }
+    }
+
+    /// Whether link `id` (to `url`, no words of its own) has a twin: a
+    /// link to the same address with words, printed just before it or in
+    /// the same small card (a picture beside its title). Called before the
+    /// link's `[` is printed.
+    fn beside_twin(&self, id: NodeId, url: &str) -> bool {
+        let key = key_of(url);
+        let after_named = self.last_named_link.is_some_and(|(k, end)| {
+            k == key
+                && self.out.get(end..).is_some_and(|gap| {
+                    gap.chars()
+                        .all(|c| c.is_whitespace() || "-*+|>#.0123456789".contains(c))
+                })
+        });
+        after_named || self.twin_in_card(id, url)
+    }
+
+    /// A link with words to `url` near link `id`: under one of its closest
+    /// ancestors, while that ancestor is a card's size, not a page's.
+    fn twin_in_card(&self, id: NodeId, url: &str) -> bool {
+        let page = self.page;
+        let mut cur = page.parent(id);
+        for _ in 0..CARD_DEPTH {
+            let Some(card) = cur.filter(|&c| c != self.root && page.is_element(c)) else {
+                return false;
+            };
+            let (start, end) = (card.get(), page.node(card).subtree_end.get());
+            if end - start > CARD_NODES {
+                return false;
+            }
+            let twin = (start + 1..end).map(NodeId::new).any(|n| {
+                n != id
+                    && page.element(n).is_some_and(|e| {
+                        e.local_name() == "a"
+                            && e.attr("href")
+                                .is_some_and(|h| urls::resolve(h, self.base.as_ref()) == url)
+                    })
+                    && self.has_words(n)
+            });
+            if twin {
+                return true;
+            }
+            cur = page.parent(card);
+        }
+        false
     }
 
     /// Whether text printed under `id` says something.
@@ -347,10 +394,20 @@ impl<'a> Writer<'a> {
                 }
                 if self.opts.compact && blank {
                     self.cut(frame.lead_end);
-                } else if self.printed_before(key_of((href, &self.out[content..]))) {
-                    self.out.push(']');
+                    if self.at_line_start() || self.out.ends_with(' ') {
+                        // Nothing printed: the space after it is not needed.
+                        self.strip_at = self.out.len();
+                        self.strip_ws = true;
+                    }
                 } else {
-                    self.link_exit(content, href, *title);
+                    if self.printed_before(key_of((href, &self.out[content..]))) {
+                        self.out.push(']');
+                    } else {
+                        self.link_exit(content, href, *title);
+                    }
+                    if self.link_has_text {
+                        self.last_named_link = Some((key_of(href), self.out.len()));
+                    }
                 }
             }
             _ => {}
@@ -475,10 +532,12 @@ impl<'a> Writer<'a> {
         };
         let alt = escape::clean_attribute(e.attr("alt").unwrap_or(""));
         let compact = self.opts.compact;
-        if compact && self.bracket_depth > 0 && self.link_has_text {
+        if compact && self.bracket_depth > 0 && (self.link_has_text || self.link_beside_twin) {
             // A link with words is named by them, as a screen reader reads
             // it, and is what an agent acts on: its images' addresses were
-            // a tenth of a page's Markdown. Space on both sides of it is one.
+            // a tenth of a page's Markdown. A card's picture beside its
+            // title, both linking to one address, leaves the title alone.
+            // Space on both sides of an image is one.
             if self.out.ends_with(['[', ' ']) {
                 self.strip_at = self.out.len();
                 self.strip_ws = true;
@@ -508,6 +567,13 @@ impl<'a> Writer<'a> {
         self.out.push(')');
     }
 }
+
+/// How far up, and over how many nodes, [`Writer::twin_in_card`] looks
+/// for a picture link's twin: a card is a few wrappers deep, and a product
+/// tile with its stars and buttons runs to a hundred nodes; past that it
+/// is a list of cards.
+const CARD_DEPTH: usize = 3;
+const CARD_NODES: u32 = 128;
 
 /// What [`Writer::printed_before`] remembers of a link or image.
 fn key_of(what: impl Hash) -> u64 {

@@ -113,6 +113,12 @@ pub(super) struct Writer<'a> {
     pub bracket_depth: u32,
     /// The open link has words of its own, so its images go unprinted.
     pub link_has_text: bool,
+    /// The open link is only a picture, beside a link with words to the
+    /// same address: it goes unprinted.
+    pub link_beside_twin: bool,
+    /// The address (hashed) of the last link printed with
+    /// words, and where the output stood after it.
+    pub last_named_link: Option<(u64, usize)>,
     /// Inside a GFM table cell or a compact heading: everything goes on one line.
     pub flat_depth: u32,
     /// Output range of the last `<br>`, to drop it at a block's end (compact).
@@ -151,6 +157,8 @@ pub(super) fn convert(
         code_depth: 0,
         bracket_depth: 0,
         link_has_text: false,
+        link_beside_twin: false,
+        last_named_link: None,
         flat_depth: 0,
         last_br: (NONE, NONE),
         links_printed: HashSet::new(),
