@@ -248,8 +248,7 @@ impl<'a> Writer<'a> {
         if barrier {
             self.barrier(trim.then_some(true));
         } else if trim {
-            self.strip_at = self.out.len();
-            self.strip_ws = true;
+            self.strip_next_space();
         }
     }
 
@@ -318,20 +317,23 @@ impl<'a> Writer<'a> {
         after_named || self.twin_in_card(id, url)
     }
 
-    /// A link with words to `url` near link `id`: under one of its closest
-    /// ancestors, while that ancestor is a card's size, not a page's.
+    /// A link with words to `url` near link `id`: under the widest of its
+    /// closest ancestors that is still a card's size, not a page's (the
+    /// narrower ones lie within it, so it alone is looked through).
     fn twin_in_card(&self, id: NodeId, url: &str) -> bool {
         let page = self.page;
-        let mut cur = page.parent(id);
-        for _ in 0..CARD_DEPTH {
-            let Some(card) = cur.filter(|&c| c != self.root && page.is_element(c)) else {
-                return false;
-            };
-            let (start, end) = (card.get(), page.node(card).subtree_end.get());
-            if end - start > CARD_NODES {
-                return false;
-            }
-            let twin = (start + 1..end).map(NodeId::new).any(|n| {
+        let card = std::iter::successors(page.parent(id), |&c| page.parent(c))
+            .take(CARD_DEPTH)
+            .take_while(|&c| {
+                c != self.root
+                    && page.is_element(c)
+                    && page.node(c).subtree_end.get() - c.get() <= CARD_NODES
+            })
+            .last();
+        let Some(card) = card else { return false };
+        (card.get() + 1..page.node(card).subtree_end.get())
+            .map(NodeId::new)
+            .any(|n| {
                 n != id
                     && page.element(n).is_some_and(|e| {
                         e.local_name() == "a"
@@ -339,13 +341,7 @@ impl<'a> Writer<'a> {
                                 .is_some_and(|h| urls::resolve(h, self.base.as_ref()) == url)
                     })
                     && self.has_words(n)
-            });
-            if twin {
-                return true;
-            }
-            cur = page.parent(card);
-        }
-        false
+            })
     }
 
     /// Whether text printed under `id` says something.
@@ -396,8 +392,7 @@ impl<'a> Writer<'a> {
                     self.cut(frame.lead_end);
                     if self.at_line_start() || self.out.ends_with(' ') {
                         // Nothing printed: the space after it is not needed.
-                        self.strip_at = self.out.len();
-                        self.strip_ws = true;
+                        self.strip_next_space();
                     }
                 } else {
                     if self.printed_before(key_of((href, &self.out[content..]))) {
@@ -539,8 +534,7 @@ impl<'a> Writer<'a> {
             // title, both linking to one address, leaves the title alone.
             // Space on both sides of an image is one.
             if self.out.ends_with(['[', ' ']) {
-                self.strip_at = self.out.len();
-                self.strip_ws = true;
+                self.strip_next_space();
             }
             return;
         }

@@ -363,6 +363,13 @@ impl<'a> Writer<'a> {
 
     /// Makes the top frame a barrier; `strip` drops the content's leading
     /// whitespace (`Some(true)`) or line breaks (`Some(false)`).
+    /// Whitespace that starts the next output is dropped: what stood
+    /// between it and the text before printed nothing, or a space.
+    pub(super) fn strip_next_space(&mut self) {
+        self.strip_at = self.out.len();
+        self.strip_ws = true;
+    }
+
     pub(super) fn barrier(&mut self, strip: Option<bool>) {
         let at = self.out.len();
         self.region = at;
