@@ -47,7 +47,10 @@ fn unique_selector_selects_exactly_its_element_on_every_corpus_page() {
 
 #[test]
 fn preorder_ids_and_subtree_ranges() {
-    let page = Page::parse("<div><p>a<b>b</b></p><p>c</p></div><template><i>x</i></template>");
+    let page = Page::parse(
+        "<div><p>a<b>b</b></p><p>c</p></div><template><i>x</i></template>\
+         <table><tr><td>1<p>stray<td>2</table><ul><li>a<ul><li>b</ul></ul>",
+    );
     for (i, node) in page.nodes().iter().enumerate() {
         let id = NodeId::new(i as u32);
         if let Some(p) = node.parent {
@@ -57,6 +60,9 @@ fn preorder_ids_and_subtree_ranges() {
         for c in page.children(id) {
             assert_eq!(page.parent(c), Some(id));
         }
+        // The last child is found by climbing, not stored: it must be the
+        // last of the sibling links, and link back through them.
+        assert_eq!(page.last_child(id), page.children(id).last());
         let end = node.subtree_end;
         assert!(
             page.descendants(id)

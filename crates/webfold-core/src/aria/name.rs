@@ -713,7 +713,7 @@ impl<'a> Names<'a> {
                 .attrs
                 .iter()
                 .find(|a| a.name.prefix.as_deref() == Some("xlink") && &*a.name.local == "title")
-                .map_or("", |a| a.value.as_str());
+                .map_or("", |a| &*a.value);
             if !js_trim(title).is_empty() {
                 self.visit(el);
                 return Some(Step::Done(Composite::of(title, el)));

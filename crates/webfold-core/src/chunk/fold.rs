@@ -415,7 +415,7 @@ impl<'a, 'p> Folder<'a, 'p> {
                     d: &mut BinaryHeap<Reverse<(u32, NodeId)>>| {
             for c in page.element_children(n) {
                 s.push(Reverse((sizes.subtree(page, c), c)));
-                d.push(Reverse((page.node(c).depth, c)));
+                d.push(Reverse((u32::from(page.node(c).depth), c)));
             }
         };
         push(root, &mut by_size, &mut by_depth);

@@ -170,7 +170,7 @@ pub(crate) fn classify(page: &Page, id: NodeId) -> Kind {
                 // except on `value`, where it is what a field holds.
                 let empty = a.value.trim().is_empty() && name != "value" && !is_state_attr(name);
                 if a.name.ns == ns!() && is_kept_attr(name) && !empty {
-                    attrs.push((name.to_string(), a.value.clone()));
+                    attrs.push((name.to_string(), a.value.to_string()));
                 }
             }
             mark_unseen(page, id, unseen, &mut attrs);

@@ -657,7 +657,7 @@ impl<'a> Writer<'a> {
         if page.tag(parent) != Some("li") {
             return false;
         }
-        let mut n = page.node(parent).last_child;
+        let mut n = page.last_child(parent);
         while let Some(c) = n {
             let skip = !page.is_element(c) || (self.opts.compact && self.pre.gone(c));
             if !skip {

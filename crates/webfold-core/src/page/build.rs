@@ -222,12 +222,12 @@ impl Sink {
     }
 }
 
-fn convert_attrs(attrs: Vec<Attribute>) -> Vec<Attr> {
+fn convert_attrs(attrs: Vec<Attribute>) -> Box<[Attr]> {
     attrs
         .into_iter()
         .map(|a| Attr {
             name: a.name,
-            value: String::from(&*a.value),
+            value: Box::from(&*a.value),
         })
         .collect()
 }
@@ -372,14 +372,16 @@ impl TreeSink for Sink {
     fn add_attrs_if_missing(&self, target: &Rc<Handle>, attrs: Vec<Attribute>) {
         let mut nodes = self.nodes.borrow_mut();
         if let BData::Element { data, .. } = &mut nodes[target.idx].data {
+            let mut all = std::mem::take(&mut data.attrs).into_vec();
             for a in attrs {
-                if !data.attrs.iter().any(|e| e.name == a.name) {
-                    data.attrs.push(Attr {
+                if !all.iter().any(|e| e.name == a.name) {
+                    all.push(Attr {
                         name: a.name,
-                        value: String::from(&*a.value),
+                        value: Box::from(&*a.value),
                     });
                 }
             }
+            data.attrs = all.into_boxed_slice();
         }
     }
 
@@ -424,6 +426,9 @@ fn finalize(b: Arena, quirks: bool) -> Page {
 pub(super) fn finalize_with_order(mut b: Arena, quirks: bool) -> (Page, Vec<Idx>) {
     let order = preorder(&b);
     let mut nodes: Vec<Node> = Vec::with_capacity(order.len());
+    // Each node's last child while its children are appended (the page
+    // keeps no such link: see `Page::last_child`).
+    let mut last_child: Vec<Option<NodeId>> = vec![None; order.len()];
     for (i, &(old, parent, inert)) in order.iter().enumerate() {
         let data = match std::mem::replace(&mut b[old].data, BData::Fragment) {
             BData::Document | BData::Fragment => NodeData::Document,
@@ -435,11 +440,10 @@ pub(super) fn finalize_with_order(mut b: Arena, quirks: bool) -> (Page, Vec<Idx>
         };
         let id = NodeId::new(i as u32);
         let parent = parent.get().map(NodeId::new);
-        let depth = parent.map_or(0, |p| nodes[p.index()].depth + 1);
+        let depth = parent.map_or(0, |p| nodes[p.index()].depth.saturating_add(1));
         let mut node = Node {
             parent,
             first_child: None,
-            last_child: None,
             prev_sibling: None,
             next_sibling: None,
             subtree_end: NodeId::new(id.get() + 1),
@@ -448,26 +452,22 @@ pub(super) fn finalize_with_order(mut b: Arena, quirks: bool) -> (Page, Vec<Idx>
             data,
         };
         if let Some(p) = parent {
-            let pn = &mut nodes[p.index()];
-            match pn.last_child {
+            match last_child[p.index()].replace(id) {
                 Some(l) => {
                     node.prev_sibling = Some(l);
-                    pn.last_child = Some(id);
                     nodes[l.index()].next_sibling = Some(id);
                 }
-                None => {
-                    pn.first_child = Some(id);
-                    pn.last_child = Some(id);
-                }
+                None => nodes[p.index()].first_child = Some(id),
             }
         }
         nodes.push(node);
     }
     for i in (0..nodes.len()).rev() {
-        if let Some(l) = nodes[i].last_child {
+        if let Some(l) = last_child[i] {
             nodes[i].subtree_end = nodes[l.index()].subtree_end;
         }
     }
+    drop(last_child);
     let old_index = order.iter().map(|&(old, _, _)| old).collect();
     (Page::from_parts(nodes, quirks), old_index)
 }

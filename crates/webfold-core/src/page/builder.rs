@@ -84,7 +84,7 @@ impl PageBuilder {
             .into_iter()
             .map(|(name, value)| Attr {
                 name: QualName::new(None, ns!(), LocalName::from(name)),
-                value,
+                value: value.into_boxed_str(),
             })
             .collect();
         let is_template = ns == ns!(html) && &*local == "template";

@@ -95,13 +95,15 @@ impl fmt::Display for NodeId {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Attr {
     pub name: QualName,
-    pub value: String,
+    /// Boxed (16 bytes, not 24): values are never changed in place.
+    pub value: Box<str>,
 }
 
 #[derive(Clone, Debug)]
 pub struct ElementData {
     pub name: QualName,
-    pub attrs: Vec<Attr>,
+    /// Boxed (16 bytes, not 24): a page's attributes are fixed once parsed.
+    pub attrs: Box<[Attr]>,
     /// Nodes under a `<template>` are its template contents. They are kept as
     /// children so chunk/serialization see them, but they are inert: never
     /// matched by selectors and never rendered.
@@ -114,7 +116,7 @@ impl ElementData {
         self.attrs
             .iter()
             .find(|a| a.name.ns == ns!() && &*a.name.local == name)
-            .map(|a| a.value.as_str())
+            .map(|a| &*a.value)
     }
 
     pub fn has_attr(&self, name: &str) -> bool {
@@ -163,17 +165,25 @@ pub struct ProcessingInstruction {
 pub struct Node {
     pub parent: Option<NodeId>,
     pub first_child: Option<NodeId>,
-    pub last_child: Option<NodeId>,
     pub prev_sibling: Option<NodeId>,
     pub next_sibling: Option<NodeId>,
     /// One past the last descendant: the subtree is `self_id..subtree_end`.
     pub subtree_end: NodeId,
     /// Distance from the document node (the document is 0, `<html>` is 1).
-    pub depth: u32,
+    /// 16 bits: the parser stops nesting at [`build::MAX_TREE_DEPTH`], and a
+    /// node per element is most of a page's memory (48 bytes, not 56). A
+    /// deeper captured tree saturates.
+    pub depth: u16,
     /// Inside a `<template>`'s contents.
     pub inert: bool,
     pub data: NodeData,
 }
+
+// A node per DOM node and an element record per element are most of a
+// page's memory, and every view walks them: keep them narrow.
+#[cfg(target_pointer_width = "64")]
+const _: () =
+    assert!(std::mem::size_of::<Node>() <= 48 && std::mem::size_of::<ElementData>() <= 48);
 
 /// A parsed page: the node arena plus what we know of its rendering.
 #[derive(Clone)]
@@ -196,8 +206,8 @@ fn node_heap_bytes(data: &NodeData) -> usize {
         NodeData::Text(t) | NodeData::Comment(t) => t.len(),
         NodeData::Element(e) => {
             std::mem::size_of::<ElementData>()
-                + e.attrs.capacity() * std::mem::size_of::<Attr>()
-                + e.attrs.iter().map(|a| a.value.capacity()).sum::<usize>()
+                + e.attrs.len() * std::mem::size_of::<Attr>()
+                + e.attrs.iter().map(|a| a.value.len()).sum::<usize>()
         }
         NodeData::ProcessingInstruction(p) => {
             std::mem::size_of::<ProcessingInstruction>() + p.target.capacity() + p.data.capacity()
@@ -318,6 +328,21 @@ impl Page {
 
     pub fn parent(&self, id: NodeId) -> Option<NodeId> {
         self.node(id).parent
+    }
+
+    /// The last child of `id`: the ancestor-or-self of its last descendant
+    /// whose parent is `id`. Found by climbing (at most the page's depth)
+    /// rather than kept in every node, for the few callers that ask.
+    pub fn last_child(&self, id: NodeId) -> Option<NodeId> {
+        self.node(id).first_child?;
+        let mut n = NodeId::try_new(self.node(id).subtree_end.get().checked_sub(1)?)?;
+        while let Some(p) = self.node(n).parent {
+            if p == id {
+                return Some(n);
+            }
+            n = p;
+        }
+        None
     }
 
     pub fn children(&self, id: NodeId) -> Children<'_> {
