@@ -60,8 +60,8 @@ fn preorder_ids_and_subtree_ranges() {
         for c in page.children(id) {
             assert_eq!(page.parent(c), Some(id));
         }
-        // The last child is found by climbing, not stored: it must be the
-        // last of the sibling links, and link back through them.
+        // The last child is found by climbing, not stored: it must be where
+        // the sibling links end.
         assert_eq!(page.last_child(id), page.children(id).last());
         let end = node.subtree_end;
         assert!(
