@@ -121,7 +121,7 @@ fn is_click_target_root(n: &RawNode, ctx: &ExitCtx) -> bool {
 }
 
 fn exit(
-    nodes: &mut [RawNode],
+    nodes: &mut [Box<RawNode>],
     names: &NameRefs,
     idx: u32,
     ctx: &ExitCtx,
@@ -226,7 +226,7 @@ fn is_leaf_generic(n: &RawNode) -> bool {
 }
 
 fn enter_redundant_names(
-    nodes: &[RawNode],
+    nodes: &[Box<RawNode>],
     names: &NameRefs,
     idx: u32,
     pending: &mut HashSet<u32>,
@@ -243,7 +243,7 @@ fn enter_redundant_names(
 
 /// A name taken from ref'd descendants that are all still printed says nothing new.
 fn exit_redundant_names(
-    nodes: &mut [RawNode],
+    nodes: &mut [Box<RawNode>],
     names: &NameRefs,
     idx: u32,
     pending: &mut HashSet<u32>,
@@ -261,7 +261,7 @@ fn exit_redundant_names(
     }
 }
 
-fn inline_text_into_generic(nodes: &mut [RawNode], idx: u32) {
+fn inline_text_into_generic(nodes: &mut [Box<RawNode>], idx: u32) {
     let n = &nodes[idx as usize];
     if n.role != "generic" || n.has_props() {
         return;

@@ -102,15 +102,16 @@ pub struct AriaNode {
     /// An ARIA role, `generic`, `iframe`, `fragment` (the root) or `text`;
     /// the builder's names are static (no allocation a node).
     pub role: Cow<'static, str>,
+    /// The accessible name; a `text` node's text.
     #[serde(default, skip_serializing_if = "str::is_empty")]
     pub name: Box<str>,
-    /// The text of a `text` node.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub text: Option<Box<str>>,
+    /// A text node: `name` is its text.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub is_text: bool,
     /// Arena indexes, 32-bit as the page's ids are: a tree has no more
     /// nodes than its page.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub children: Vec<u32>,
+    #[serde(default, skip_serializing_if = "<[u32]>::is_empty")]
+    pub children: Box<[u32]>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub parent: Option<u32>,
     /// The DOM element behind this node: one identity across views.
@@ -138,7 +139,14 @@ pub struct AriaNode {
 
 // A node per element, held while the tree is rendered: its width is most
 // of the snapshot's memory on dense pages.
-const _: () = assert!(std::mem::size_of::<AriaNode>() <= 136);
+const _: () = assert!(std::mem::size_of::<AriaNode>() <= 112);
+
+impl AriaNode {
+    /// The text of a text node.
+    pub fn text(&self) -> Option<&str> {
+        self.is_text.then_some(&*self.name)
+    }
+}
 
 /// An element that takes a ref, in numbering order. Nodes removed by
 /// distillation keep their slot (`index: None`) so numbers match Playwright's.
@@ -212,56 +220,87 @@ pub fn snapshot(page: &Page, mode: Mode) -> String {
 /// The distilled raw tree laid out as the public arena, in preorder.
 fn flatten(raw: tree::Raw, mode: Mode) -> AriaTree {
     use tree::RawChild;
-    let mut raw_nodes = raw.nodes;
+    let len = laid_out_len(&raw.nodes);
+    // Each raw node is dropped as it is laid out (collected in place), and
+    // the laid-out table grows by half up to its exact length: the two
+    // tables are never both whole.
+    let mut raw_nodes: Vec<Option<Box<tree::RawNode>>> = raw.nodes.into_iter().map(Some).collect();
     let mut index_of: Vec<Option<u32>> = vec![None; raw_nodes.len()];
-    // Sized exactly: the laid-out nodes are the tree's largest table, and
-    // a vector grown past a guess holds up to twice them.
-    let mut nodes: Vec<AriaNode> = Vec::with_capacity(laid_out_len(&raw_nodes));
+    let mut nodes: Vec<AriaNode> = Vec::new();
+    let push = |nodes: &mut Vec<AriaNode>, n: AriaNode| {
+        if nodes.len() == nodes.capacity() {
+            let more = (nodes.len() / 2)
+                .max(16)
+                .min(len - nodes.len().min(len))
+                .max(1);
+            nodes.reserve_exact(more);
+        }
+        nodes.push(n);
+    };
+    // A frame per open node: its place, the children still to lay out and
+    // the places of those laid out. As deep as the tree, where a stack of
+    // the children waiting would be as wide as its widest list.
+    let mut frames: Vec<(u32, std::vec::IntoIter<RawChild>, Vec<u32>)> = Vec::new();
     let mut lay_out = |r: u32, parent: Option<u32>, nodes: &mut Vec<AriaNode>| {
         let idx = nodes.len() as u32;
-        let n = &mut raw_nodes[r as usize];
         index_of[r as usize] = Some(idx);
-        nodes.push(AriaNode {
-            role: Cow::Borrowed(n.role),
-            name: std::mem::take(&mut n.name),
-            text: None,
-            children: Vec::with_capacity(n.children.len()),
-            parent,
-            node: n.el,
-            ref_: None,
-            states: std::mem::take(&mut n.states),
-            props: n.props.take().filter(|p| **p != Props::default()),
-            aria_hidden: n.aria_hidden,
-            cursor_pointer: n.cursor_pointer,
-            invisible: n.invisible,
-        });
-        (idx, std::mem::take(&mut n.children))
+        let Some(n) = raw_nodes.get_mut(r as usize).and_then(Option::take) else {
+            return (idx, Vec::new().into_iter(), Vec::new());
+        };
+        let n = *n;
+        push(
+            nodes,
+            AriaNode {
+                role: Cow::Borrowed(n.role),
+                name: n.name,
+                is_text: false,
+                children: Box::default(),
+                parent,
+                node: n.el,
+                ref_: None,
+                states: n.states,
+                props: n.props.filter(|p| **p != Props::default()),
+                aria_hidden: n.aria_hidden,
+                cursor_pointer: n.cursor_pointer,
+                invisible: n.invisible,
+            },
+        );
+        let places = Vec::with_capacity(n.children.len());
+        (idx, n.children.into_iter(), places)
     };
-    // A frame per open node (its place and the children still to lay out):
-    // as deep as the tree, where a stack of the children waiting would be
-    // as wide as its widest list.
-    let (root, kids) = lay_out(0, None, &mut nodes);
-    let mut frames = vec![(root, kids.into_iter())];
-    while let Some((parent, kids)) = frames.last_mut() {
+    frames.push(lay_out(0, None, &mut nodes));
+    while let Some((parent, kids, _)) = frames.last_mut() {
         let parent = *parent;
         let Some(kid) = kids.next() else {
-            frames.pop();
+            if let Some((idx, _, places)) = frames.pop() {
+                nodes[idx as usize].children = places.into_boxed_slice();
+            }
             continue;
         };
         let idx = nodes.len() as u32;
         match kid {
-            RawChild::Text(t) => nodes.push(AriaNode {
-                role: "text".into(),
-                text: Some(t.into_boxed_str()),
-                parent: Some(parent),
-                ..AriaNode::default()
-            }),
+            RawChild::Text(t) => push(
+                &mut nodes,
+                AriaNode {
+                    role: "text".into(),
+                    name: t.into_boxed_str(),
+                    is_text: true,
+                    parent: Some(parent),
+                    ..AriaNode::default()
+                },
+            ),
             RawChild::Node(c) => {
-                let (_, kids) = lay_out(c, Some(parent), &mut nodes);
-                frames.push((idx, kids.into_iter()));
+                let frame = lay_out(c, Some(parent), &mut nodes);
+                if let Some((_, _, places)) = frames.last_mut() {
+                    places.push(idx);
+                }
+                frames.push(frame);
+                continue;
             }
         }
-        nodes[parent as usize].children.push(idx);
+        if let Some((_, _, places)) = frames.last_mut() {
+            places.push(idx);
+        }
     }
     let ref_slots = raw
         .ref_slots
@@ -281,7 +320,7 @@ fn flatten(raw: tree::Raw, mode: Mode) -> AriaTree {
 /// How many nodes [`flatten`] lays out: the raw nodes reachable from the
 /// root (distillation leaves the ones it spliced out unreachable) and
 /// their texts.
-fn laid_out_len(raw_nodes: &[tree::RawNode]) -> usize {
+fn laid_out_len(raw_nodes: &[Box<tree::RawNode>]) -> usize {
     let mut len = 0;
     let mut stack = vec![0u32];
     while let Some(r) = stack.pop() {

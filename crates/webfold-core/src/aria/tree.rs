@@ -68,8 +68,11 @@ impl RawNode {
 }
 
 pub(crate) struct Raw {
-    /// Index 0 is the `fragment` root.
-    pub nodes: Vec<RawNode>,
+    /// Index 0 is the `fragment` root. Boxed, so laying the tree out
+    /// frees each node as it moves, not the whole table at the end: the
+    /// raw tree and the laid-out one are never both whole.
+    #[allow(clippy::vec_box)]
+    pub nodes: Vec<Box<RawNode>>,
     /// Ref'd nodes in creation order: the order refs are numbered in, with
     /// the frame each belongs to (0: the main frame; `n`: refs `fNeM`).
     pub ref_slots: Vec<(u32, u32)>,
@@ -140,6 +143,48 @@ fn push_text(children: &mut Vec<RawChild>, t: &str) {
     }
 }
 
+/// What distillation would drop of a closed node's texts, dropped now:
+/// most cells hold one text that is their name, and a row holds the
+/// spacing between its cells, a list slot and a string each until then.
+/// A lone text that reads as the name goes (`merge_string_children` drops
+/// it before anything else looks); so does blank text between children
+/// that distillation never removes or unwraps, as it only ever parts
+/// texts that come to stand side by side.
+fn prune_texts(nodes: &mut [Box<RawNode>], c: u32) {
+    let stays = |k: Option<&RawChild>| match k {
+        Some(RawChild::Node(k)) => keeps_place(&nodes[*k as usize]),
+        Some(RawChild::Text(_)) => false,
+        None => keeps_place(&nodes[c as usize]),
+    };
+    let n = &nodes[c as usize];
+    let kids = &n.children;
+    let blank = |i: usize| {
+        matches!(&kids[i], RawChild::Text(t) if normalize_white_space(t).is_empty())
+            && stays(i.checked_sub(1).and_then(|p| kids.get(p)))
+            && stays(kids.get(i + 1))
+    };
+    let drop: Vec<bool> = (0..kids.len()).map(blank).collect();
+    let lone_name =
+        matches!(kids.as_slice(), [RawChild::Text(t)] if normalize_white_space(t) == *n.name);
+    let children = &mut nodes[c as usize].children;
+    if lone_name {
+        *children = Vec::new();
+    } else if drop.contains(&true) {
+        let mut i = 0;
+        children.retain(|_| {
+            i += 1;
+            !drop[i - 1]
+        });
+    }
+    children.shrink_to_fit();
+}
+
+/// Whether distillation leaves a raw node where it is: it only removes
+/// or unwraps generics, images and what a person cannot see.
+fn keeps_place(n: &RawNode) -> bool {
+    !n.unseen && n.role != "generic" && n.role != "img"
+}
+
 /// A block's spacing. White space only separates words within one run of
 /// text, and a node's texts are trimmed before anything moves them, so a
 /// space after a space or at the start changes nothing and is not kept.
@@ -204,7 +249,7 @@ impl Builder<'_> {
             .filter(|&n| page.element(NodeId::new(n)).is_some())
             .count();
         let mut nodes = Vec::with_capacity(elements + 1);
-        nodes.push(RawNode::new("fragment"));
+        nodes.push(Box::new(RawNode::new("fragment")));
         let mut w = Walk {
             raw: Raw {
                 nodes,
@@ -391,6 +436,9 @@ impl Builder<'_> {
         if block {
             push_space(&mut raw.nodes[target as usize].children);
         }
+        if created.is_some() {
+            prune_texts(&mut raw.nodes, target);
+        }
         let e = page.element(el);
         let t = &mut raw.nodes[target as usize];
         if t.role == "link"
@@ -484,7 +532,7 @@ impl Builder<'_> {
             n.states.active = active;
             n.cursor_pointer = style.cursor_pointer;
             n.has_ref = ai && box_visible;
-            raw.nodes.push(n);
+            raw.nodes.push(Box::new(n));
             return Some((raw.nodes.len() - 1) as u32);
         }
         let role = match self.roles.get(id) {
@@ -529,7 +577,7 @@ impl Builder<'_> {
                 push_text(&mut n.children, &self.dom.control_value(id));
             }
         }
-        raw.nodes.push(n);
+        raw.nodes.push(Box::new(n));
         let idx = (raw.nodes.len() - 1) as u32;
         if ai && raw.nodes[idx as usize].has_ref && !name.elements.is_empty() {
             name_sources.insert(idx, name.elements);

@@ -175,7 +175,13 @@ fn indent(out: &mut String, depth: usize) {
     }
 }
 
+/// A line onto the text, grown by half, not doubled: the text is as large
+/// as the page's tree, which is held beside it.
 fn push_line(lines: &mut String, line: &str) {
+    let needed = line.len() + 1;
+    if lines.capacity() - lines.len() < needed {
+        lines.reserve_exact(needed.max(lines.len() / 2));
+    }
     if !lines.is_empty() {
         lines.push('\n');
     }
@@ -199,7 +205,7 @@ pub fn render_yaml(tree: &AriaTree) -> String {
         let node = &tree.nodes[i as usize];
         line.clear();
         indent(&mut line, depth);
-        if let Some(text) = &node.text {
+        if let Some(text) = node.text() {
             line.push_str("- text: ");
             line.push_str(&yaml_escape_value_if_needed(text));
             push_line(&mut out, &line);
@@ -210,8 +216,8 @@ pub fn render_yaml(tree: &AriaTree) -> String {
             node, tree.mode, cursor,
         )));
         let children = &node.children;
-        let single_text = match children.as_slice() {
-            [c] => tree.nodes[*c as usize].text.as_deref(),
+        let single_text = match &children[..] {
+            [c] => tree.nodes[*c as usize].text(),
             _ => None,
         };
         let none = Props::default();
@@ -250,6 +256,8 @@ pub fn render_yaml(tree: &AriaTree) -> String {
             stack.push((c, depth + 1, child_cursor));
         }
     }
+    // Read back beside the lines it becomes: no slack kept.
+    out.shrink_to_fit();
     out
 }
 
