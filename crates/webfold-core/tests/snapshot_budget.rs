@@ -836,9 +836,9 @@ fn live_region_text_is_capped_and_a_log_keeps_its_newest_lines() {
         .iter()
         .position(|l| l.role() == "log")
         .expect(&s.text);
-    let log_text: String = tree.lines[log..tree.lines[log].subtree_end]
+    let log_text: String = tree.lines[log..tree.lines[log].subtree_end()]
         .iter()
-        .map(|l| format!("{}{}\n", "  ".repeat(l.depth), l.item_text(true)))
+        .map(|l| format!("{}{}\n", "  ".repeat(l.depth()), l.item_text(true)))
         .collect();
     // An eighth of the budget, the region's own line included.
     assert!(tokens::count_default(&log_text) <= 2000 / 8, "{log_text}");
@@ -851,7 +851,7 @@ fn live_region_text_is_capped_and_a_log_keeps_its_newest_lines() {
         "{log_text}"
     );
     // The newest lines run without a hole up to the last one.
-    let shown: Vec<usize> = tree.lines[log + 1..tree.lines[log].subtree_end]
+    let shown: Vec<usize> = tree.lines[log + 1..tree.lines[log].subtree_end()]
         .iter()
         .filter_map(|l| {
             l.value()?
@@ -908,7 +908,7 @@ fn alerts_on_real_pages_show_their_text() {
             .iter()
             .position(|l| l.role() == "alert")
             .unwrap_or_else(|| panic!("{id}: no alert in\n{}", s.text));
-        let region: String = tree.lines[alert..tree.lines[alert].subtree_end]
+        let region: String = tree.lines[alert..tree.lines[alert].subtree_end()]
             .iter()
             .map(|l| l.item_text(false))
             .collect();

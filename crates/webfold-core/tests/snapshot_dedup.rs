@@ -182,7 +182,7 @@ fn stripped(t: &SnapTree, i: usize) -> (usize, String) {
         }
     }
     (
-        l.depth,
+        l.depth(),
         format!(
             "{key}|{}",
             l.raw_value().filter(|v| *v != UNCHANGED).unwrap_or("")
@@ -271,7 +271,7 @@ fn dedup_savings_over_same_site_corpus_pages() {
                 );
                 if dedup::is_unchanged_marker(&b.lines[j]) {
                     assert!(dedup::CHROME_ROLES.contains(&a.lines[i].role()));
-                    i = a.lines[i].subtree_end;
+                    i = a.lines[i].subtree_end();
                 } else {
                     i += 1;
                 }

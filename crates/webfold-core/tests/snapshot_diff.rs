@@ -198,7 +198,7 @@ fn diff_of_corpus_pages_round_trips() {
             .filter(|i| {
                 !drop
                     .iter()
-                    .any(|&d| *i >= d && *i < old.tree.lines[d].subtree_end)
+                    .any(|&d| *i >= d && *i < old.tree.lines[d].subtree_end())
             })
             .map(|i| new.lines[i].clone())
             .collect();
@@ -212,7 +212,7 @@ fn diff_of_corpus_pages_round_trips() {
             .filter(|&&d| {
                 !drop
                     .iter()
-                    .any(|&o| o < d && d < old.tree.lines[o].subtree_end)
+                    .any(|&o| o < d && d < old.tree.lines[o].subtree_end())
             })
             .count();
         assert_eq!(stats.removed, top_links, "{}", p.id);

@@ -74,11 +74,11 @@ fn default_view_tokens_against_the_full_ai_snapshot() {
         }
         for (i, l) in tree.lines.iter().enumerate() {
             let mut s = String::new();
-            for _ in 0..l.depth {
+            for _ in 0..l.depth() {
                 s.push_str("  ");
             }
             s.push_str("- ");
-            s.push_str(&l.item_text(l.subtree_end > i + 1));
+            s.push_str(&l.item_text(l.subtree_end() > i + 1));
             s.push('\n');
             let t = tokens::count_default(&s);
             let e = by_kind.entry(kind_of(&tree, i)).or_default();
@@ -95,7 +95,7 @@ fn default_view_tokens_against_the_full_ai_snapshot() {
                 if let Some(n) = &l.name {
                     *parts.entry("names").or_default() += count(&format!(" {n:?}"));
                 }
-                *parts.entry("indent").or_default() += count(&"  ".repeat(l.depth));
+                *parts.entry("indent").or_default() += count(&"  ".repeat(l.depth()));
             }
         }
     }

@@ -87,17 +87,17 @@ pub fn check(bytes: &[u8]) {
 fn well_formed(tree: &SnapTree, what: &str) {
     for (i, l) in tree.lines.iter().enumerate() {
         assert!(
-            i < l.subtree_end && l.subtree_end <= tree.len(),
+            i < l.subtree_end() && l.subtree_end() <= tree.len(),
             "{what}: line {i}"
         );
-        match l.parent {
+        match l.parent() {
             Some(p) => {
                 let parent = &tree.lines[p];
-                assert!(p < i && i < parent.subtree_end, "{what}: line {i}");
-                assert!(l.subtree_end <= parent.subtree_end, "{what}: line {i}");
-                assert_eq!(l.depth, parent.depth + 1, "{what}: line {i}");
+                assert!(p < i && i < parent.subtree_end(), "{what}: line {i}");
+                assert!(l.subtree_end() <= parent.subtree_end(), "{what}: line {i}");
+                assert_eq!(l.depth(), parent.depth() + 1, "{what}: line {i}");
             }
-            None => assert_eq!(l.depth, 0, "{what}: line {i}"),
+            None => assert_eq!(l.depth(), 0, "{what}: line {i}"),
         }
     }
 }

@@ -561,7 +561,7 @@ fn drop_repeated_links(tree: &SnapTree, ranked: &mut Vec<usize>, interactive_onl
         };
         // A link holding other candidates is not interchangeable with another
         // (and a heading kept inside it would print it anyway).
-        if tree.lines[c + 1..l.subtree_end]
+        if tree.lines[c + 1..l.subtree_end()]
             .iter()
             .any(|d| is_candidate(d, interactive_only))
         {
@@ -791,12 +791,12 @@ impl<'a> Selection<'a> {
     /// the elements to act on inside it (each ranked, with its details, on
     /// its own).
     fn live_content(&self, c: usize) -> Vec<usize> {
-        let end = self.tree.lines[c].subtree_end;
+        let end = self.tree.lines[c].subtree_end();
         let mut out = Vec::new();
         let mut i = c + 1;
         while i < end {
             if is_interactive(&self.tree.lines[i]) {
-                i = self.tree.lines[i].subtree_end;
+                i = self.tree.lines[i].subtree_end();
                 continue;
             }
             out.push(i);
@@ -861,7 +861,7 @@ impl<'a> Selection<'a> {
         self.shown[i] = true;
         self.cost[i] = self.line_cost(i, self.shown_children[i] > 0);
         self.lines_total += self.cost[i];
-        if let Some(p) = self.tree.lines[i].parent {
+        if let Some(p) = self.tree.lines[i].parent() {
             self.shown_children[p] += 1;
             if self.shown_children[p] == 1 && self.shown[p] {
                 let new = self.line_cost(p, true);
@@ -1075,12 +1075,12 @@ impl Containers {
         // are in preorder, so a parent's entries are set before its children's.
         let mut own_index = Vec::with_capacity(tree.lines.len());
         for l in &tree.lines {
-            let nearest = l
-                .parent
-                .map_or(Containers::NONE, |p| match own_index.get(p).copied() {
-                    Some(k) if k != Containers::NONE => k,
-                    _ => c.of.get(p).copied().unwrap_or(Containers::NONE),
-                });
+            let nearest =
+                l.parent()
+                    .map_or(Containers::NONE, |p| match own_index.get(p).copied() {
+                        Some(k) if k != Containers::NONE => k,
+                        _ => c.of.get(p).copied().unwrap_or(Containers::NONE),
+                    });
             c.of.push(nearest);
             let is_container = l.aria_ref.is_some() && CONTAINER_ROLES.contains(&l.role());
             let own = if is_container {

@@ -179,9 +179,9 @@ pub fn compact(tree: SnapTree, urls: &PageUrls, interactive_only: bool) -> Compa
     let mut i = 0;
     while i < n {
         let l = &lines[i];
-        let depth = l.parent.map_or(0, |p| child_depth[p]);
+        let depth = l.parent().map_or(0, |p| child_depth[p]);
         if l.kind == LineKind::Element && is_live_region_role(l.role()) {
-            live_end = live_end.max(l.subtree_end);
+            live_end = live_end.max(l.subtree_end());
         }
         // A live region's text is what the view keeps it for, and a wrapper
         // inside one may hold that text: keep the region's lines as they are.
@@ -191,10 +191,10 @@ pub fn compact(tree: SnapTree, urls: &PageUrls, interactive_only: bool) -> Compa
             i += 1;
             continue;
         }
-        if l.kind != LineKind::Element && l.parent.is_some_and(|p| new_index[p] == NOT_KEPT) {
+        if l.kind != LineKind::Element && l.parent().is_some_and(|p| new_index[p] == NOT_KEPT) {
             // A wrapper's text or prop: left out with it.
             child_depth[i] = depth;
-            i = l.subtree_end;
+            i = l.subtree_end();
             continue;
         }
         let mut line = std::mem::take(&mut lines[i]);
@@ -214,7 +214,7 @@ pub fn compact(tree: SnapTree, urls: &PageUrls, interactive_only: bool) -> Compa
             LineKind::Prop if line.role() == "/url" => {
                 // Its parent is kept (a dropped one's props go with it),
                 // already written to the new tree.
-                let parent_name = line.parent.and_then(|p| {
+                let parent_name = line.parent().and_then(|p| {
                     names_before_cut.get(&p).map(|n| &**n).or_else(|| {
                         lines[..written]
                             .get(new_index[p] as usize)
@@ -227,7 +227,7 @@ pub fn compact(tree: SnapTree, urls: &PageUrls, interactive_only: bool) -> Compa
                     .filter(|u| Some(u.as_str()) != parent_name && line.value() != parent_name);
                 let Some(mut u) = shown else {
                     child_depth[i] = depth;
-                    i = line.subtree_end;
+                    i = line.subtree_end();
                     continue;
                 };
                 was_cut = cut(&mut u, URL_CAP);
@@ -237,7 +237,7 @@ pub fn compact(tree: SnapTree, urls: &PageUrls, interactive_only: bool) -> Compa
             }
             _ => {}
         }
-        line.depth = depth as usize;
+        line.set_depth(depth as usize);
         new_index[i] = written as u32;
         child_depth[i] = depth + 1;
         lines[written] = line;

@@ -25,7 +25,7 @@ pub fn chrome_roots(tree: &SnapTree) -> Vec<usize> {
         let l = &tree.lines[i];
         if l.kind == LineKind::Element && CHROME_ROLES.contains(&l.role()) {
             out.push(i);
-            i = l.subtree_end;
+            i = l.subtree_end();
         } else {
             i += 1;
         }
@@ -37,9 +37,9 @@ pub fn chrome_roots(tree: &SnapTree) -> Vec<usize> {
 /// so sessions saved to disk still compare).
 pub fn subtree_hash(tree: &SnapTree, root: usize) -> u64 {
     let mut h = Fnv::new();
-    let base = tree.lines[root].depth;
-    for l in &tree.lines[root..tree.lines[root].subtree_end] {
-        h.write(&((l.depth - base) as u64).to_le_bytes());
+    let base = tree.lines[root].depth();
+    for l in &tree.lines[root..tree.lines[root].subtree_end()] {
+        h.write(&((l.depth() - base) as u64).to_le_bytes());
         match l.kind {
             LineKind::Element => {
                 h.write(b"E");
@@ -84,7 +84,9 @@ pub struct Collapsed {
 pub fn collapse(tree: &SnapTree, previous: &[u64]) -> Collapsed {
     let roots: Vec<usize> = chrome_roots(tree)
         .into_iter()
-        .filter(|&r| tree.lines[r].subtree_end > r + 1 && previous.contains(&subtree_hash(tree, r)))
+        .filter(|&r| {
+            tree.lines[r].subtree_end() > r + 1 && previous.contains(&subtree_hash(tree, r))
+        })
         .collect();
     let mut lines = Vec::with_capacity(tree.lines.len());
     let mut source = Vec::with_capacity(tree.lines.len());
@@ -99,8 +101,8 @@ pub fn collapse(tree: &SnapTree, previous: &[u64]) -> Collapsed {
             markers.push(lines.len());
             lines.push(marker);
             source.push(i);
-            elided_lines += l.subtree_end - i - 1;
-            i = l.subtree_end;
+            elided_lines += l.subtree_end() - i - 1;
+            i = l.subtree_end();
             continue;
         }
         lines.push(l.clone());

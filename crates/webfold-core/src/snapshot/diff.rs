@@ -88,14 +88,14 @@ fn mark_added_and_changed(old: &Side<'_>, new: &Side<'_>, stats: &mut DiffStats)
     let mut added = vec![false; n];
     for i in 0..n {
         let Some(id) = new.ids[i] else { continue };
-        let parent_added = tree.lines[i].parent.is_some_and(|p| added[p]);
+        let parent_added = tree.lines[i].parent().is_some_and(|p| added[p]);
         match old.by_id.get(&id) {
             None => {
                 added[i] = true;
                 if !parent_added {
                     stats.added += 1;
                     mark[i] = Some(ADDED);
-                    show[i..tree.lines[i].subtree_end].fill(true);
+                    show[i..tree.lines[i].subtree_end()].fill(true);
                     show_ancestors(tree, i, &mut show);
                 }
             }
@@ -139,17 +139,17 @@ fn place_removed(
     let mut last_survivor: Vec<Option<usize>> = vec![None; lines.len() + 1];
     for o in 0..lines.len() {
         let Some(id) = old.ids[o] else { continue };
-        let slot = lines[o].parent.map_or(0, |p| p + 1);
+        let slot = lines[o].parent().map_or(0, |p| p + 1);
         if let Some(&ni) = new.by_id.get(&id) {
             last_survivor[slot] = Some(ni);
             continue;
         }
         old_removed[o] = true;
-        if lines[o].parent.is_some_and(|p| old_removed[p]) {
+        if lines[o].parent().is_some_and(|p| old_removed[p]) {
             continue;
         }
         // The old parent must survive for the line to have a place.
-        let new_parent = match lines[o].parent {
+        let new_parent = match lines[o].parent() {
             None => None,
             Some(p) => match old.ids[p].and_then(|id| new.by_id.get(&id).copied()) {
                 Some(np) => Some(np),
@@ -158,7 +158,7 @@ fn place_removed(
         };
         stats.removed += 1;
         match last_survivor[slot] {
-            Some(ns) if new.tree.lines[ns].parent == new_parent => {
+            Some(ns) if new.tree.lines[ns].parent() == new_parent => {
                 removed.after.entry(ns).or_default().push(o)
             }
             _ => removed.first.entry(new_parent).or_default().push(o),
@@ -176,7 +176,7 @@ fn emit(old: &SnapTree, new: &SnapTree, marks: &Marks, removed: &Removed) -> Vec
     let mut out: Vec<Line> = Vec::new();
     let removed_line = |o: usize, depth: usize| {
         let mut l = old.lines[o].clone();
-        l.depth = depth;
+        l.set_depth(depth);
         l.set_comment(Some(REMOVED));
         l
     };
@@ -195,12 +195,12 @@ fn emit(old: &SnapTree, new: &SnapTree, marks: &Marks, removed: &Removed) -> Vec
             l.set_comment(marks.mark[i]);
             out.push(l);
             if let Some(list) = removed.first.get(&Some(i)) {
-                out.extend(list.iter().map(|&o| removed_line(o, line.depth + 1)));
+                out.extend(list.iter().map(|&o| removed_line(o, line.depth() + 1)));
             }
         }
         if let Some(list) = removed.after.get(&i) {
             for &o in list.iter().rev() {
-                pending.push((line.subtree_end, line.depth, o));
+                pending.push((line.subtree_end(), line.depth(), o));
             }
         }
     }
@@ -216,9 +216,11 @@ fn split_inline_values(lines: Vec<Line>) -> Vec<Line> {
     let mut out = Vec::with_capacity(lines.len());
     for i in 0..lines.len() {
         let mut l = lines[i].clone();
-        let has_child = lines.get(i + 1).is_some_and(|next| next.depth > l.depth);
+        let has_child = lines
+            .get(i + 1)
+            .is_some_and(|next| next.depth() > l.depth());
         if has_child && let Some((raw, value)) = l.take_value() {
-            let text = Line::text(l.depth + 1, &raw, &value);
+            let text = Line::text(l.depth() + 1, &raw, &value);
             out.push(l);
             out.push(text);
         } else {
@@ -251,7 +253,7 @@ fn identities(tree: &SnapTree) -> Vec<Option<u64>> {
         let id = match &l.aria_ref {
             Some(r) => hash(&[b"ref", r.as_bytes()]),
             None => {
-                let parent = l.parent.and_then(|p| ids[p]);
+                let parent = l.parent().and_then(|p| ids[p]);
                 let rn = hash(&[
                     l.role().as_bytes(),
                     l.name.as_deref().unwrap_or("").as_bytes(),

@@ -242,7 +242,7 @@ fn matching_elements(tree: &SnapTree, query: &Query) -> Vec<usize> {
         let owner = if l.kind == LineKind::Element {
             Some(i)
         } else {
-            l.parent
+            l.parent()
         };
         if let Some(o) = owner
             && !seen[o]
@@ -328,15 +328,15 @@ fn describe(tree: &SnapTree, i: usize, max_lines: usize, surface: Surface) -> Fi
         })
         .collect();
     path.reverse();
-    let base = l.depth;
-    let end = l.subtree_end;
+    let base = l.depth();
+    let end = l.subtree_end();
     let mut lines = Vec::new();
     for k in i..end.min(i + max_lines.max(1)) {
         let kl = &tree.lines[k];
         let mut line = kl.clone();
-        line.depth -= base;
+        line.set_depth(line.depth() - base);
         // A child beyond the cut is not printed; say so on the colon line.
-        let has_children = kl.subtree_end > k + 1 && k + 1 < i + max_lines.max(1);
+        let has_children = kl.subtree_end() > k + 1 && k + 1 < i + max_lines.max(1);
         let mut s = String::new();
         push_line(&mut s, &line, has_children);
         lines.push(s);

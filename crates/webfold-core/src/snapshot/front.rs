@@ -26,7 +26,7 @@ pub(crate) fn tag_lines(
     let mut front = vec![Front::None; p.tree.lines.len()];
     let mut mark = |roots: &[usize], f: Front| {
         for &r in roots {
-            front[r..p.tree.lines[r].subtree_end].fill(f);
+            front[r..p.tree.lines[r].subtree_end()].fill(f);
         }
     };
     for &popup in &layers.popups {
@@ -93,11 +93,11 @@ pub(crate) fn lead_with_modal(
     for (k, &old) in order.iter().enumerate() {
         let mut l = tree.lines[old].clone();
         if k < first_behind {
-            let root = l.parent.is_none_or(|p| !is_modal(p));
+            let root = l.parent().is_none_or(|p| !is_modal(p));
             if root {
-                lift = l.depth;
+                lift = l.depth();
             }
-            l.depth -= lift.min(l.depth);
+            l.set_depth(l.depth() - lift.min(l.depth()));
         }
         lines.push(l);
     }

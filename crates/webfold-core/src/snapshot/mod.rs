@@ -840,7 +840,7 @@ fn lines_under(p: &Prepared, page: &Page, target: NodeId) -> Vec<usize> {
             && (n == target || page.is_ancestor_of(target, n))
         {
             roots.push(i);
-            i = p.tree.lines[i].subtree_end;
+            i = p.tree.lines[i].subtree_end();
             continue;
         }
         i += 1;
@@ -853,10 +853,10 @@ fn subtree_forest(p: &Prepared, roots: &[usize]) -> (SnapTree, Vec<bool>) {
     let mut lines = Vec::new();
     let mut vp = Vec::new();
     for &r in roots {
-        let base = p.tree.lines[r].depth;
-        for i in r..p.tree.lines[r].subtree_end {
+        let base = p.tree.lines[r].depth();
+        for i in r..p.tree.lines[r].subtree_end() {
             let mut l = p.tree.lines[i].clone();
-            l.depth -= base;
+            l.set_depth(l.depth() - base);
             lines.push(l);
             vp.push(p.in_viewport[i]);
         }

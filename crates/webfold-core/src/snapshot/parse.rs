@@ -34,16 +34,18 @@ pub enum LineKind {
 /// text once (`item`: the key, then `: value` when the value is inline)
 /// and finds its raw key, raw value and role in it; only what decoding
 /// changes (a quoted name or value) is kept apart.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Line {
     pub kind: LineKind,
     /// `[cursor=pointer]` was printed.
     pub cursor_pointer: bool,
-    /// Nesting level (indent / 2).
-    pub depth: usize,
-    pub parent: Option<usize>,
+    /// Nesting level (indent / 2). The places are 32-bit, as the page's
+    /// ids are: a line per node of the page, and these were a fifth of one.
+    depth: u32,
+    /// The parent's line (`NO_PARENT` for a top-level line).
+    parent: u32,
     /// One past the last line of this item's subtree (lines are in preorder).
-    pub subtree_end: usize,
+    subtree_end: u32,
     /// The key exactly as printed (single-quoted when YAML needs it), then
     /// `: ` and the inline value exactly as printed, if any.
     item: Box<str>,
@@ -57,6 +59,33 @@ pub struct Line {
     pub aria_ref: Option<Box<str>>,
     /// What most lines do not have; `None` when the line has none of it.
     rare: Option<Box<Rare>>,
+}
+
+const NO_PARENT: u32 = u32::MAX;
+
+impl Default for Line {
+    fn default() -> Line {
+        Line {
+            kind: LineKind::default(),
+            cursor_pointer: false,
+            depth: 0,
+            parent: NO_PARENT,
+            subtree_end: 0,
+            item: Box::default(),
+            key_end: 0,
+            role_start: 0,
+            role_end: 0,
+            name: None,
+            aria_ref: None,
+            rare: None,
+        }
+    }
+}
+
+/// A line number or depth as a line keeps it. A tree has a line per node
+/// of its page at most, and page ids are 32-bit.
+fn place(i: usize) -> u32 {
+    u32::try_from(i).unwrap_or(NO_PARENT - 1)
 }
 
 /// What few lines have, kept apart so the others do not carry it empty:
@@ -85,11 +114,38 @@ impl Line {
         line
     }
 
+    /// Nesting level (indent / 2).
+    pub fn depth(&self) -> usize {
+        self.depth as usize
+    }
+
+    pub fn set_depth(&mut self, depth: usize) {
+        self.depth = place(depth);
+    }
+
+    /// The parent's line; `None` at the top level.
+    pub fn parent(&self) -> Option<usize> {
+        (self.parent != NO_PARENT).then_some(self.parent as usize)
+    }
+
+    pub fn set_parent(&mut self, parent: Option<usize>) {
+        self.parent = parent.map_or(NO_PARENT, place);
+    }
+
+    /// One past the last line of this item's subtree (lines are in preorder).
+    pub fn subtree_end(&self) -> usize {
+        self.subtree_end as usize
+    }
+
+    pub fn set_subtree_end(&mut self, end: usize) {
+        self.subtree_end = place(end);
+    }
+
     /// A `- text: …` line at `depth`, its value printed as `raw_value` and
     /// decoded as `value`.
     pub fn text(depth: usize, raw_value: &str, value: &str) -> Line {
         let mut line = Line::new(LineKind::Text, "text", "text", Some((raw_value, value)));
-        line.depth = depth;
+        line.set_depth(depth);
         line
     }
 
@@ -240,20 +296,20 @@ impl SnapTree {
     pub fn from_lines(header: Vec<String>, mut lines: Vec<Line>, footer: Vec<String>) -> SnapTree {
         let mut open: Vec<usize> = Vec::new();
         for i in 0..lines.len() {
-            let depth = lines[i].depth.min(open.len());
-            lines[i].depth = depth;
+            let depth = lines[i].depth().min(open.len());
+            lines[i].set_depth(depth);
             while open.len() > depth {
                 if let Some(closed) = open.pop() {
-                    lines[closed].subtree_end = i;
+                    lines[closed].set_subtree_end(i);
                 }
             }
-            lines[i].parent = open.last().copied();
-            lines[i].subtree_end = i + 1;
+            lines[i].set_parent(open.last().copied());
+            lines[i].set_subtree_end(i + 1);
             open.push(i);
         }
         let end = lines.len();
         for i in open {
-            lines[i].subtree_end = end;
+            lines[i].set_subtree_end(end);
         }
         SnapTree {
             header,
@@ -264,14 +320,14 @@ impl SnapTree {
 
     /// Direct children of line `i`, in order.
     pub fn children(&self, i: usize) -> impl Iterator<Item = usize> + '_ {
-        let end = self.lines[i].subtree_end;
+        let end = self.lines[i].subtree_end();
         let mut next = i + 1;
         std::iter::from_fn(move || {
             if next >= end {
                 return None;
             }
             let cur = next;
-            next = self.lines[cur].subtree_end;
+            next = self.lines[cur].subtree_end();
             Some(cur)
         })
     }
@@ -284,17 +340,17 @@ impl SnapTree {
                 return None;
             }
             let cur = next;
-            next = self.lines[cur].subtree_end;
+            next = self.lines[cur].subtree_end();
             Some(cur)
         })
     }
 
     /// Ancestors of `i` from its parent up.
     pub fn ancestors(&self, i: usize) -> impl Iterator<Item = usize> + '_ {
-        let mut next = self.lines[i].parent;
+        let mut next = self.lines[i].parent();
         std::iter::from_fn(move || {
             let cur = next?;
-            next = self.lines[cur].parent;
+            next = self.lines[cur].parent();
             Some(cur)
         })
     }
@@ -314,7 +370,7 @@ impl SnapTree {
             out.push('\n');
         }
         for (i, line) in self.lines.iter().enumerate() {
-            push_line(&mut out, line, line.subtree_end > i + 1);
+            push_line(&mut out, line, line.subtree_end() > i + 1);
             out.push('\n');
         }
         for c in &self.footer {
@@ -330,7 +386,7 @@ impl SnapTree {
 
 /// Append one item at its indent, with its trailing comment.
 pub(crate) fn push_line(out: &mut String, line: &Line, has_children: bool) {
-    push_item(out, line.depth, &line.item);
+    push_item(out, line.depth(), &line.item);
     if has_children && line.raw_value().is_none() {
         out.push(':');
     }
@@ -403,13 +459,14 @@ pub fn parse(text: &str) -> Result<SnapTree, Error> {
         // Close items that are not ancestors of this one.
         while open.len() > depth {
             let closed = open.pop().unwrap_or_default();
-            tree.lines[closed].subtree_end = tree.lines.len();
+            let end = tree.lines.len();
+            tree.lines[closed].set_subtree_end(end);
         }
         let mut line = parse_item(item).map_err(|r| err(&r))?;
-        line.depth = depth;
-        line.parent = open.last().copied();
-        line.subtree_end = tree.lines.len() + 1;
-        if let Some(p) = line.parent
+        line.set_depth(depth);
+        line.set_parent(open.last().copied());
+        line.set_subtree_end(tree.lines.len() + 1);
+        if let Some(p) = line.parent()
             && tree.lines[p].raw_value().is_some()
         {
             return Err(err("a line with an inline value cannot have children"));
@@ -419,7 +476,7 @@ pub fn parse(text: &str) -> Result<SnapTree, Error> {
     }
     let end = tree.lines.len();
     for i in open {
-        tree.lines[i].subtree_end = end;
+        tree.lines[i].set_subtree_end(end);
     }
     Ok(tree)
 }
@@ -730,7 +787,7 @@ mod tests {
         );
         assert_eq!(t.lines[4].value(), Some("x: y"));
         assert_eq!(t.lines[5].value(), Some("3"));
-        assert_eq!(t.lines[0].subtree_end, 6);
+        assert_eq!(t.lines[0].subtree_end(), 6);
         assert_eq!(t.children(0).collect::<Vec<_>>(), vec![1, 3, 4, 5]);
         assert_eq!(t.render(), yaml);
     }

@@ -317,7 +317,7 @@ fn match_chrome(tree: &SnapTree, previous: &PreviousSnapshot, assigned: &mut [Op
         let Some(old) = previous.chrome_refs.get(j) else {
             continue;
         };
-        let lines = (root..tree.lines[root].subtree_end).filter(|&i| tree.lines[i].is_element());
+        let lines = (root..tree.lines[root].subtree_end()).filter(|&i| tree.lines[i].is_element());
         for (i, old_ref) in lines.zip(old) {
             if let Some(r) = old_ref
                 && is_main_frame_ref(tree.lines[i].aria_ref.as_deref())
@@ -334,7 +334,7 @@ pub fn chrome_refs(tree: &SnapTree) -> Vec<Vec<Option<String>>> {
     chrome_roots(tree)
         .into_iter()
         .map(|root| {
-            (root..tree.lines[root].subtree_end)
+            (root..tree.lines[root].subtree_end())
                 .filter(|&i| tree.lines[i].is_element())
                 .map(|i| tree.lines[i].aria_ref.as_deref().map(String::from))
                 .collect()
