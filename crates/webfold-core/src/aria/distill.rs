@@ -134,7 +134,7 @@ fn exit(
     }
     if ai {
         let n = &nodes[idx as usize];
-        if n.role == "img"
+        if n.role() == "img"
             && n.name.is_empty()
             && n.children.is_empty()
             && !is_click_target_root(n, ctx)
@@ -145,7 +145,7 @@ fn exit(
         inline_text_into_generic(nodes, idx);
         let parent_name_empty = nodes[ctx.parent as usize].name.is_empty();
         let n = &nodes[idx as usize];
-        if !parent_name_empty && n.role == "generic" && !n.states.active && !n.has_props() {
+        if !parent_name_empty && n.role() == "generic" && !n.states.active && !n.has_props() {
             let single_text = match n.children.as_slice() {
                 [RawChild::Text(t)] => Some(t.as_str()),
                 _ => None,
@@ -166,7 +166,7 @@ fn exit(
         }
     }
     let n = &nodes[idx as usize];
-    if n.role == "generic"
+    if n.role() == "generic"
         && n.name.is_empty()
         && n.children.len() <= 1
         && n.children
@@ -222,7 +222,7 @@ fn merge_string_children(n: &mut RawNode) {
 }
 
 fn is_leaf_generic(n: &RawNode) -> bool {
-    n.role == "generic" && n.children.iter().all(|c| matches!(c, RawChild::Text(_)))
+    n.role() == "generic" && n.children.iter().all(|c| matches!(c, RawChild::Text(_)))
 }
 
 fn enter_redundant_names(
@@ -252,7 +252,8 @@ fn exit_redundant_names(
     let Some(name_refs) = names.get(&idx).filter(|_| n.has_ref) else {
         return;
     };
-    if !IDENTIFYING_NAME_ROLES.contains(&n.role) && name_refs.iter().all(|r| !pending.contains(r)) {
+    if !IDENTIFYING_NAME_ROLES.contains(&n.role()) && name_refs.iter().all(|r| !pending.contains(r))
+    {
         n.name = Box::default();
     } else {
         for r in name_refs {
@@ -263,14 +264,17 @@ fn exit_redundant_names(
 
 fn inline_text_into_generic(nodes: &mut [Box<RawNode>], idx: u32) {
     let n = &nodes[idx as usize];
-    if n.role != "generic" || n.has_props() {
+    if n.role() != "generic" || n.has_props() {
         return;
     }
     let [RawChild::Node(c)] = n.children.as_slice() else {
         return;
     };
     let child = &nodes[*c as usize];
-    if child.role != "generic" || !child.name.is_empty() || child.states.active || child.has_props()
+    if child.role() != "generic"
+        || !child.name.is_empty()
+        || child.states.active
+        || child.has_props()
     {
         return;
     }

@@ -11,7 +11,8 @@ use super::style::input_type;
 pub struct DomIndex<'p> {
     page: &'p Page,
     pub shadow: Shadow,
-    /// The tree scope (document or shadow root) of each node.
+    /// The tree scope (document or shadow root) of each node; empty on a
+    /// page without shadow roots (all of it is the document's).
     scopes: Vec<NodeId>,
     /// Inside a plain `<template>`: not part of the document.
     pub inert: Vec<bool>,
@@ -44,7 +45,7 @@ impl<'p> DomIndex<'p> {
             if let Some(v) = e.attr("id")
                 && !v.is_empty()
             {
-                ids.entry((scopes[i], v)).or_insert(id);
+                ids.entry((scope_of(&scopes, i), v)).or_insert(id);
             }
             if e.is_html() {
                 match e.local_name() {
@@ -92,7 +93,9 @@ impl<'p> DomIndex<'p> {
 
     /// `getElementById` in the tree scope (document or shadow root) of `from`.
     pub fn element_by_id_from(&self, from: NodeId, id: &str) -> Option<NodeId> {
-        self.ids.get(&(self.scopes[from.index()], id)).copied()
+        self.ids
+            .get(&(scope_of(&self.scopes, from.index()), id))
+            .copied()
     }
 
     /// `getIdRefs(from, value)`: ids split on HTML whitespace, resolved in
@@ -390,4 +393,9 @@ fn format_js_number(v: f64) -> String {
     } else {
         format!("{v}")
     }
+}
+
+/// Node `i`'s tree scope in `scopes` ([`Shadow::scopes`]).
+fn scope_of(scopes: &[NodeId], i: usize) -> NodeId {
+    scopes.get(i).copied().unwrap_or(NodeId::DOCUMENT)
 }

@@ -50,8 +50,8 @@ use crate::page::{NodeId, Page};
 pub use refs::assign_refs;
 pub use states::{Invalid, States, Tristate};
 pub use yaml::{
-    json_string, node_key, render_yaml, yaml_escape_key_if_needed, yaml_escape_value_if_needed,
-    yaml_needs_quotes,
+    json_string, node_key, render_yaml, render_yaml_blocks, yaml_escape_key_if_needed,
+    yaml_escape_value_if_needed, yaml_needs_quotes,
 };
 
 /// Whether node `id` is content a snapshot can show: outside every
@@ -251,7 +251,7 @@ fn flatten(raw: tree::Raw, mode: Mode) -> AriaTree {
         push(
             nodes,
             AriaNode {
-                role: Cow::Borrowed(n.role),
+                role: Cow::Borrowed(n.role()),
                 name: n.name,
                 is_text: false,
                 children: Box::default(),

@@ -175,11 +175,13 @@ impl Shadow {
     }
 
     /// The tree scope ids resolve in: the shadow template a node lives under, or the document.
+    /// The tree scope of each node; empty when the page has no shadow
+    /// roots, where every node's scope is the document.
     pub fn scopes(&self, page: &Page) -> Vec<NodeId> {
-        let mut scope = vec![NodeId::DOCUMENT; page.len()];
         if self.is_empty() {
-            return scope;
+            return Vec::new();
         }
+        let mut scope = vec![NodeId::DOCUMENT; page.len()];
         for i in 1..page.len() {
             let id = NodeId::new(i as u32);
             if let Some(p) = page.parent(id) {

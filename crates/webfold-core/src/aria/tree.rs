@@ -19,7 +19,9 @@ pub(crate) enum RawChild {
 }
 
 pub(crate) struct RawNode {
-    pub role: &'static str,
+    /// The role's place in [`ROLES`] (see [`RawNode::role`]): a node per
+    /// element is held, and a name's pointer and length were a sixth of one.
+    role: u8,
     pub name: Box<str>,
     pub children: Vec<RawChild>,
     pub el: Option<NodeId>,
@@ -38,10 +40,41 @@ pub(crate) struct RawNode {
     pub invisible: bool,
 }
 
+/// The roles the builder makes: ARIA's, then the snapshot's own.
+const OWN_ROLES: [&str; 2] = ["fragment", "iframe"];
+
+/// The place of `role` among [`VALID_ROLES`](super::roles::VALID_ROLES)
+/// and [`OWN_ROLES`]. Roles are read from the page against that list, so
+/// every role the builder makes is there; `generic` stands in otherwise.
+fn role_place(role: &str) -> u8 {
+    let valid = super::roles::VALID_ROLES;
+    let place = valid
+        .iter()
+        .chain(&OWN_ROLES)
+        .position(|r| *r == role)
+        .or_else(|| valid.iter().position(|r| *r == "generic"))
+        .unwrap_or_default();
+    u8::try_from(place).unwrap_or_default()
+}
+
+fn role_name(place: u8) -> &'static str {
+    let valid = super::roles::VALID_ROLES;
+    let i = usize::from(place);
+    valid
+        .get(i)
+        .or_else(|| OWN_ROLES.get(i - valid.len().min(i)))
+        .copied()
+        .unwrap_or("generic")
+}
+
+// Every role has a place in a byte.
+const _: () = assert!(super::roles::VALID_ROLES.len() + OWN_ROLES.len() <= 256);
+const _: () = assert!(std::mem::size_of::<RawNode>() <= 72);
+
 impl RawNode {
     fn new(role: &'static str) -> RawNode {
         RawNode {
-            role,
+            role: role_place(role),
             name: Box::default(),
             children: Vec::new(),
             el: None,
@@ -53,6 +86,10 @@ impl RawNode {
             unseen: false,
             invisible: false,
         }
+    }
+
+    pub fn role(&self) -> &'static str {
+        role_name(self.role)
     }
 
     pub fn has_props(&self) -> bool {
@@ -113,12 +150,15 @@ fn attach(
     {
         w.raw.nodes[c as usize].aria_hidden = true;
     }
+    drop_blank_before(&mut w.raw.nodes, parent, c);
     push_child(
         &mut w.raw.nodes[parent as usize].children,
         RawChild::Node(c),
     );
     if w.raw.nodes[c as usize].has_ref {
-        w.el_to_ref.insert(node, c);
+        if let Some(slot) = w.el_to_ref.get_mut(node.index()) {
+            *slot = c;
+        }
         w.raw.ref_slots.push((c, frame));
     }
 }
@@ -159,7 +199,7 @@ fn prune_texts(nodes: &mut [Box<RawNode>], c: u32) {
     let n = &nodes[c as usize];
     let kids = &n.children;
     let blank = |i: usize| {
-        matches!(&kids[i], RawChild::Text(t) if normalize_white_space(t).is_empty())
+        matches!(&kids[i], RawChild::Text(t) if is_blank(t))
             && stays(i.checked_sub(1).and_then(|p| kids.get(p)))
             && stays(kids.get(i + 1))
     };
@@ -179,10 +219,37 @@ fn prune_texts(nodes: &mut [Box<RawNode>], c: u32) {
     children.shrink_to_fit();
 }
 
+/// [`prune_texts`] as the children come: blank text between two children
+/// that keep their place goes before the second is added, so a long list
+/// does not hold its spacing until it closes.
+fn drop_blank_before(nodes: &mut [Box<RawNode>], parent: u32, c: u32) {
+    if !keeps_place(&nodes[c as usize]) {
+        return;
+    }
+    let kids = &nodes[parent as usize].children;
+    let Some(RawChild::Text(t)) = kids.last() else {
+        return;
+    };
+    let before = match kids.len().checked_sub(2).map(|i| &kids[i]) {
+        Some(RawChild::Node(k)) => keeps_place(&nodes[*k as usize]),
+        Some(RawChild::Text(_)) => false,
+        None => keeps_place(&nodes[parent as usize]),
+    };
+    if before && is_blank(t) {
+        nodes[parent as usize].children.pop();
+    }
+}
+
+/// Text that white space normalizing leaves empty.
+fn is_blank(t: &str) -> bool {
+    t.chars()
+        .all(|c| super::js::is_js_space(c) || c == '\u{200b}' || c == '\u{ad}')
+}
+
 /// Whether distillation leaves a raw node where it is: it only removes
 /// or unwraps generics, images and what a person cannot see.
 fn keeps_place(n: &RawNode) -> bool {
-    !n.unseen && n.role != "generic" && n.role != "img"
+    !n.unseen && n.role() != "generic" && n.role() != "img"
 }
 
 /// A block's spacing. White space only separates words within one run of
@@ -232,8 +299,9 @@ struct Walk {
     raw: Raw,
     stack: Vec<Task>,
     visited: Vec<bool>,
-    /// The raw node with a ref made for each element.
-    el_to_ref: HashMap<NodeId, u32>,
+    /// Per page node: the raw node with a ref made for it (0: none; the
+    /// root has no element). Empty outside `ai` mode, which numbers none.
+    el_to_ref: Vec<u32>,
     /// The elements each raw node's name was taken from.
     name_sources: HashMap<u32, Vec<NodeId>>,
     frames: FrameNumbers,
@@ -263,7 +331,11 @@ impl Builder<'_> {
                 frame: 0,
             })],
             visited: vec![false; page.len()],
-            el_to_ref: HashMap::new(),
+            el_to_ref: if self.mode == Mode::Ai {
+                vec![0; page.len()]
+            } else {
+                Vec::new()
+            },
             name_sources: HashMap::new(),
             frames: frame_numbers(page),
         };
@@ -312,7 +384,7 @@ impl Builder<'_> {
                     && parent_visible
                     && !self.text_not_rendered(node)
                     && !self.left_out(node)
-                    && w.raw.nodes[parent as usize].role != "textbox"
+                    && w.raw.nodes[parent as usize].role() != "textbox"
                 {
                     push_text(&mut w.raw.nodes[parent as usize].children, t);
                 }
@@ -441,12 +513,12 @@ impl Builder<'_> {
         }
         let e = page.element(el);
         let t = &mut raw.nodes[target as usize];
-        if t.role == "link"
+        if t.role() == "link"
             && let Some(href) = e.and_then(|e| e.attr("href"))
         {
             t.props_mut().url = Some(truncate_data_url(href).into_boxed_str());
         }
-        if t.role == "textbox"
+        if t.role() == "textbox"
             && let Some(ph) = e.and_then(|e| e.attr("placeholder"))
             && ph != &*t.name
         {
@@ -457,7 +529,8 @@ impl Builder<'_> {
         {
             let refs: Box<[u32]> = sources
                 .iter()
-                .filter_map(|s| w.el_to_ref.get(s).copied())
+                .filter_map(|s| w.el_to_ref.get(s.index()).copied())
+                .filter(|&r| r != 0)
                 .filter(|&r| r != c)
                 .collect();
             if !refs.is_empty() {

@@ -175,27 +175,68 @@ fn indent(out: &mut String, depth: usize) {
     }
 }
 
-/// A line onto the text, grown by half, not doubled: the text is as large
-/// as the page's tree, which is held beside it.
-fn push_line(lines: &mut String, line: &str) {
-    let needed = line.len() + 1;
-    if lines.capacity() - lines.len() < needed {
-        lines.reserve_exact(needed.max(lines.len() / 2));
+/// Where rendered lines go: one text, or blocks of whole lines.
+trait LineSink {
+    fn push_line(&mut self, line: &str);
+}
+
+impl LineSink for String {
+    fn push_line(&mut self, line: &str) {
+        if !self.is_empty() {
+            self.push('\n');
+        }
+        self.push_str(line);
     }
-    if !lines.is_empty() {
-        lines.push('\n');
+}
+
+/// Lines in blocks of about this many bytes.
+const BLOCK: usize = 64 * 1024;
+
+/// Blocks of whole lines: a block is let go once read back, and none
+/// holds more than a block's slack.
+struct Blocks(Vec<String>);
+
+impl LineSink for Blocks {
+    fn push_line(&mut self, line: &str) {
+        match self.0.last_mut() {
+            Some(b) if b.len() + 1 + line.len() <= b.capacity() => b.push_line(line),
+            _ => {
+                let mut b = String::with_capacity(BLOCK.max(line.len()));
+                b.push_str(line);
+                if let Some(full) = self.0.last_mut() {
+                    full.shrink_to_fit();
+                }
+                self.0.push(b);
+            }
+        }
     }
-    lines.push_str(line);
 }
 
 /// Render the tree as Playwright's YAML.
 pub fn render_yaml(tree: &AriaTree) -> String {
     let mut out = String::new();
+    render_into(tree, &mut out);
+    out
+}
+
+/// [`render_yaml`] as blocks of whole lines (joined by newlines, they are
+/// its text): a page's text is as large as its tree, held beside it, and
+/// then beside the lines read back from it.
+pub fn render_yaml_blocks(tree: &AriaTree) -> Vec<String> {
+    let mut out = Blocks(Vec::new());
+    render_into(tree, &mut out);
+    if let Some(last) = out.0.last_mut() {
+        last.shrink_to_fit();
+    }
+    out.0
+}
+
+fn render_into(tree: &AriaTree, out: &mut impl LineSink) {
     // (node, depth, cursor allowed), pushed in reverse so they pop in order.
     let mut stack: Vec<(u32, usize, bool)> = Vec::new();
     let top_cursor = tree.mode == Mode::Ai;
     let Some(root) = tree.nodes.first() else {
-        return out;
+        return;
     };
     for &c in root.children.iter().rev() {
         stack.push((c, 0, top_cursor));
@@ -208,7 +249,7 @@ pub fn render_yaml(tree: &AriaTree) -> String {
         if let Some(text) = node.text() {
             line.push_str("- text: ");
             line.push_str(&yaml_escape_value_if_needed(text));
-            push_line(&mut out, &line);
+            out.push_line(&line);
             continue;
         }
         line.push_str("- ");
@@ -231,17 +272,17 @@ pub fn render_yaml(tree: &AriaTree) -> String {
         .filter_map(|(k, v)| v.map(|v| (k, v)))
         .collect();
         if children.is_empty() && props.is_empty() {
-            push_line(&mut out, &line);
+            out.push_line(&line);
             continue;
         }
         if let (Some(text), true) = (single_text, props.is_empty()) {
             line.push_str(": ");
             line.push_str(&yaml_escape_value_if_needed(text));
-            push_line(&mut out, &line);
+            out.push_line(&line);
             continue;
         }
         line.push(':');
-        push_line(&mut out, &line);
+        out.push_line(&line);
         for (k, v) in props {
             line.clear();
             indent(&mut line, depth + 1);
@@ -249,16 +290,13 @@ pub fn render_yaml(tree: &AriaTree) -> String {
             line.push_str(k);
             line.push_str(": ");
             line.push_str(&yaml_escape_value_if_needed(v));
-            push_line(&mut out, &line);
+            out.push_line(&line);
         }
         let child_cursor = cursor && !(node.ref_.is_some() && node.cursor_pointer);
         for &c in children.iter().rev() {
             stack.push((c, depth + 1, child_cursor));
         }
     }
-    // Read back beside the lines it becomes: no slack kept.
-    out.shrink_to_fit();
-    out
 }
 
 #[cfg(test)]

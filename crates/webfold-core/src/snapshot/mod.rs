@@ -266,21 +266,20 @@ pub fn prepare_for(
     };
     // The tree, its text and the lines read back are each as large as the
     // page: hold what the lines need of the tree (`Printed`) and let each
-    // go before the next is built.
+    // go before the next is built (the text a block at a time as it is read).
     let (yaml, printed) = {
         let mut aria_tree = aria::build_for(page, root, mode, seen_only);
         if mode == Mode::Ai {
             aria::assign_refs(&mut aria_tree);
         }
         let printed: Vec<Printed> = aria_tree.nodes.iter().skip(1).map(Printed::of).collect();
-        (aria::render_yaml(&aria_tree), printed)
+        (aria::render_yaml_blocks(&aria_tree), printed)
     };
-    let mut tree = parse::parse(&yaml).map_err(|e| {
+    let mut tree = parse::parse_blocks(yaml).map_err(|e| {
         Error::InvalidOption(format!(
             "internal: the snapshot did not read back ({e}); please report this page"
         ))
     })?;
-    drop(yaml);
 
     // Arena nodes after the root are the printed lines (elements and text) in
     // preorder. Props lines have no node, and a line printing its only text
@@ -301,7 +300,7 @@ pub fn prepare_for(
                 arena.next();
             }
         }
-        if line.kind != LineKind::Element || node.role != role_hash(line.role()) {
+        if line.kind != LineKind::Element || node.role != role_hash(line.role()) as u32 {
             continue;
         }
         if let Some(id) = node.node {
@@ -335,7 +334,9 @@ pub fn prepare_for(
 struct Printed {
     node: Option<NodeId>,
     children: u32,
-    role: u64,
+    /// The role's hash, cut to 32 bits: it tells a line's node from its
+    /// neighbours', and a node per element is held.
+    role: u32,
 }
 
 impl Printed {
@@ -343,7 +344,7 @@ impl Printed {
         Printed {
             node: n.node,
             children: n.children.len() as u32,
-            role: role_hash(&n.role),
+            role: role_hash(&n.role) as u32,
         }
     }
 }

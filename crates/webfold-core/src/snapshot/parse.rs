@@ -407,23 +407,63 @@ pub(crate) fn push_item(out: &mut String, depth: usize, item: &str) {
 /// Parse snapshot YAML. Blank lines are ignored; anything that is not an
 /// item or a comment is an error naming the line.
 pub fn parse(text: &str) -> Result<SnapTree, Error> {
-    // Sized once: grown by doubling, the lines of a large page would take
-    // up to twice their room, and a copy of them at every step.
-    let mut tree = SnapTree {
-        lines: Vec::with_capacity(count_byte(text.as_bytes(), b'\n') + 1),
-        ..SnapTree::default()
-    };
-    // Open items by depth: the stack of ancestors of the next line.
-    let mut open: Vec<usize> = Vec::new();
-    for (lineno, raw) in text.lines().enumerate() {
+    let mut reader = Reader::new(count_byte(text.as_bytes(), b'\n') + 1);
+    for raw in text.lines() {
+        reader.line(raw)?;
+    }
+    Ok(reader.finish())
+}
+
+/// [`parse`] of a text held in blocks of whole lines, each block let go
+/// once read: a page's text and its lines are never both whole.
+pub fn parse_blocks(blocks: Vec<String>) -> Result<SnapTree, Error> {
+    let lines = blocks
+        .iter()
+        .map(|b| count_byte(b.as_bytes(), b'\n') + 1)
+        .sum();
+    let mut reader = Reader::new(lines);
+    for block in blocks {
+        for raw in block.lines() {
+            reader.line(raw)?;
+        }
+    }
+    Ok(reader.finish())
+}
+
+/// The tree read so far, a line at a time.
+struct Reader {
+    tree: SnapTree,
+    /// Open items by depth: the stack of ancestors of the next line.
+    open: Vec<usize>,
+    lineno: usize,
+}
+
+impl Reader {
+    /// Sized once for `lines` lines: grown by doubling, the lines of a
+    /// large page would take up to twice their room, and a copy of them at
+    /// every step.
+    fn new(lines: usize) -> Reader {
+        Reader {
+            tree: SnapTree {
+                lines: Vec::with_capacity(lines),
+                ..SnapTree::default()
+            },
+            open: Vec::new(),
+            lineno: 0,
+        }
+    }
+
+    fn line(&mut self, raw: &str) -> Result<(), Error> {
+        self.lineno += 1;
+        let (tree, open) = (&mut self.tree, &mut self.open);
         // Carriage returns ending a line are its line ending (`lines` drops
         // one), never content: kept, the rendered tree would read back
         // otherwise.
         let raw = raw.trim_end_matches('\r');
+        let lineno = self.lineno;
         let err = |reason: &str| {
             Error::InvalidOption(format!(
-                "snapshot line {}: {reason}: {}",
-                lineno + 1,
+                "snapshot line {lineno}: {reason}: {}",
                 truncate_for_error(raw)
             ))
         };
@@ -434,7 +474,7 @@ pub fn parse(text: &str) -> Result<SnapTree, Error> {
             return Err(err("a carriage return inside the line"));
         }
         if raw.trim().is_empty() {
-            continue;
+            return Ok(());
         }
         let indent = raw.len() - raw.trim_start_matches(' ').len();
         let rest = &raw[indent..];
@@ -444,12 +484,12 @@ pub fn parse(text: &str) -> Result<SnapTree, Error> {
             } else {
                 tree.footer.push(raw.to_string());
             }
-            continue;
+            return Ok(());
         }
         let Some(item) = rest.strip_prefix("- ") else {
             return Err(err("expected '- ' after the indent"));
         };
-        if indent % 2 != 0 {
+        if !indent.is_multiple_of(2) {
             return Err(err("indent is not a multiple of two spaces"));
         }
         let depth = indent / 2;
@@ -473,12 +513,16 @@ pub fn parse(text: &str) -> Result<SnapTree, Error> {
         }
         open.push(tree.lines.len());
         tree.lines.push(line);
+        Ok(())
     }
-    let end = tree.lines.len();
-    for i in open {
-        tree.lines[i].set_subtree_end(end);
+
+    fn finish(mut self) -> SnapTree {
+        let end = self.tree.lines.len();
+        for i in self.open {
+            self.tree.lines[i].set_subtree_end(end);
+        }
+        self.tree
     }
-    Ok(tree)
 }
 
 fn count_byte(bytes: &[u8], needle: u8) -> usize {
