@@ -41,8 +41,6 @@ pub mod style;
 mod tree;
 mod yaml;
 
-use std::borrow::Cow;
-
 use serde::{Deserialize, Serialize};
 
 use crate::page::{NodeId, Page};
@@ -53,6 +51,30 @@ pub use yaml::{
     json_string, node_key, render_yaml, render_yaml_blocks, yaml_escape_key_if_needed,
     yaml_escape_value_if_needed, yaml_needs_quotes,
 };
+
+/// A role's static name. Named, so serde reads it with [`role_name`]
+/// rather than borrowing it from the input (which a `&str` field asks).
+pub type RoleName = &'static str;
+
+/// A node's role as serde writes and reads it: by name, read back to the
+/// builder's static names (ARIA's roles, `fragment`, `iframe`, `text`).
+mod role_name {
+    use serde::{Deserialize, Deserializer, Serializer, de::Error};
+
+    pub fn serialize<S: Serializer>(role: &&'static str, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(role)
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<&'static str, D::Error> {
+        let name = String::deserialize(d)?;
+        super::roles::VALID_ROLES
+            .iter()
+            .chain(&["fragment", "iframe", "text", ""])
+            .find(|r| **r == name)
+            .copied()
+            .ok_or_else(|| D::Error::custom(format!("unknown role {name:?}")))
+    }
+}
 
 /// Whether node `id` is content a snapshot can show: outside every
 /// `<template>`, or inside a declarative shadow root (a template too, for
@@ -101,7 +123,8 @@ pub struct Props {
 pub struct AriaNode {
     /// An ARIA role, `generic`, `iframe`, `fragment` (the root) or `text`;
     /// the builder's names are static (no allocation a node).
-    pub role: Cow<'static, str>,
+    #[serde(with = "role_name")]
+    pub role: RoleName,
     /// The accessible name; a `text` node's text.
     #[serde(default, skip_serializing_if = "str::is_empty")]
     pub name: Box<str>,
@@ -139,7 +162,7 @@ pub struct AriaNode {
 
 // A node per element, held while the tree is rendered: its width is most
 // of the snapshot's memory on dense pages.
-const _: () = assert!(std::mem::size_of::<AriaNode>() <= 112);
+const _: () = assert!(std::mem::size_of::<AriaNode>() <= 104);
 
 impl AriaNode {
     /// The text of a text node.
@@ -251,7 +274,7 @@ fn flatten(raw: tree::Raw, mode: Mode) -> AriaTree {
         push(
             nodes,
             AriaNode {
-                role: Cow::Borrowed(n.role()),
+                role: n.role(),
                 name: n.name,
                 is_text: false,
                 children: Box::default(),
@@ -282,7 +305,7 @@ fn flatten(raw: tree::Raw, mode: Mode) -> AriaTree {
             RawChild::Text(t) => push(
                 &mut nodes,
                 AriaNode {
-                    role: "text".into(),
+                    role: "text",
                     name: t.into_boxed_str(),
                     is_text: true,
                     parent: Some(parent),

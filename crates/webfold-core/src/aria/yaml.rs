@@ -190,7 +190,7 @@ impl LineSink for String {
 }
 
 /// Lines in blocks of about this many bytes.
-const BLOCK: usize = 64 * 1024;
+const BLOCK: usize = 16 * 1024;
 
 /// Blocks of whole lines: a block is let go once read back, and none
 /// holds more than a block's slack.
@@ -215,27 +215,59 @@ impl LineSink for Blocks {
 /// Render the tree as Playwright's YAML.
 pub fn render_yaml(tree: &AriaTree) -> String {
     let mut out = String::new();
-    render_into(tree, &mut out);
+    render_into(&mut Kept(tree), &mut out);
     out
 }
 
 /// [`render_yaml`] as blocks of whole lines (joined by newlines, they are
-/// its text): a page's text is as large as its tree, held beside it, and
-/// then beside the lines read back from it.
-pub fn render_yaml_blocks(tree: &AriaTree) -> Vec<String> {
+/// its text), the tree spent as it goes: a page's text is as large as its
+/// tree, and each node's strings go once its lines are written.
+pub fn render_yaml_blocks(tree: AriaTree) -> Vec<String> {
     let mut out = Blocks(Vec::new());
-    render_into(tree, &mut out);
+    render_into(&mut Spent(tree), &mut out);
     if let Some(last) = out.0.last_mut() {
         last.shrink_to_fit();
     }
     out.0
 }
 
-fn render_into(tree: &AriaTree, out: &mut impl LineSink) {
+/// The tree being rendered, and what is done with a node once written.
+trait Rendered {
+    fn tree(&self) -> &AriaTree;
+    fn written(&mut self, _node: u32) {}
+}
+
+struct Kept<'a>(&'a AriaTree);
+
+impl Rendered for Kept<'_> {
+    fn tree(&self) -> &AriaTree {
+        self.0
+    }
+}
+
+/// A tree rendered once: a written node's strings are let go.
+struct Spent(AriaTree);
+
+impl Rendered for Spent {
+    fn tree(&self) -> &AriaTree {
+        &self.0
+    }
+
+    fn written(&mut self, node: u32) {
+        if let Some(n) = self.0.nodes.get_mut(node as usize) {
+            n.name = Box::default();
+            n.props = None;
+            n.ref_ = None;
+            n.children = Box::default();
+        }
+    }
+}
+
+fn render_into(tree: &mut impl Rendered, out: &mut impl LineSink) {
     // (node, depth, cursor allowed), pushed in reverse so they pop in order.
     let mut stack: Vec<(u32, usize, bool)> = Vec::new();
-    let top_cursor = tree.mode == Mode::Ai;
-    let Some(root) = tree.nodes.first() else {
+    let top_cursor = tree.tree().mode == Mode::Ai;
+    let Some(root) = tree.tree().nodes.first() else {
         return;
     };
     for &c in root.children.iter().rev() {
@@ -243,60 +275,86 @@ fn render_into(tree: &AriaTree, out: &mut impl LineSink) {
     }
     let mut line = String::new();
     while let Some((i, depth, cursor)) = stack.pop() {
-        let node = &tree.nodes[i as usize];
-        line.clear();
-        indent(&mut line, depth);
-        if let Some(text) = node.text() {
-            line.push_str("- text: ");
-            line.push_str(&yaml_escape_value_if_needed(text));
-            out.push_line(&line);
-            continue;
-        }
-        line.push_str("- ");
-        line.push_str(&yaml_escape_key_if_needed(&node_key(
-            node, tree.mode, cursor,
-        )));
-        let children = &node.children;
-        let single_text = match &children[..] {
-            [c] => tree.nodes[*c as usize].text(),
-            _ => None,
-        };
-        let none = Props::default();
-        let p = node.props.as_deref().unwrap_or(&none);
-        let props: Vec<(&str, &str)> = [
-            ("url", p.url.as_deref()),
-            ("placeholder", p.placeholder.as_deref()),
-            ("invisible-name", p.invisible_name.as_deref()),
-        ]
-        .into_iter()
-        .filter_map(|(k, v)| v.map(|v| (k, v)))
-        .collect();
-        if children.is_empty() && props.is_empty() {
-            out.push_line(&line);
-            continue;
-        }
-        if let (Some(text), true) = (single_text, props.is_empty()) {
-            line.push_str(": ");
-            line.push_str(&yaml_escape_value_if_needed(text));
-            out.push_line(&line);
-            continue;
-        }
-        line.push(':');
-        out.push_line(&line);
-        for (k, v) in props {
-            line.clear();
-            indent(&mut line, depth + 1);
-            line.push_str("- /");
-            line.push_str(k);
-            line.push_str(": ");
-            line.push_str(&yaml_escape_value_if_needed(v));
-            out.push_line(&line);
-        }
-        let child_cursor = cursor && !(node.ref_.is_some() && node.cursor_pointer);
-        for &c in children.iter().rev() {
-            stack.push((c, depth + 1, child_cursor));
+        let at = Place { depth, cursor };
+        let inlined = render_node(tree.tree(), i, at, (&mut line, &mut *out), &mut stack);
+        tree.written(i);
+        if let Some(text) = inlined {
+            tree.written(text);
         }
     }
+}
+
+/// Where a node's line goes: its depth, and whether it may print
+/// `[cursor=pointer]`.
+#[derive(Clone, Copy)]
+struct Place {
+    depth: usize,
+    cursor: bool,
+}
+
+/// Write node `i`'s lines and queue its children; the text child it
+/// printed inline, if any.
+fn render_node(
+    tree: &AriaTree,
+    i: u32,
+    Place { depth, cursor }: Place,
+    (line, out): (&mut String, &mut impl LineSink),
+    stack: &mut Vec<(u32, usize, bool)>,
+) -> Option<u32> {
+    let node = &tree.nodes[i as usize];
+    line.clear();
+    indent(line, depth);
+    if let Some(text) = node.text() {
+        line.push_str("- text: ");
+        line.push_str(&yaml_escape_value_if_needed(text));
+        out.push_line(line);
+        return None;
+    }
+    line.push_str("- ");
+    line.push_str(&yaml_escape_key_if_needed(&node_key(
+        node, tree.mode, cursor,
+    )));
+    let children = &node.children;
+    let single_text = match &children[..] {
+        [c] => tree.nodes[*c as usize].text().map(|t| (*c, t)),
+        _ => None,
+    };
+    let none = Props::default();
+    let p = node.props.as_deref().unwrap_or(&none);
+    let props: Vec<(&str, &str)> = [
+        ("url", p.url.as_deref()),
+        ("placeholder", p.placeholder.as_deref()),
+        ("invisible-name", p.invisible_name.as_deref()),
+    ]
+    .into_iter()
+    .filter_map(|(k, v)| v.map(|v| (k, v)))
+    .collect();
+    if children.is_empty() && props.is_empty() {
+        out.push_line(line);
+        return None;
+    }
+    if let (Some((c, text)), true) = (single_text, props.is_empty()) {
+        line.push_str(": ");
+        line.push_str(&yaml_escape_value_if_needed(text));
+        out.push_line(line);
+        return Some(c);
+    }
+    line.push(':');
+    out.push_line(line);
+    for (k, v) in props {
+        line.clear();
+        indent(line, depth + 1);
+        line.push_str("- /");
+        line.push_str(k);
+        line.push_str(": ");
+        line.push_str(&yaml_escape_value_if_needed(v));
+        out.push_line(line);
+    }
+    let child_cursor = cursor && !(node.ref_.is_some() && node.cursor_pointer);
+    for &c in children.iter().rev() {
+        stack.push((c, depth + 1, child_cursor));
+    }
+    None
 }
 
 #[cfg(test)]

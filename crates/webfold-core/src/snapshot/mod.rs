@@ -273,7 +273,7 @@ pub fn prepare_for(
             aria::assign_refs(&mut aria_tree);
         }
         let printed: Vec<Printed> = aria_tree.nodes.iter().skip(1).map(Printed::of).collect();
-        (aria::render_yaml_blocks(&aria_tree), printed)
+        (aria::render_yaml_blocks(aria_tree), printed)
     };
     let mut tree = parse::parse_blocks(yaml).map_err(|e| {
         Error::InvalidOption(format!(
@@ -284,11 +284,9 @@ pub fn prepare_for(
     // Arena nodes after the root are the printed lines (elements and text) in
     // preorder. Props lines have no node, and a line printing its only text
     // child inline (`- strong: Hi`) stands for that child too.
-    let positions = dom_positions(page);
     let n = tree.lines.len();
     let mut nodes = vec![None; n];
     let mut in_viewport = vec![false; n];
-    let mut dom = vec![0u64; n];
     let mut arena = printed.iter();
     for (i, line) in tree.lines.iter().enumerate() {
         if line.kind == LineKind::Prop {
@@ -305,10 +303,11 @@ pub fn prepare_for(
         }
         if let Some(id) = node.node {
             nodes[i] = Some(id);
-            dom[i] = positions.get(id.index()).copied().unwrap_or(0);
             in_viewport[i] = page.layout(id).is_some_and(|l| l.in_viewport);
         }
     }
+    drop(printed);
+    let dom = line_positions(page, &nodes);
     let identities = match session {
         Some(s) if mode == Mode::Ai => {
             let element_dom: Vec<u64> = (0..n)
@@ -344,7 +343,7 @@ impl Printed {
         Printed {
             node: n.node,
             children: n.children.len() as u32,
-            role: role_hash(&n.role) as u32,
+            role: role_hash(n.role) as u32,
         }
     }
 }
@@ -363,28 +362,64 @@ fn fnv1a(seed: u64, bytes: impl IntoIterator<Item = u8>) -> u64 {
         })
 }
 
-/// A hash per node of its DOM position: the chain of tag names and element
-/// sibling indexes from the root. Stable across parses of the same markup and
-/// across edits elsewhere on the page.
-fn dom_positions(page: &Page) -> Vec<u64> {
-    let nodes = page.nodes();
-    let mut hashes = vec![0u64; nodes.len()];
-    let mut child_counts = vec![0u32; nodes.len()];
-    for (i, node) in nodes.iter().enumerate() {
-        let NodeData::Element(e) = &node.data else {
-            continue;
-        };
-        let (parent_hash, index) = match node.parent {
-            Some(p) => {
-                child_counts[p.index()] += 1;
-                (hashes[p.index()], child_counts[p.index()])
+/// A hash per element of its DOM position: the chain of tag names and
+/// element sibling indexes from the root. Stable across parses of the same
+/// markup and across edits elsewhere on the page. `at` is called with each
+/// element and its hash, in document order, until it answers `false`.
+///
+/// One pass with the open ancestors on a stack (the arena is in preorder,
+/// so a node's parent is on it): no table as long as the page.
+fn dom_positions(page: &Page, mut at: impl FnMut(NodeId, u64) -> bool) {
+    // (node, its hash, element children seen so far)
+    let mut open: Vec<(usize, u64, u32)> = Vec::new();
+    for (i, node) in page.nodes().iter().enumerate() {
+        let parent = node.parent.map(NodeId::index);
+        while open.last().is_some_and(|top| Some(top.0) != parent) {
+            open.pop();
+        }
+        let mut hash = 0;
+        if let NodeData::Element(e) = &node.data {
+            let (parent_hash, index) = match open.last_mut() {
+                Some(top) => {
+                    top.2 += 1;
+                    (top.1, top.2)
+                }
+                None => (0, 0),
+            };
+            let name = e.local_name().bytes();
+            hash = fnv1a(parent_hash, name.chain(index.to_le_bytes())).max(1);
+            if !at(NodeId::new(i as u32), hash) {
+                return;
             }
-            None => (0, 0),
-        };
-        let name = e.local_name().bytes();
-        hashes[i] = fnv1a(parent_hash, name.chain(index.to_le_bytes())).max(1);
+        }
+        open.push((i, hash, 0));
     }
-    hashes
+}
+
+/// The DOM position hash of each line's element (0 for lines without one).
+fn line_positions(page: &Page, nodes: &[Option<NodeId>]) -> Vec<u64> {
+    let mut wanted: Vec<(NodeId, u32)> = nodes
+        .iter()
+        .enumerate()
+        .filter_map(|(line, n)| Some(((*n)?, line as u32)))
+        .collect();
+    // Lines follow the document but for `aria-owns`: mostly sorted already.
+    wanted.sort_unstable();
+    let mut dom = vec![0u64; nodes.len()];
+    let mut next = wanted.iter().peekable();
+    dom_positions(page, |id, hash| {
+        while let Some(&&(n, line)) = next.peek() {
+            if n > id {
+                break;
+            }
+            if n == id {
+                dom[line as usize] = hash;
+            }
+            next.next();
+        }
+        next.peek().is_some()
+    });
+    dom
 }
 
 /// The snapshot view of `page` (at `url`, for history and same-site dedup).
@@ -913,8 +948,14 @@ fn from_ref_table(
     if dom == 0 || prev.markup == 0 || prev.markup != markup_hash(page) {
         return None;
     }
-    let index = dom_positions(page).iter().position(|&h| h == dom)?;
-    Some(NodeId::new(u32::try_from(index).ok()?))
+    let mut found = None;
+    dom_positions(page, |id, hash| {
+        if hash == dom {
+            found = Some(id);
+        }
+        found.is_none()
+    });
+    found
 }
 
 /// A hash of the page's markup (structure, tags, attributes, text): a ref
