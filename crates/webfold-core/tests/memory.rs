@@ -19,11 +19,11 @@ const MAX_GROWTH: f64 = 1.1;
 
 /// The most parse + view may hold at once, per byte of the page. Real
 /// pages run together take 2–4×; these shapes are one node per 8–20 bytes,
-/// and every node costs its place in the page (about 11× on the wide list)
+/// and every node costs its place in the page (about 9× on the wide list)
 /// and in the view's working tables: the snapshot (and `find`, which reads
-/// it) of a striped table takes 25.5× and of a wide flat list 27×, the most
-/// of any; every other view is within 20×.
-const MAX_PER_PAGE_BYTE: f64 = 28.0;
+/// it) of a wide flat list takes 19.9× at this size and of a striped table
+/// 19.1×, the most of any.
+const MAX_PER_PAGE_BYTE: f64 = 20.0;
 
 /// How far a page's own estimate of its heap (what the Node package tells
 /// the garbage collector) may stray from what the allocator counts.

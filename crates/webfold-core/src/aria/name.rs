@@ -195,8 +195,8 @@ pub struct Names<'a> {
     dom: &'a DomIndex<'a>,
     roles: &'a Roles,
     styles: &'a Styles,
-    visited: Vec<u32>,
-    generation: u32,
+    visited: Vec<u16>,
+    generation: u16,
     /// Leave out text a person cannot see ([`crate::page::Page::unseen`]).
     pub seen_only: bool,
 }

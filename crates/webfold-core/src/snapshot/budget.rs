@@ -121,7 +121,7 @@ pub struct Compaction<'a> {
     /// still name where cut elements are.
     pub containers: &'a Containers,
     /// Line of the compacted tree → line of the tree before compaction.
-    pub source: &'a [usize],
+    pub source: &'a [u32],
     /// Per line of the compacted tree: its name or URL was cut with `…`.
     pub shortened: &'a [bool],
 }
@@ -719,7 +719,8 @@ struct Selection<'a> {
     costs: &'a LineCosts<'a>,
     shown: Vec<bool>,
     shown_children: Vec<u32>,
-    cost: Vec<usize>,
+    /// Tokens of each shown line (32-bit: a line per node of the page).
+    cost: Vec<u32>,
     lines_total: usize,
     /// Preamble and notes.
     fixed: usize,
@@ -818,7 +819,8 @@ impl<'a> Selection<'a> {
     /// What a line's cost becomes when it gains its first printed child.
     fn colon_delta(&self, i: usize) -> usize {
         if self.shown[i] && self.shown_children[i] == 0 {
-            self.line_cost(i, true).saturating_sub(self.cost[i])
+            self.line_cost(i, true)
+                .saturating_sub(self.cost[i] as usize)
         } else {
             0
         }
@@ -859,14 +861,15 @@ impl<'a> Selection<'a> {
             return;
         }
         self.shown[i] = true;
-        self.cost[i] = self.line_cost(i, self.shown_children[i] > 0);
-        self.lines_total += self.cost[i];
+        let cost = self.line_cost(i, self.shown_children[i] > 0);
+        self.cost[i] = u32::try_from(cost).unwrap_or(u32::MAX);
+        self.lines_total += cost;
         if let Some(p) = self.tree.lines[i].parent() {
             self.shown_children[p] += 1;
             if self.shown_children[p] == 1 && self.shown[p] {
                 let new = self.line_cost(p, true);
-                self.lines_total = self.lines_total + new - self.cost[p];
-                self.cost[p] = new;
+                self.lines_total = self.lines_total + new - self.cost[p] as usize;
+                self.cost[p] = u32::try_from(new).unwrap_or(u32::MAX);
             }
         }
     }
@@ -987,12 +990,14 @@ impl Fitter<'_> {
         let mut tail = String::new();
         let mut cut_groups = Vec::new();
         if truncated {
-            let cut: Vec<usize> = ranked.iter().copied().filter(|&c| !sel.shown[c]).collect();
+            // One list of what was cut, in the lines the containers know.
+            let cut = ranked.iter().copied().filter(|&c| !sel.shown[c]);
+            let cut: Vec<usize> = match self.compaction {
+                Some(c) => cut.map(|k| c.source[k] as usize).collect(),
+                None => cut.collect(),
+            };
             cut_groups = match self.compaction {
-                Some(c) => {
-                    let cut: Vec<usize> = cut.iter().map(|&k| c.source[k]).collect();
-                    c.containers.group(&cut)
-                }
+                Some(c) => c.containers.group(&cut),
                 None => Containers::of_tree(self.tree).group(&cut),
             };
             tail.push_str(&closing_line(cut.len(), &cut_groups, surface));

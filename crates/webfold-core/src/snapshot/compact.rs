@@ -142,8 +142,9 @@ impl PageUrls {
 #[derive(Clone, Debug)]
 pub struct Compacted {
     pub tree: SnapTree,
-    /// Line of the new tree → line of the input tree.
-    pub source: Vec<usize>,
+    /// Line of the new tree → line of the input tree (32-bit: a line per
+    /// node of the page).
+    pub source: Vec<u32>,
     /// Per line of the new tree: its name or URL was cut with `…`.
     pub shortened: Vec<bool>,
     /// Where the input tree's cut elements are, for the budget's closing line.
@@ -242,7 +243,7 @@ pub fn compact(tree: SnapTree, urls: &PageUrls, interactive_only: bool) -> Compa
         child_depth[i] = depth + 1;
         lines[written] = line;
         written += 1;
-        source.push(i);
+        source.push(i as u32);
         shortened.push(was_cut);
         i += 1;
     }

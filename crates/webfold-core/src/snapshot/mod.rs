@@ -817,7 +817,7 @@ fn budgeted_view(
         front: c
             .source
             .iter()
-            .map(|&s| led.front.get(s).copied().unwrap_or_default())
+            .map(|&s| led.front.get(s as usize).copied().unwrap_or_default())
             .collect(),
     };
     let mut notes = Vec::new();
@@ -827,7 +827,7 @@ fn budgeted_view(
             Hint::Switch(Switch::InteractiveOnly, false).spell(ctx.surface)
         ));
     }
-    let in_viewport: Vec<bool> = c.source.iter().map(|&s| in_viewport[s]).collect();
+    let in_viewport: Vec<bool> = c.source.iter().map(|&s| in_viewport[s as usize]).collect();
     let mut is_forced = vec![false; origin_len];
     for &f in forced {
         if let Some(slot) = is_forced.get_mut(f) {
@@ -835,7 +835,7 @@ fn budgeted_view(
         }
     }
     let forced: Vec<usize> = (0..c.source.len())
-        .filter(|&k| is_forced[c.source[k]])
+        .filter(|&k| is_forced[c.source[k] as usize])
         .collect();
     let compaction = budget::Compaction {
         containers: &c.containers,
@@ -844,7 +844,7 @@ fn budgeted_view(
     };
     // The note goes before the first line behind the dialog that the compact tree kept.
     let behind = led.behind.as_ref().map(|(first, note)| {
-        let at = c.source.iter().position(|&s| s >= *first);
+        let at = c.source.iter().position(|&s| s as usize >= *first);
         (at.unwrap_or(c.source.len()), note.clone())
     });
     let frame = budget::Frame {
