@@ -133,39 +133,84 @@ const NAMING_PROHIBITED_GLOBAL: &[&str] = &[
 /// uses a few dozen roles: each node keeps its role's place in that list,
 /// two bytes where a name would take sixteen.
 pub struct Roles {
-    /// 0: no role; `n`: `names[n - 1]`.
-    places: Vec<u16>,
-    names: Vec<&'static str>,
+    /// 0: no role; `n`: the role at place `n - 1` ([`role_place`]).
+    places: Vec<u8>,
 }
 
 impl Roles {
     pub fn compute(dom: &DomIndex<'_>) -> Roles {
         let page = dom.page();
-        let mut names: Vec<&'static str> = Vec::new();
+        // The roles met so far and their places: a page uses a few dozen,
+        // found in this short list far sooner than among all roles.
+        let mut met: Vec<(&'static str, u8)> = Vec::new();
         let places = (0..page.len())
             .map(|i| {
                 let id = NodeId::new(i as u32);
                 let Some(role) = page.element(id).and_then(|_| compute_role(dom, id)) else {
                     return 0;
                 };
-                let place = match names.iter().position(|&n| n == role) {
-                    Some(p) => p,
+                let place = match met.iter().find(|(r, _)| *r == role) {
+                    Some(&(_, p)) => p,
                     None => {
-                        names.push(role);
-                        names.len() - 1
+                        let p = role_place(role);
+                        met.push((role, p));
+                        p
                     }
                 };
-                // Roles come from fixed lists, far shorter than 65,535.
-                u16::try_from(place + 1).unwrap_or(0)
+                place.saturating_add(1)
             })
             .collect();
-        Roles { places, names }
+        Roles { places }
     }
 
     pub fn get(&self, id: NodeId) -> Option<&'static str> {
-        let place = usize::from(*self.places.get(id.index())?);
-        self.names.get(place.checked_sub(1)?).copied()
+        self.place(id).map(role_name)
     }
+
+    /// The role's place ([`role_place`]).
+    pub fn place(&self, id: NodeId) -> Option<u8> {
+        self.places.get(id.index())?.checked_sub(1)
+    }
+}
+
+/// The roles the snapshot's builder makes beyond ARIA's.
+const OWN_ROLES: [&str; 2] = ["fragment", "iframe"];
+
+// Every role has a place in a byte, and one more for "none".
+const _: () = assert!(VALID_ROLES.len() + OWN_ROLES.len() < 255);
+
+/// The place of `role` among [`VALID_ROLES`] and [`OWN_ROLES`]: a role in a
+/// byte. Roles are read from the page against that list, so every role
+/// the builder makes is there; `generic` stands in otherwise.
+pub(crate) fn role_place(role: &str) -> u8 {
+    // Sorted by name once: an element asks.
+    static BY_NAME: std::sync::LazyLock<Vec<(&'static str, u8)>> = std::sync::LazyLock::new(|| {
+        let mut names: Vec<(&'static str, u8)> = VALID_ROLES
+            .iter()
+            .chain(&OWN_ROLES)
+            .enumerate()
+            .map(|(i, r)| (*r, u8::try_from(i).unwrap_or_default()))
+            .collect();
+        names.sort_unstable();
+        names
+    });
+    let find = |role: &str| {
+        BY_NAME
+            .binary_search_by(|(name, _)| (*name).cmp(role))
+            .ok()
+            .map(|i| BY_NAME[i].1)
+    };
+    find(role).or_else(|| find("generic")).unwrap_or_default()
+}
+
+/// The role at `place` ([`role_place`]).
+pub(crate) fn role_name(place: u8) -> &'static str {
+    let i = usize::from(place);
+    VALID_ROLES
+        .get(i)
+        .or_else(|| OWN_ROLES.get(i - VALID_ROLES.len().min(i)))
+        .copied()
+        .unwrap_or("generic")
 }
 
 /// The first token of `role` that is a valid role, lower-cased.

@@ -6,9 +6,9 @@ use std::collections::HashMap;
 use crate::page::{NodeData, NodeId, Page};
 
 use super::dom::DomIndex;
-use super::js::normalize_white_space;
+use super::js::{normalize_white_space, normalized_chars};
 use super::name::Names;
-use super::roles::Roles;
+use super::roles::{self, Roles};
 use super::states::{self, States};
 use super::style::{Display, Styles, input_type};
 use super::{Mode, Props};
@@ -19,7 +19,7 @@ pub(crate) enum RawChild {
 }
 
 pub(crate) struct RawNode {
-    /// The role's place in [`ROLES`] (see [`RawNode::role`]): a node per
+    /// The role's place ([`roles::role_place`]): a node per
     /// element is held, and a name's pointer and length were a sixth of one.
     role: u8,
     pub name: Box<str>,
@@ -40,41 +40,16 @@ pub(crate) struct RawNode {
     pub invisible: bool,
 }
 
-/// The roles the builder makes: ARIA's, then the snapshot's own.
-const OWN_ROLES: [&str; 2] = ["fragment", "iframe"];
-
-/// The place of `role` among [`VALID_ROLES`](super::roles::VALID_ROLES)
-/// and [`OWN_ROLES`]. Roles are read from the page against that list, so
-/// every role the builder makes is there; `generic` stands in otherwise.
-fn role_place(role: &str) -> u8 {
-    let valid = super::roles::VALID_ROLES;
-    let place = valid
-        .iter()
-        .chain(&OWN_ROLES)
-        .position(|r| *r == role)
-        .or_else(|| valid.iter().position(|r| *r == "generic"))
-        .unwrap_or_default();
-    u8::try_from(place).unwrap_or_default()
-}
-
-fn role_name(place: u8) -> &'static str {
-    let valid = super::roles::VALID_ROLES;
-    let i = usize::from(place);
-    valid
-        .get(i)
-        .or_else(|| OWN_ROLES.get(i - valid.len().min(i)))
-        .copied()
-        .unwrap_or("generic")
-}
-
-// Every role has a place in a byte.
-const _: () = assert!(super::roles::VALID_ROLES.len() + OWN_ROLES.len() <= 256);
 const _: () = assert!(std::mem::size_of::<RawNode>() <= 72);
 
 impl RawNode {
     fn new(role: &'static str) -> RawNode {
+        RawNode::with_place(roles::role_place(role))
+    }
+
+    fn with_place(role: u8) -> RawNode {
         RawNode {
-            role: role_place(role),
+            role,
             name: Box::default(),
             children: Vec::new(),
             el: None,
@@ -89,7 +64,7 @@ impl RawNode {
     }
 
     pub fn role(&self) -> &'static str {
-        role_name(self.role)
+        roles::role_name(self.role)
     }
 
     pub fn has_props(&self) -> bool {
@@ -205,7 +180,7 @@ fn prune_texts(nodes: &mut [Box<RawNode>], c: u32) {
     };
     let drop: Vec<bool> = (0..kids.len()).map(blank).collect();
     let lone_name =
-        matches!(kids.as_slice(), [RawChild::Text(t)] if normalize_white_space(t) == *n.name);
+        matches!(kids.as_slice(), [RawChild::Text(t)] if normalized_chars(t).eq(n.name.chars()));
     let children = &mut nodes[c as usize].children;
     if lone_name {
         *children = Vec::new();
@@ -608,9 +583,9 @@ impl Builder<'_> {
             raw.nodes.push(Box::new(n));
             return Some((raw.nodes.len() - 1) as u32);
         }
-        let role = match self.roles.get(id) {
-            Some(r) => r,
-            None if ai => "generic",
+        let (role, place) = match self.roles.place(id) {
+            Some(p) => (roles::role_name(p), p),
+            None if ai => ("generic", roles::role_place("generic")),
             None => return None,
         };
         if role == "presentation" || role == "none" {
@@ -629,7 +604,7 @@ impl Builder<'_> {
                 return None;
             }
         }
-        let mut n = RawNode::new(role);
+        let mut n = RawNode::with_place(place);
         n.name = normalize_white_space(&name.text).into_boxed_str();
         n.unseen = unseen && !control;
         n.invisible = control;
