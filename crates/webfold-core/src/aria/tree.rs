@@ -178,13 +178,18 @@ fn prune_texts(nodes: &mut [Box<RawNode>], c: u32) {
             && stays(i.checked_sub(1).and_then(|p| kids.get(p)))
             && stays(kids.get(i + 1))
     };
-    let drop: Vec<bool> = (0..kids.len()).map(blank).collect();
     let lone_name =
         matches!(kids.as_slice(), [RawChild::Text(t)] if normalized_chars(t).eq(n.name.chars()));
+    // Most nodes have nothing to drop: no list is made for them.
+    let drop: Vec<bool> = if !lone_name && (0..kids.len()).any(blank) {
+        (0..kids.len()).map(blank).collect()
+    } else {
+        Vec::new()
+    };
     let children = &mut nodes[c as usize].children;
     if lone_name {
         *children = Vec::new();
-    } else if drop.contains(&true) {
+    } else if !drop.is_empty() {
         let mut i = 0;
         children.retain(|_| {
             i += 1;
