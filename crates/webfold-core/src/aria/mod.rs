@@ -67,11 +67,10 @@ mod role_name {
 
     pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<&'static str, D::Error> {
         let name = String::deserialize(d)?;
-        super::roles::VALID_ROLES
-            .iter()
-            .chain(&["fragment", "iframe", "text", ""])
-            .find(|r| **r == name)
-            .copied()
+        // A text node's role and a default node's empty one are no roles
+        // the builder makes from the page.
+        let own = ["text", ""].into_iter().find(|r| *r == name);
+        own.or_else(|| super::roles::static_role(&name))
             .ok_or_else(|| D::Error::custom(format!("unknown role {name:?}")))
     }
 }

@@ -203,6 +203,12 @@ pub(crate) fn role_place(role: &str) -> u8 {
     find(role).or_else(|| find("generic")).unwrap_or_default()
 }
 
+/// `name` as the static name of a role the builder makes, if it is one.
+pub(crate) fn static_role(name: &str) -> Option<&'static str> {
+    let name_of = role_name(role_place(name));
+    (name_of == name).then_some(name_of)
+}
+
 /// The role at `place` ([`role_place`]).
 pub(crate) fn role_name(place: u8) -> &'static str {
     let i = usize::from(place);

@@ -222,8 +222,7 @@ fn drop_blank_before(nodes: &mut [Box<RawNode>], parent: u32, c: u32) {
 
 /// Text that white space normalizing leaves empty.
 fn is_blank(t: &str) -> bool {
-    t.chars()
-        .all(|c| super::js::is_js_space(c) || c == '\u{200b}' || c == '\u{ad}')
+    normalized_chars(t).next().is_none()
 }
 
 /// Whether distillation leaves a raw node where it is: it only removes
