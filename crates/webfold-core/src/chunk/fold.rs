@@ -15,15 +15,19 @@
 
 use std::cell::OnceCell;
 use std::cmp::Reverse;
-use std::collections::{BinaryHeap, HashMap, HashSet};
+use std::collections::BinaryHeap;
+use std::rc::Rc;
+
+use foldhash::{HashMap, HashMapExt};
 
 use crate::contract::{Handle, Hint, Surface};
 use crate::outline::label;
-use crate::page::{NodeData, NodeId, Page};
+use crate::page::{LocalName, NodeData, NodeId, Page, Replacement};
 use crate::select::UniqueSelectors;
 use crate::tokens::{self, Encoding};
 
 use super::FoldedPart;
+use super::kids::{self, Kids};
 
 /// Elements up to this many bytes per budget token are tokenized whole to
 /// see if they fit; HTML runs 2–5 bytes per token.
@@ -124,17 +128,33 @@ pub(super) struct Fitted {
     pub folded: Vec<FoldedPart>,
 }
 
-/// Which elements are shown: `full` whole, `open` with tags and children
-/// decided one by one. Any other child of an open element is folded.
-#[derive(Default)]
+/// Which elements are shown: `open` with tags and children decided one by
+/// one, the others marked shown whole. Any other child of an open element is
+/// folded. A bit per page node: plans on long lists ask of every item.
 struct Plan {
-    open: HashSet<NodeId>,
-    full: HashSet<NodeId>,
+    open: Vec<NodeId>,
+    shown: Vec<u64>,
 }
 
 impl Plan {
+    fn new(page: &Page) -> Plan {
+        Plan {
+            open: Vec::new(),
+            shown: vec![0; page.len().div_ceil(64)],
+        }
+    }
+
     fn shown(&self, n: NodeId) -> bool {
-        self.open.contains(&n) || self.full.contains(&n)
+        self.shown[n.index() / 64] & (1 << (n.index() % 64)) != 0
+    }
+
+    fn show(&mut self, n: NodeId) {
+        self.shown[n.index() / 64] |= 1 << (n.index() % 64);
+    }
+
+    fn open(&mut self, n: NodeId) {
+        self.show(n);
+        self.open.push(n);
     }
 }
 
@@ -151,11 +171,18 @@ pub(super) struct Folder<'a, 'p> {
     wholes: HashMap<NodeId, (String, Option<usize>)>,
     /// Estimated tokens of one placeholder for children of an element.
     placeholder: HashMap<NodeId, f64>,
+    /// The same for elements without an id, by parent, tag and classes.
+    alike: HashMap<(NodeId, &'p LocalName, &'p str), f64>,
     /// Fewer than any of them, once counted ([`Folder::placeholder_floor`]).
     floor: Option<f64>,
     /// Each fit made, by root and budget: a match is fitted to what it may
     /// have, then (most often) given just that.
     fits: HashMap<(NodeId, usize), Result<Fitted, usize>>,
+    /// Open elements' kids, and candidates' (see [`Kids`]).
+    kids: HashMap<NodeId, Rc<Kids>>,
+    /// What each element weighed for opening holds besides kids
+    /// ([`kids::held`]): each plan tried weighs the same ones.
+    held: HashMap<NodeId, (u64, usize)>,
 }
 
 impl<'a, 'p> Folder<'a, 'p> {
@@ -174,8 +201,11 @@ impl<'a, 'p> Folder<'a, 'p> {
             surface,
             wholes: HashMap::new(),
             placeholder: HashMap::new(),
+            alike: HashMap::new(),
             floor: None,
             fits: HashMap::new(),
+            kids: HashMap::new(),
+            held: HashMap::new(),
         }
     }
 
@@ -299,9 +329,22 @@ impl<'a, 'p> Folder<'a, 'p> {
         self.render(root, &plan).tokens
     }
 
-    /// Estimated tokens of one placeholder among `parent`'s children.
+    /// Estimated tokens of one placeholder among `parent`'s children. An
+    /// element without an id answers for its siblings alike (same tag and
+    /// classes): their selectors differ at most in a position's digits, and
+    /// planning on a list of 100,000 items builds one selector, not one
+    /// per item it weighs.
     fn placeholder_cost(&mut self, parent: NodeId) -> f64 {
         if let Some(&c) = self.placeholder.get(&parent) {
+            return c;
+        }
+        let page = self.page;
+        let alike = page
+            .element(parent)
+            .filter(|e| e.id().is_none())
+            .zip(page.parent(parent))
+            .map(|(e, up)| (up, &e.name.local, e.attr("class").unwrap_or("")));
+        if let Some(&c) = alike.as_ref().and_then(|k| self.alike.get(k)) {
             return c;
         }
         let sel = self.uniq.selector(parent).unwrap_or_default();
@@ -313,7 +356,10 @@ impl<'a, 'p> Folder<'a, 'p> {
             self.surface,
         );
         let c = tokens::count(&sample, self.enc) as f64;
-        self.placeholder.insert(parent, c);
+        match alike {
+            Some(key) => self.alike.insert(key, c),
+            None => self.placeholder.insert(parent, c),
+        };
         c
     }
 
@@ -332,40 +378,19 @@ impl<'a, 'p> Folder<'a, 'p> {
         })
     }
 
-    /// The element sibling next to `n` on one side, if only whitespace or
-    /// comments lie between (so folded, they would share a placeholder).
-    fn adjacent(&self, n: NodeId, forward: bool) -> Option<NodeId> {
-        let step = |x: NodeId| {
-            let node = self.page.node(x);
-            if forward {
-                node.next_sibling
-            } else {
-                node.prev_sibling
-            }
-        };
-        let mut cur = step(n);
-        while let Some(s) = cur {
-            match &self.page.node(s).data {
-                NodeData::Element(_) => return Some(s),
-                NodeData::Text(t) if !t.trim_ascii().is_empty() => return None,
-                _ => cur = step(s),
-            }
-        }
-        None
+    /// `n`'s element children as folding reads them, gathered once.
+    fn kids(&mut self, n: NodeId) -> Rc<Kids> {
+        let (page, sizes) = (self.page, self.sizes());
+        self.kids
+            .entry(n)
+            .or_insert_with(|| Rc::new(Kids::of(page, sizes, n)))
+            .clone()
     }
 
-    /// Change in placeholder tokens when `c` stops being folded.
-    fn unfold_delta(&mut self, plan: &Plan, c: NodeId) -> f64 {
-        let Some(parent) = self.page.parent(c) else {
-            return 0.0;
-        };
-        let folded = |x: Option<NodeId>| x.is_some_and(|x| !plan.shown(x));
-        let (l, r) = (
-            folded(self.adjacent(c, false)),
-            folded(self.adjacent(c, true)),
-        );
-        let unit = self.placeholder_cost(parent);
-        match (l, r) {
+    /// Change in placeholder tokens when the kid at `i` stops being folded.
+    fn unfold_delta(&mut self, plan: &Plan, kids: &Kids, i: usize) -> f64 {
+        let unit = self.placeholder_cost(kids.parent);
+        match kids.folded_neighbours(i, |n| plan.shown(n)) {
             (true, true) => unit,
             (false, false) => -unit,
             _ => 0.0,
@@ -374,25 +399,11 @@ impl<'a, 'p> Folder<'a, 'p> {
 
     /// Estimated tokens of `n` opened with all its children folded.
     fn open_cost(&mut self, n: NodeId, ratio: f64) -> f64 {
-        let mut text = self.sizes().own(n);
-        let mut runs = 0usize;
-        let mut in_run = false;
-        for c in self.page.children(n) {
-            match &self.page.node(c).data {
-                NodeData::Element(_) => {
-                    if !in_run {
-                        runs += 1;
-                        in_run = true;
-                    }
-                }
-                NodeData::Text(t) if t.trim_ascii().is_empty() => {}
-                NodeData::Comment(_) => {}
-                _ => {
-                    text += self.sizes().subtree(self.page, c);
-                    in_run = false;
-                }
-            }
-        }
+        let (page, sizes) = (self.page, self.sizes());
+        let &mut (text, runs) = (self.held)
+            .entry(n)
+            .or_insert_with(|| kids::held(page, sizes, n));
+        let text = sizes.own(n) + text;
         text as f64 * ratio + runs as f64 * self.placeholder_cost(n)
     }
 
@@ -403,64 +414,70 @@ impl<'a, 'p> Folder<'a, 'p> {
 
     fn plan(&mut self, root: NodeId, allowance: f64, ratio: f64) -> Plan {
         let page = self.page;
-        let mut plan = Plan::default();
-        plan.open.insert(root);
+        // Placeholders will want selectors of elements anywhere in the root.
+        self.uniq.cover_page();
+        let mut plan = Plan::new(page);
+        plan.open(root);
         let mut used = self.open_cost(root, ratio);
-        // Candidates: smallest subtree first; shallowest (then first) to open.
-        let mut by_size: BinaryHeap<Reverse<(u64, NodeId)>> = BinaryHeap::new();
-        let mut by_depth: BinaryHeap<Reverse<(u32, NodeId)>> = BinaryHeap::new();
-        let sizes = self.sizes();
-        let push = |n: NodeId,
-                    s: &mut BinaryHeap<Reverse<(u64, NodeId)>>,
-                    d: &mut BinaryHeap<Reverse<(u32, NodeId)>>| {
-            for c in page.element_children(n) {
-                s.push(Reverse((sizes.subtree(page, c), c)));
-                d.push(Reverse((u32::from(page.node(c).depth), c)));
-            }
-        };
-        push(root, &mut by_size, &mut by_depth);
+        let mut candidates = Candidates::default();
+        candidates.add(page, self.kids(root));
         // What a person does not see (scripts, styles, hidden parts) waits
         // until everything visible has had its turn; the root itself may be
         // hidden (chunk of a <script>), then its children are not deferred.
         let defer = |c: NodeId| page.is_rendered(root) && !page.is_rendered(c);
-        let mut deferred: Vec<(u64, NodeId)> = Vec::new();
+        let mut deferred: Vec<(u64, NodeId, Rc<Kids>, usize)> = Vec::new();
         loop {
-            while let Some(&Reverse((size, c))) = by_size.peek() {
+            while let Some((kids, i)) = candidates.smallest() {
+                let (c, size) = (kids.list[i].id, kids.list[i].subtree);
                 if plan.shown(c) {
-                    by_size.pop();
+                    candidates.pass_smallest();
                     continue;
                 }
                 if defer(c) {
-                    deferred.push((size, c));
-                    by_size.pop();
+                    deferred.push((size, c, kids, i));
+                    candidates.pass_smallest();
                     continue;
                 }
-                let delta = size as f64 * ratio + self.unfold_delta(&plan, c);
+                let delta = size as f64 * ratio + self.unfold_delta(&plan, &kids, i);
                 if delta <= 0.0 || used + delta <= allowance {
                     used += delta;
-                    plan.full.insert(c);
-                    by_size.pop();
+                    plan.show(c);
+                    candidates.pass_smallest();
                 } else {
                     break;
                 }
             }
             let mut opened = false;
-            while let Some(Reverse((_, c))) = by_depth.pop() {
-                if plan.shown(c) || !self.openable(c) || defer(c) {
+            while let Some((kids, i)) = candidates.shallowest() {
+                let c = kids.list[i].id;
+                if plan.shown(c) {
                     continue;
                 }
-                let unfold = self.unfold_delta(&plan, c);
                 // Most candidates on a long list come after the budget is
-                // spent: pass them over before building their selector.
-                let least = self.sizes().own(c) as f64 * ratio + self.placeholder_floor();
-                if used + least + unfold > allowance {
+                // spent: pass them over on what they cost at least before
+                // looking at them in the page or building a selector.
+                let unfold = self.unfold_delta(&plan, &kids, i);
+                let tags = kids.list[i].own as f64 * ratio;
+                if used + tags + self.placeholder_floor() + unfold > allowance {
+                    continue;
+                }
+                // Opened, it shows at least its tags and one placeholder.
+                let unit = match kids.list[i].unit.get() {
+                    Some(u) => u,
+                    None => {
+                        let u = self.placeholder_cost(c);
+                        kids.list[i].unit.set(Some(u));
+                        u
+                    }
+                };
+                if used + tags + unit + unfold > allowance || !self.openable(c) || defer(c) {
                     continue;
                 }
                 let delta = self.open_cost(c, ratio) + unfold;
                 if used + delta <= allowance {
                     used += delta;
-                    plan.open.insert(c);
-                    push(c, &mut by_size, &mut by_depth);
+                    plan.open(c);
+                    candidates.add(page, self.kids(c));
                     opened = true;
                     break;
                 }
@@ -469,12 +486,12 @@ impl<'a, 'p> Folder<'a, 'p> {
                 break;
             }
         }
-        deferred.sort_unstable();
-        for (size, c) in deferred {
-            let delta = size as f64 * ratio + self.unfold_delta(&plan, c);
+        deferred.sort_unstable_by_key(|&(size, c, ..)| (size, c));
+        for (size, c, kids, i) in deferred {
+            let delta = size as f64 * ratio + self.unfold_delta(&plan, &kids, i);
             if delta <= 0.0 || used + delta <= allowance {
                 used += delta;
-                plan.full.insert(c);
+                plan.show(c);
             }
         }
         plan
@@ -483,74 +500,36 @@ impl<'a, 'p> Folder<'a, 'p> {
     /// Render a plan: placeholders for folded runs, exact token counts.
     fn render(&mut self, root: NodeId, plan: &Plan) -> Fitted {
         let page = self.page;
-        // A run's placeholder stands in for its first element; the rest of
-        // the run is left out. One flag a node marks those: a map entry for
-        // each was the view's largest allocation on long lists.
-        let mut replace: HashMap<NodeId, String> = HashMap::new();
-        let mut left_out = vec![false; page.len()];
+        // A run's placeholder is keyed by its first element and stands for
+        // it through its last: the serializer skips the run without walking
+        // it, and nothing is kept per node left out.
+        let mut replace: HashMap<NodeId, Replacement> = HashMap::new();
         let mut folded = Vec::new();
         // Open elements in document order, so parts come out in reading order.
-        let mut open: Vec<NodeId> = plan.open.iter().copied().collect();
+        let mut open = plan.open.clone();
         open.sort_unstable();
         for &p in &open {
-            let kids: Vec<NodeId> = page.children(p).collect();
-            // 1-based position among element siblings, for `:nth-child`.
-            let mut position = vec![0usize; kids.len()];
-            let mut elements = 0;
-            for (i, &k) in kids.iter().enumerate() {
-                if page.is_element(k) {
-                    elements += 1;
-                    position[i] = elements;
-                }
-            }
-            let mut i = 0;
-            while i < kids.len() {
-                let c = kids[i];
-                if !page.is_element(c) || plan.shown(c) {
-                    i += 1;
-                    continue;
-                }
-                // A run of folded elements, with only whitespace/comments between.
-                let mut members = vec![c];
-                let mut last = i;
-                let mut gaps = Vec::new();
-                let mut pending_gaps = Vec::new();
-                for (j, &k) in kids.iter().enumerate().skip(i + 1) {
-                    match &page.node(k).data {
-                        NodeData::Element(_) if !plan.shown(k) => {
-                            members.push(k);
-                            last = j;
-                            gaps.append(&mut pending_gaps);
-                        }
-                        NodeData::Comment(_) => pending_gaps.push(k),
-                        NodeData::Text(t) if t.trim_ascii().is_empty() => pending_gaps.push(k),
-                        _ => break,
-                    }
-                }
-                let part = self.part(p, &members, position[i], elements);
-                // Trailing whitespace after the run stays as it was.
-                i = last + 1;
-                let text = placeholder_text(page, &part, c, self.surface);
+            let kids = self.kids(p);
+            for run in folded_runs(&kids, plan) {
+                let part = self.part(p, &run, kids.list.len());
+                let text = placeholder_text(page, &part, run.first, self.surface);
                 // A placeholder longer than what it stands for saves nothing:
                 // such a run is shown as it is.
                 if part.bytes <= text.len() as u64 {
                     continue;
                 }
-                replace.insert(c, text);
-                for &m in members.iter().skip(1).chain(gaps.iter()) {
-                    left_out[m.index()] = true;
-                }
+                replace.insert(
+                    run.first,
+                    Replacement {
+                        text,
+                        through: run.last,
+                    },
+                );
                 folded.push(part);
             }
         }
         let mut html = String::new();
-        page.write_html(root, &mut html, &mut |n| {
-            if left_out[n.index()] {
-                Some(String::new())
-            } else {
-                replace.get(&n).cloned()
-            }
-        });
+        page.write_html(root, &mut html, &mut |n| replace.remove(&n));
         let tokens = tokens::count(&html, self.enc);
         Fitted {
             html,
@@ -559,29 +538,18 @@ impl<'a, 'p> Folder<'a, 'p> {
         }
     }
 
-    /// The folded part for `members`, the first at element position `first`
-    /// (1-based) of `total` element children of `parent`.
-    fn part(
-        &mut self,
-        parent: NodeId,
-        members: &[NodeId],
-        first: usize,
-        total: usize,
-    ) -> FoldedPart {
-        let bytes = members
-            .iter()
-            .map(|&m| self.sizes().subtree(self.page, m))
-            .sum();
-        if let [only] = members {
+    /// The folded part for `run`, among `total` element children of `parent`.
+    fn part(&mut self, parent: NodeId, run: &Run, total: usize) -> FoldedPart {
+        if run.elements == 1 {
             return FoldedPart {
-                selector: self.uniq.selector(*only).unwrap_or_default(),
-                node_id: *only,
+                selector: self.uniq.selector(run.first).unwrap_or_default(),
+                node_id: run.first,
                 elements: 1,
                 all: false,
-                bytes,
+                bytes: run.bytes,
             };
         }
-        let last = first + members.len() - 1;
+        let (first, last) = (run.position, run.position + run.elements - 1);
         let parent_sel = self.uniq.selector(parent).unwrap_or_default();
         let range = if last == total {
             format!(":nth-child(n+{first})")
@@ -592,11 +560,104 @@ impl<'a, 'p> Folder<'a, 'p> {
         };
         FoldedPart {
             selector: format!("{parent_sel} > {range}"),
-            node_id: members[0],
-            elements: members.len(),
+            node_id: run.first,
+            elements: run.elements,
             all: true,
-            bytes,
+            bytes: run.bytes,
         }
+    }
+}
+
+/// Consecutive folded element children of an open element, with only
+/// whitespace or comments between them: one placeholder each.
+struct Run {
+    first: NodeId,
+    last: NodeId,
+    /// 1-based place of `first` among the parent's element children.
+    position: usize,
+    elements: usize,
+    /// Bytes of the members' `outerHTML`, what lies between not counted.
+    bytes: u64,
+}
+
+/// The runs of folded kids.
+fn folded_runs(kids: &Kids, plan: &Plan) -> Vec<Run> {
+    let mut runs: Vec<Run> = Vec::new();
+    // Whether the run last pushed may still grow.
+    let mut growing = false;
+    for (i, kid) in kids.list.iter().enumerate() {
+        if plan.shown(kid.id) {
+            growing = false;
+        } else if let (true, true, Some(run)) = (growing, kid.joins_previous, runs.last_mut()) {
+            run.last = kid.id;
+            run.elements += 1;
+            run.bytes += kid.subtree;
+        } else {
+            runs.push(Run {
+                first: kid.id,
+                last: kid.id,
+                position: i + 1,
+                elements: 1,
+                bytes: kid.subtree,
+            });
+            growing = true;
+        }
+    }
+    runs
+}
+
+/// Candidates to show or open, from the open elements' kids: smallest
+/// subtree first in `by_size`, shallowest (then first) in `by_depth`. An
+/// open element's kids come sorted both ways already, so each heap holds one
+/// cursor per open element, not an entry per kid.
+#[derive(Default)]
+struct Candidates {
+    lists: Vec<Rc<Kids>>,
+    /// (subtree bytes, kid, list, place in the list's `by_size`).
+    by_size: BinaryHeap<Reverse<(u64, NodeId, u32, u32)>>,
+    /// (depth, kid, list, place in the list).
+    by_depth: BinaryHeap<Reverse<(u16, NodeId, u32, u32)>>,
+}
+
+impl Candidates {
+    fn add(&mut self, page: &Page, kids: Rc<Kids>) {
+        let l = self.lists.len() as u32;
+        if let (Some(first), Some(&smallest)) = (kids.list.first(), kids.by_size.first()) {
+            let s = &kids.list[smallest as usize];
+            self.by_size.push(Reverse((s.subtree, s.id, l, 0)));
+            self.by_depth
+                .push(Reverse((page.node(first.id).depth, first.id, l, 0)));
+        }
+        self.lists.push(kids);
+    }
+
+    /// The smallest candidate, left in place.
+    fn smallest(&self) -> Option<(Rc<Kids>, usize)> {
+        let &Reverse((_, _, l, k)) = self.by_size.peek()?;
+        let kids = &self.lists[l as usize];
+        Some((kids.clone(), kids.by_size[k as usize] as usize))
+    }
+
+    /// Done with the smallest candidate: its list's next takes its place.
+    fn pass_smallest(&mut self) {
+        let Some(Reverse((_, _, l, k))) = self.by_size.pop() else {
+            return;
+        };
+        let kids = &self.lists[l as usize];
+        if let Some(&i) = kids.by_size.get(k as usize + 1) {
+            let s = &kids.list[i as usize];
+            self.by_size.push(Reverse((s.subtree, s.id, l, k + 1)));
+        }
+    }
+
+    /// The shallowest candidate, taken.
+    fn shallowest(&mut self) -> Option<(Rc<Kids>, usize)> {
+        let Reverse((depth, _, l, i)) = self.by_depth.pop()?;
+        let kids = &self.lists[l as usize];
+        if let Some(next) = kids.list.get(i as usize + 1) {
+            self.by_depth.push(Reverse((depth, next.id, l, i + 1)));
+        }
+        Some((kids.clone(), i as usize))
     }
 }
 
@@ -654,11 +715,17 @@ fn human_bytes(b: u64) -> String {
 /// The label all `count` elements from `first` share, if they do.
 fn shared_label(page: &Page, first: NodeId, count: usize) -> Option<String> {
     let l = label(page, first, false);
+    let e = page.element(first)?;
+    // Same name and classes make the same label without writing it out.
+    let alike = |n| {
+        page.element(n)
+            .is_some_and(|o| o.name == e.name && o.classes().eq(e.classes()))
+    };
     let mut cur = Some(first);
     let mut seen = 0;
     while let Some(n) = cur {
         if page.is_element(n) {
-            if label(page, n, false) != l {
+            if !alike(n) && label(page, n, false) != l {
                 return None;
             }
             seen += 1;

@@ -18,6 +18,7 @@
 
 mod def;
 mod fold;
+mod kids;
 
 pub use def::{ChunkView, NAME};
 

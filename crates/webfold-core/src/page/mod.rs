@@ -23,6 +23,7 @@ pub use layout::{
     StaticVisibility,
 };
 pub use markup5ever::{LocalName, Namespace, QualName, local_name, ns};
+pub use serialize::Replacement;
 pub use unseen::Unseen;
 
 use std::fmt;
@@ -132,12 +133,23 @@ impl ElementData {
     }
 
     pub fn id(&self) -> Option<&str> {
-        self.attr("id").filter(|v| !v.is_empty())
+        self.attr_atom(&local_name!("id")).filter(|v| !v.is_empty())
     }
 
     /// The class list, split on ASCII whitespace as the DOM does.
     pub fn classes(&self) -> impl Iterator<Item = &str> {
-        self.attr("class").unwrap_or("").split_ascii_whitespace()
+        self.attr_atom(&local_name!("class"))
+            .unwrap_or("")
+            .split_ascii_whitespace()
+    }
+
+    /// [`Self::attr`] by interned name: names compare as numbers, not text
+    /// (every selector and index asks each element for its id and classes).
+    fn attr_atom(&self, name: &LocalName) -> Option<&str> {
+        self.attrs
+            .iter()
+            .find(|a| a.name.ns == ns!() && a.name.local == *name)
+            .map(|a| &*a.value)
     }
 }
 

@@ -37,6 +37,14 @@ fn escape_attr(s: &str, out: &mut String) {
     out.push_str(&s[last..]);
 }
 
+/// What [`Page::write_html`] writes in place of a node: `text`, standing
+/// for the node and its next siblings through `through` (the node itself
+/// when it stands for that one alone).
+pub struct Replacement {
+    pub text: String,
+    pub through: NodeId,
+}
+
 impl Page {
     /// The node's `outerHTML` (for text, its escaped text).
     pub fn outer_html(&self, id: NodeId) -> String {
@@ -46,13 +54,14 @@ impl Page {
     }
 
     /// Serialize `root`, letting `fold` replace any descendant (not `root`
-    /// itself) by a string of its choosing — how chunk puts placeholders for
-    /// subtrees that do not fit a budget.
+    /// itself), and the siblings after it through a later one, by a string
+    /// of its choosing — how chunk puts placeholders for runs of subtrees
+    /// that do not fit a budget.
     pub fn write_html(
         &self,
         root: NodeId,
         out: &mut String,
-        fold: &mut dyn FnMut(NodeId) -> Option<String>,
+        fold: &mut dyn FnMut(NodeId) -> Option<Replacement>,
     ) {
         self.write_html_until(root, out, fold, usize::MAX);
     }
@@ -64,7 +73,7 @@ impl Page {
         &self,
         root: NodeId,
         out: &mut String,
-        fold: &mut dyn FnMut(NodeId) -> Option<String>,
+        fold: &mut dyn FnMut(NodeId) -> Option<Replacement>,
         limit: usize,
     ) {
         // Stack entries: (node, closing?). A node's next sibling goes on
@@ -86,11 +95,15 @@ impl Page {
                 continue;
             }
             if id != root {
-                if let Some(next) = node.next_sibling {
+                // A run replaced whole is skipped, not walked: a list of
+                // 100,000 folded items costs nothing here.
+                let rep = fold(id);
+                let last = rep.as_ref().map_or(id, |r| r.through);
+                if let Some(next) = self.node(last).next_sibling {
                     stack.push((next, false));
                 }
-                if let Some(rep) = fold(id) {
-                    out.push_str(&rep);
+                if let Some(rep) = rep {
+                    out.push_str(&rep.text);
                     continue;
                 }
             }

@@ -8,8 +8,8 @@
 //! unique by construction; the corpus property test checks that
 //! `querySelectorAll(selector)` returns exactly the element.
 
+use foldhash::{HashMap, HashMapExt};
 use std::borrow::Cow;
-use std::collections::HashMap;
 
 use crate::page::{NodeId, Page};
 
@@ -20,6 +20,9 @@ pub struct UniqueSelectors<'a> {
     /// The index counts only the names on some elements' ancestor chains
     /// (see [`UniqueSelectors::covering`]).
     partial: bool,
+    /// The elements a partial index is to cover, until the first selector
+    /// asked for counts it.
+    pending: Option<Vec<NodeId>>,
     memo: HashMap<NodeId, String>,
     /// Elements on the page matching a `tag.classes` compound, by compound.
     /// Siblings alike (`tr.odd`, `tr.even`) ask for one compound again and
@@ -34,11 +37,46 @@ pub struct UniqueSelectors<'a> {
 /// An element's children as `step` sees them.
 #[derive(Default)]
 struct Siblings {
-    /// Per child element: its 1-based position among children of its type
-    /// key, and how many children have that key.
-    of_type: HashMap<NodeId, (usize, usize)>,
+    /// The element children in document order (so by id), each with its
+    /// 1-based position among children of its type key, and how many
+    /// children have that key. A list, not a map: a parent of 100,000
+    /// items is read in order once and searched.
+    of_type: Vec<(NodeId, u32, u32)>,
     /// Children matching a `tag.classes` compound, by compound.
     compounds: HashMap<String, usize>,
+}
+
+impl Siblings {
+    fn of(page: &Page, parent: NodeId) -> Siblings {
+        let mut keys: HashMap<Cow<'_, str>, u32> = HashMap::new();
+        let mut seen: Vec<u32> = Vec::new();
+        let mut of_type: Vec<(NodeId, u32, u32)> = Vec::new();
+        let mut kinds: Vec<u32> = Vec::new();
+        for c in page.element_children(parent) {
+            let key = type_key(page.tag(c).unwrap_or("*"));
+            let next = keys.len() as u32;
+            let kind = *keys.entry(key).or_insert(next);
+            if kind as usize == seen.len() {
+                seen.push(0);
+            }
+            seen[kind as usize] += 1;
+            of_type.push((c, seen[kind as usize], 0));
+            kinds.push(kind);
+        }
+        for (entry, kind) in of_type.iter_mut().zip(kinds) {
+            entry.2 = seen[kind as usize];
+        }
+        Siblings {
+            of_type,
+            compounds: HashMap::new(),
+        }
+    }
+
+    /// `child`'s position among children of its type key, and their count.
+    fn place(&self, child: NodeId) -> Option<(u32, u32)> {
+        let i = self.of_type.binary_search_by_key(&child, |e| e.0).ok()?;
+        Some((self.of_type[i].1, self.of_type[i].2))
+    }
 }
 
 /// How many elements carry each id and tag, and which carry each class
@@ -77,10 +115,10 @@ impl<'a> Index<'a> {
             };
             if let Some(id) = e.id() {
                 let k = folded(id, fold, &mut buf);
-                if add_new {
-                    *self.ids.entry(k.to_string()).or_insert(0) += 1;
-                } else if let Some(c) = self.ids.get_mut(k) {
+                if let Some(c) = self.ids.get_mut(k) {
                     *c += 1;
+                } else if add_new {
+                    self.ids.insert(k.to_string(), 1);
                 }
             }
             if !tag_counted {
@@ -88,15 +126,14 @@ impl<'a> Index<'a> {
             }
             for c in e.classes() {
                 let k = folded(c, fold, &mut buf);
-                let list = if add_new {
-                    Some(self.classes.entry(k.to_string()).or_default())
-                } else {
-                    self.classes.get_mut(k)
-                };
-                if let Some(list) = list
-                    && list.last() != Some(&n)
-                {
-                    list.push(n);
+                match self.classes.get_mut(k) {
+                    // A class repeated on one element lists it once.
+                    Some(list) if list.last() != Some(&n) => list.push(n),
+                    Some(_) => {}
+                    None if add_new => {
+                        self.classes.insert(k.to_string(), vec![n]);
+                    }
+                    None => {}
                 }
             }
         }
@@ -138,51 +175,70 @@ fn ident(s: &str) -> String {
 
 impl<'a> UniqueSelectors<'a> {
     pub fn new(page: &'a Page) -> Self {
-        let mut index = Index::default();
-        index.count(page, true);
+        let mut u = UniqueSelectors::empty(page, None);
+        u.index.count(page, true);
+        u
+    }
+
+    fn empty(page: &'a Page, pending: Option<Vec<NodeId>>) -> Self {
         UniqueSelectors {
             page,
-            index,
-            partial: false,
+            index: Index::default(),
+            partial: pending.is_some(),
+            pending,
             memo: HashMap::new(),
             compounds: HashMap::new(),
             siblings: HashMap::new(),
         }
     }
 
-    /// For the selectors of `targets` only: one pass over the page counts
-    /// just the ids, tags and classes on their ancestor chains, the names
-    /// their selectors can be made of. Asked for another element, it counts
-    /// the whole page first, so answers never differ from [`Self::new`]'s.
+    /// For the selectors of `targets` only: one pass over the page, when
+    /// the first selector is asked for, counts just the ids, tags and
+    /// classes on their ancestor chains, the names their selectors can be
+    /// made of. Asked for another element, it counts the whole page first,
+    /// so answers never differ from [`Self::new`]'s.
     pub fn covering(page: &'a Page, targets: &[NodeId]) -> Self {
-        let mut u = UniqueSelectors {
-            page,
-            index: Index::default(),
-            partial: true,
-            memo: HashMap::new(),
-            compounds: HashMap::new(),
-            siblings: HashMap::new(),
-        };
+        UniqueSelectors::empty(page, Some(targets.to_vec()))
+    }
+
+    /// Selectors of elements anywhere are coming: count the whole page now,
+    /// in one pass rather than the targets' and then the whole.
+    pub fn cover_page(&mut self) {
+        if self.partial {
+            self.pending = None;
+            self.count_whole_page();
+        }
+    }
+
+    fn count_whole_page(&mut self) {
+        self.index = Index::default();
+        self.index.count(self.page, true);
+        self.partial = false;
+        self.compounds.clear();
+    }
+
+    /// The partial index of [`Self::covering`]'s targets.
+    fn count_pending(&mut self, targets: &[NodeId]) {
+        let page = self.page;
         let fold = page.quirks_mode();
         let mut buf = String::new();
         for &t in targets {
             let mut cur = Some(t);
             while let Some(n) = cur {
                 let Some(e) = page.element(n) else { break };
-                u.index.tags.entry(type_key(e.local_name())).or_insert(0);
+                self.index.tags.entry(type_key(e.local_name())).or_insert(0);
                 if let Some(id) = e.id() {
                     let k = folded(id, fold, &mut buf).to_string();
-                    u.index.ids.entry(k).or_insert(0);
+                    self.index.ids.entry(k).or_insert(0);
                 }
                 for c in e.classes() {
                     let k = folded(c, fold, &mut buf).to_string();
-                    u.index.classes.entry(k).or_default();
+                    self.index.classes.entry(k).or_default();
                 }
                 cur = page.parent(n);
             }
         }
-        u.index.count(page, false);
-        u
+        self.index.count(page, false);
     }
 
     /// Whether the index counts every name the selector of `id` may use.
@@ -270,20 +326,30 @@ impl<'a> UniqueSelectors<'a> {
         let count = match self.compounds.get(&key) {
             Some(&c) => c,
             None => {
-                // The shortest posting list bounds the candidates.
-                let shortest = classes
-                    .iter()
-                    .filter_map(|c| self.index.classes.get(&self.key(c)))
-                    .min_by_key(|l| l.len())?;
-                let c = shortest
-                    .iter()
-                    .filter(|&&n| self.same_type_key(n, tag) && self.has_classes(n, &classes))
-                    .count();
+                let c = self.count_compound(tag, &classes, |_| true)?;
                 self.compounds.insert(key, c);
                 c
             }
         };
         (count == 1).then_some(sel)
+    }
+
+    /// How many elements `keep` keeps of those matching `tag.classes`
+    /// (classes not empty), read from the shortest of the classes' lists in
+    /// the index.
+    fn count_compound(
+        &self,
+        tag: &str,
+        classes: &[&str],
+        keep: impl Fn(NodeId) -> bool,
+    ) -> Option<usize> {
+        let shortest = classes
+            .iter()
+            .filter_map(|c| self.index.classes.get(&self.key(c)))
+            .min_by_key(|l| l.len())?;
+        let matching =
+            |&&n: &&NodeId| keep(n) && self.same_type_key(n, tag) && self.has_classes(n, classes);
+        Some(shortest.iter().filter(matching).count())
     }
 
     /// A compound as a memo key: the type key and, in quirks mode, the
@@ -309,29 +375,8 @@ impl<'a> UniqueSelectors<'a> {
     fn step(&mut self, id: NodeId, parent: NodeId) -> String {
         let tag = self.page.tag(id).unwrap_or("*");
         let page = self.page;
-        let siblings = self.siblings.entry(parent).or_insert_with(|| {
-            let mut seen: HashMap<Cow<'_, str>, usize> = HashMap::new();
-            let mut of_type = HashMap::new();
-            let kids: Vec<(NodeId, Cow<'_, str>)> = page
-                .element_children(parent)
-                .map(|c| (c, type_key(page.tag(c).unwrap_or("*"))))
-                .collect();
-            for (c, key) in &kids {
-                let k = seen.entry(key.clone()).or_insert(0);
-                *k += 1;
-                of_type.insert(*c, (*k, 0));
-            }
-            for (c, key) in &kids {
-                if let Some(place) = of_type.get_mut(c) {
-                    place.1 = seen[key];
-                }
-            }
-            Siblings {
-                of_type,
-                compounds: HashMap::new(),
-            }
-        });
-        let (position, same_type) = siblings.of_type.get(&id).copied().unwrap_or((1, 1));
+        let siblings = (self.siblings.entry(parent)).or_insert_with(|| Siblings::of(page, parent));
+        let (position, same_type) = siblings.place(id).unwrap_or((1, 1));
         if same_type == 1 {
             return ident(tag);
         }
@@ -344,10 +389,11 @@ impl<'a> UniqueSelectors<'a> {
                 .get(&parent)
                 .and_then(|s| s.compounds.get(&key).copied());
             let count = known.unwrap_or_else(|| {
-                let c = page
-                    .element_children(parent)
-                    .filter(|&c| self.same_type_key(c, tag) && self.has_classes(c, &classes))
-                    .count();
+                // From the index, not a walk of the siblings: a parent of
+                // many items has as many compounds to count.
+                let c = self
+                    .count_compound(tag, &classes, |m| page.parent(m) == Some(parent))
+                    .unwrap_or(0);
                 if let Some(s) = self.siblings.get_mut(&parent) {
                     s.compounds.insert(key, c);
                 }
@@ -374,11 +420,11 @@ impl<'a> UniqueSelectors<'a> {
         if let Some(s) = self.memo.get(&id) {
             return Some(s.clone());
         }
+        if let Some(targets) = self.pending.take() {
+            self.count_pending(&targets);
+        }
         if !self.covers(id) {
-            self.index = Index::default();
-            self.index.count(self.page, true);
-            self.partial = false;
-            self.compounds.clear();
+            self.count_whole_page();
         }
         // Climb to the nearest element that is memoized or anchored, then
         // build back down. Iterative: pages nest arbitrarily deep.

@@ -1,0 +1,114 @@
+//! An element's element children as folding reads them, gathered once per
+//! chunk: every plan tried and every rendering reads this short list, so a
+//! list of 100,000 items is walked in the page once, not once per try.
+
+use std::cell::Cell;
+
+use crate::page::{NodeData, NodeId, Page};
+
+use super::fold::Sizes;
+
+pub(super) struct Kid {
+    pub id: NodeId,
+    /// Bytes of its `outerHTML`.
+    pub subtree: u64,
+    /// Bytes of its own tags and attributes.
+    pub own: u64,
+    /// Only whitespace or comments lie between it and the kid before:
+    /// folded, the two share a placeholder.
+    pub joins_previous: bool,
+    /// Estimated tokens of a placeholder among its own children, once a
+    /// plan has asked (every plan tried weighs the same kids).
+    pub unit: Cell<Option<f64>>,
+}
+
+pub(super) struct Kids {
+    pub parent: NodeId,
+    /// In document order: a kid's place here, plus one, is its place among
+    /// the parent's element children (`:nth-child`).
+    pub list: Vec<Kid>,
+    /// Places in `list`, smallest subtree first, then in document order.
+    pub by_size: Vec<u32>,
+}
+
+/// What a child is to folding: a kid, a gap a run of folded kids spans
+/// (whitespace, comments), or text that keeps runs apart.
+enum Child {
+    Kid,
+    Gap,
+    Text,
+}
+
+fn child(page: &Page, c: NodeId) -> Child {
+    match &page.node(c).data {
+        NodeData::Element(_) => Child::Kid,
+        NodeData::Comment(_) => Child::Gap,
+        NodeData::Text(t) if t.trim_ascii().is_empty() => Child::Gap,
+        _ => Child::Text,
+    }
+}
+
+/// What `parent` shows open with every kid folded, besides its tags: the
+/// bytes of its text, and the runs of kids its text keeps apart (one
+/// placeholder each).
+pub(super) fn held(page: &Page, sizes: &Sizes, parent: NodeId) -> (u64, usize) {
+    let (mut text, mut runs, mut joins) = (0, 0, false);
+    for c in page.children(parent) {
+        match child(page, c) {
+            Child::Kid => {
+                runs += usize::from(!joins);
+                joins = true;
+            }
+            Child::Gap => {}
+            Child::Text => {
+                text += sizes.subtree(page, c);
+                joins = false;
+            }
+        }
+    }
+    (text, runs)
+}
+
+impl Kids {
+    pub fn of(page: &Page, sizes: &Sizes, parent: NodeId) -> Kids {
+        let mut list = Vec::new();
+        let mut joins = false;
+        for c in page.children(parent) {
+            match child(page, c) {
+                Child::Kid => {
+                    list.push(Kid {
+                        id: c,
+                        subtree: sizes.subtree(page, c),
+                        own: sizes.own(c),
+                        joins_previous: joins,
+                        unit: Cell::new(None),
+                    });
+                    joins = true;
+                }
+                Child::Gap => {}
+                Child::Text => joins = false,
+            }
+        }
+        let mut sized: Vec<(u64, u32)> = (list.iter().enumerate())
+            .map(|(i, k)| (k.subtree, i as u32))
+            .collect();
+        sized.sort_unstable();
+        let by_size = sized.into_iter().map(|(_, i)| i).collect();
+        Kids {
+            parent,
+            list,
+            by_size,
+        }
+    }
+
+    /// Whether the kid at `i` has a folded neighbour it would share a
+    /// placeholder with: (before, after).
+    pub fn folded_neighbours(&self, i: usize, shown: impl Fn(NodeId) -> bool) -> (bool, bool) {
+        let before = self.list[i].joins_previous && !shown(self.list[i - 1].id);
+        let after = self
+            .list
+            .get(i + 1)
+            .is_some_and(|k| k.joins_previous && !shown(k.id));
+        (before, after)
+    }
+}
