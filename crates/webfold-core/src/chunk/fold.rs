@@ -27,7 +27,7 @@ use crate::select::UniqueSelectors;
 use crate::tokens::{self, Encoding};
 
 use super::FoldedPart;
-use super::kids::{self, Kids};
+use super::kids::Kids;
 
 /// Elements up to this many bytes per budget token are tokenized whole to
 /// see if they fit; HTML runs 2–5 bytes per token.
@@ -66,15 +66,15 @@ impl Sizes {
                     name + 2 + attrs + close
                 }
                 NodeData::Text(t) => {
-                    let raw = node
-                        .parent
-                        .and_then(|p| page.element(p))
-                        .is_some_and(|p| p.is_html() && is_raw_text(p.local_name()));
-                    if raw {
-                        t.len() as u64
-                    } else {
-                        escaped_len(t, false) as u64
-                    }
+                    // Most text has nothing to escape: then whether its
+                    // parent writes it raw does not matter, and is not looked up.
+                    let escaped = escaped_len(t, false);
+                    let raw = escaped > t.len()
+                        && node
+                            .parent
+                            .and_then(|p| page.element(p))
+                            .is_some_and(|p| p.is_html() && is_raw_text(p.local_name()));
+                    if raw { t.len() as u64 } else { escaped as u64 }
                 }
                 NodeData::Comment(t) => t.len() as u64 + 7,
                 NodeData::Doctype { name } => name.len() as u64 + 11,
@@ -178,11 +178,8 @@ pub(super) struct Folder<'a, 'p> {
     /// Each fit made, by root and budget: a match is fitted to what it may
     /// have, then (most often) given just that.
     fits: HashMap<(NodeId, usize), Result<Fitted, usize>>,
-    /// Open elements' kids, and candidates' (see [`Kids`]).
+    /// The kids of open elements and of those weighed for opening.
     kids: HashMap<NodeId, Rc<Kids>>,
-    /// What each element weighed for opening holds besides kids
-    /// ([`kids::held`]): each plan tried weighs the same ones.
-    held: HashMap<NodeId, (u64, usize)>,
 }
 
 impl<'a, 'p> Folder<'a, 'p> {
@@ -205,7 +202,6 @@ impl<'a, 'p> Folder<'a, 'p> {
             floor: None,
             fits: HashMap::new(),
             kids: HashMap::new(),
-            held: HashMap::new(),
         }
     }
 
@@ -399,12 +395,9 @@ impl<'a, 'p> Folder<'a, 'p> {
 
     /// Estimated tokens of `n` opened with all its children folded.
     fn open_cost(&mut self, n: NodeId, ratio: f64) -> f64 {
-        let (page, sizes) = (self.page, self.sizes());
-        let &mut (text, runs) = (self.held)
-            .entry(n)
-            .or_insert_with(|| kids::held(page, sizes, n));
-        let text = sizes.own(n) + text;
-        text as f64 * ratio + runs as f64 * self.placeholder_cost(n)
+        let kids = self.kids(n);
+        let text = self.sizes().own(n) + kids.text_bytes;
+        text as f64 * ratio + kids.runs as f64 * self.placeholder_cost(n)
     }
 
     fn openable(&self, n: NodeId) -> bool {

@@ -29,6 +29,11 @@ pub(super) struct Kids {
     pub list: Vec<Kid>,
     /// Places in `list`, smallest subtree first, then in document order.
     pub by_size: Vec<u32>,
+    /// Bytes of the parent's own text, shown whenever it is open.
+    pub text_bytes: u64,
+    /// Runs of kids its text keeps apart: the placeholders it shows with
+    /// every kid folded.
+    pub runs: usize,
 }
 
 /// What a child is to folding: a kid, a gap a run of folded kids spans
@@ -48,34 +53,14 @@ fn child(page: &Page, c: NodeId) -> Child {
     }
 }
 
-/// What `parent` shows open with every kid folded, besides its tags: the
-/// bytes of its text, and the runs of kids its text keeps apart (one
-/// placeholder each).
-pub(super) fn held(page: &Page, sizes: &Sizes, parent: NodeId) -> (u64, usize) {
-    let (mut text, mut runs, mut joins) = (0, 0, false);
-    for c in page.children(parent) {
-        match child(page, c) {
-            Child::Kid => {
-                runs += usize::from(!joins);
-                joins = true;
-            }
-            Child::Gap => {}
-            Child::Text => {
-                text += sizes.subtree(page, c);
-                joins = false;
-            }
-        }
-    }
-    (text, runs)
-}
-
 impl Kids {
     pub fn of(page: &Page, sizes: &Sizes, parent: NodeId) -> Kids {
         let mut list = Vec::new();
-        let mut joins = false;
+        let (mut text_bytes, mut runs, mut joins) = (0, 0, false);
         for c in page.children(parent) {
             match child(page, c) {
                 Child::Kid => {
+                    runs += usize::from(!joins);
                     list.push(Kid {
                         id: c,
                         subtree: sizes.subtree(page, c),
@@ -86,7 +71,10 @@ impl Kids {
                     joins = true;
                 }
                 Child::Gap => {}
-                Child::Text => joins = false,
+                Child::Text => {
+                    text_bytes += sizes.subtree(page, c);
+                    joins = false;
+                }
             }
         }
         let mut sized: Vec<(u64, u32)> = (list.iter().enumerate())
@@ -98,6 +86,8 @@ impl Kids {
             parent,
             list,
             by_size,
+            text_bytes,
+            runs,
         }
     }
 

@@ -24,58 +24,79 @@ pub struct UniqueSelectors<'a> {
     /// asked for counts it.
     pending: Option<Vec<NodeId>>,
     memo: HashMap<NodeId, String>,
-    /// Elements on the page matching a `tag.classes` compound, by compound.
+    /// Elements on the page matching a `tag.classes` compound, by compound
+    /// (one or more).
     /// Siblings alike (`tr.odd`, `tr.even`) ask for one compound again and
     /// again: counted once, the selectors of a page stay linear in its size.
     compounds: HashMap<String, usize>,
     /// Per parent, its element children's places among their type (and the
-    /// counts of the compounds asked of them): one pass per parent, not one
-    /// per child.
-    siblings: HashMap<NodeId, Siblings>,
+    /// counts of the compounds asked of them): at most one pass per parent,
+    /// not one per child.
+    siblings: HashMap<NodeId, Siblings<'a>>,
 }
 
-/// An element's children as `step` sees them.
-#[derive(Default)]
-struct Siblings {
-    /// The element children in document order (so by id), each with its
-    /// 1-based position among children of its type key, and how many
-    /// children have that key. A list, not a map: a parent of 100,000
-    /// items is read in order once and searched.
-    of_type: Vec<(NodeId, u32, u32)>,
-    /// Children matching a `tag.classes` compound, by compound.
+/// An element's children as `step` sees them, read as far as a step has
+/// needed: the first items of a list of 100,000 are placed without reading
+/// the rest.
+struct Siblings<'a> {
+    /// The element children read, in document order (so by id), each with
+    /// its 1-based position among those of its type key, and the key's kind.
+    read: Vec<(NodeId, u32, u32)>,
+    /// The next child to read.
+    next: Option<NodeId>,
+    /// Type keys by kind, and how many children read have each.
+    kinds: HashMap<Cow<'a, str>, u32>,
+    seen: Vec<u32>,
+    /// Children matching a `tag.classes` compound, by compound (one or
+    /// more, see [`UniqueSelectors::count_compound`]).
     compounds: HashMap<String, usize>,
 }
 
-impl Siblings {
-    fn of(page: &Page, parent: NodeId) -> Siblings {
-        let mut keys: HashMap<Cow<'_, str>, u32> = HashMap::new();
-        let mut seen: Vec<u32> = Vec::new();
-        let mut of_type: Vec<(NodeId, u32, u32)> = Vec::new();
-        let mut kinds: Vec<u32> = Vec::new();
-        for c in page.element_children(parent) {
-            let key = type_key(page.tag(c).unwrap_or("*"));
-            let next = keys.len() as u32;
-            let kind = *keys.entry(key).or_insert(next);
-            if kind as usize == seen.len() {
-                seen.push(0);
-            }
-            seen[kind as usize] += 1;
-            of_type.push((c, seen[kind as usize], 0));
-            kinds.push(kind);
-        }
-        for (entry, kind) in of_type.iter_mut().zip(kinds) {
-            entry.2 = seen[kind as usize];
-        }
+impl<'a> Siblings<'a> {
+    fn of(page: &Page, parent: NodeId) -> Siblings<'a> {
         Siblings {
-            of_type,
+            read: Vec::new(),
+            next: page.node(parent).first_child,
+            kinds: HashMap::new(),
+            seen: Vec::new(),
             compounds: HashMap::new(),
         }
     }
 
-    /// `child`'s position among children of its type key, and their count.
-    fn place(&self, child: NodeId) -> Option<(u32, u32)> {
-        let i = self.of_type.binary_search_by_key(&child, |e| e.0).ok()?;
-        Some((self.of_type[i].1, self.of_type[i].2))
+    /// Reads the next element child; false at the end.
+    fn read_one(&mut self, page: &'a Page) -> bool {
+        while let Some(c) = self.next {
+            self.next = page.node(c).next_sibling;
+            let Some(tag) = page.tag(c) else { continue };
+            let fresh = self.kinds.len() as u32;
+            let kind = *self.kinds.entry(type_key(tag)).or_insert(fresh);
+            if kind == fresh {
+                self.seen.push(0);
+            }
+            self.seen[kind as usize] += 1;
+            self.read.push((c, self.seen[kind as usize], kind));
+            return true;
+        }
+        false
+    }
+
+    /// `child`'s position among children of its type key, and whether it
+    /// is the only one.
+    fn place(&mut self, page: &'a Page, child: NodeId) -> Option<(u32, bool)> {
+        while self.read.last().is_none_or(|&(c, ..)| c < child) {
+            if !self.read_one(page) {
+                break;
+            }
+        }
+        let i = self.read.binary_search_by_key(&child, |e| e.0).ok()?;
+        let (_, position, kind) = self.read[i];
+        // Alone of its kind so far: read on until another shows.
+        while self.seen[kind as usize] == 1 {
+            if !self.read_one(page) {
+                return Some((position, true));
+            }
+        }
+        Some((position, false))
     }
 }
 
@@ -336,7 +357,8 @@ impl<'a> UniqueSelectors<'a> {
 
     /// How many elements `keep` keeps of those matching `tag.classes`
     /// (classes not empty), read from the shortest of the classes' lists in
-    /// the index.
+    /// the index: one, or two for more (only one is unique, and the second
+    /// match of a list's items comes early).
     fn count_compound(
         &self,
         tag: &str,
@@ -349,7 +371,7 @@ impl<'a> UniqueSelectors<'a> {
             .min_by_key(|l| l.len())?;
         let matching =
             |&&n: &&NodeId| keep(n) && self.same_type_key(n, tag) && self.has_classes(n, classes);
-        Some(shortest.iter().filter(matching).count())
+        Some(shortest.iter().filter(matching).take(2).count())
     }
 
     /// A compound as a memo key: the type key and, in quirks mode, the
@@ -376,8 +398,8 @@ impl<'a> UniqueSelectors<'a> {
         let tag = self.page.tag(id).unwrap_or("*");
         let page = self.page;
         let siblings = (self.siblings.entry(parent)).or_insert_with(|| Siblings::of(page, parent));
-        let (position, same_type) = siblings.place(id).unwrap_or((1, 1));
-        if same_type == 1 {
+        let (position, alone) = siblings.place(page, id).unwrap_or((1, true));
+        if alone {
             return ident(tag);
         }
         let classes = self.class_list(id);
