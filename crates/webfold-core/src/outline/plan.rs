@@ -1,8 +1,8 @@
 //! The full outline before any budget: one [`Entry`] per line, built
 //! breadth-first, with same-shaped sibling runs and wrapper chains folded.
 
-use std::collections::hash_map::DefaultHasher;
-use std::hash::{Hash, Hasher};
+use foldhash::fast::FixedState;
+use std::hash::{BuildHasher, Hash, Hasher};
 
 use super::scope::Scope;
 use crate::page::NodeId;
@@ -214,14 +214,17 @@ fn runs(scope: &Scope<'_>, kids: &[NodeId]) -> Vec<Vec<NodeId>> {
 
 /// Tag and class set of the element, and the sequence of its children's tags
 /// and class sets with repeats collapsed: two product cards with 3 and 5
-/// bullet points have the same shape; a header and a footer do not.
+/// bullet points have the same shape; a header and a footer do not. Only
+/// compared with its siblings' in one call: any hasher that is the same
+/// for the whole call does.
 fn shape(scope: &Scope<'_>, n: NodeId) -> u64 {
-    let mut h = DefaultHasher::new();
-    tag_and_classes(scope, n).hash(&mut h);
+    let hasher = || FixedState::with_seed(0).build_hasher();
+    let mut h = hasher();
+    hash_tag_and_classes(scope, n, &mut h);
     let mut prev: Option<u64> = None;
     for c in scope.outlined_children(n) {
-        let mut ch = DefaultHasher::new();
-        tag_and_classes(scope, c).hash(&mut ch);
+        let mut ch = hasher();
+        hash_tag_and_classes(scope, c, &mut ch);
         let k = ch.finish();
         if prev != Some(k) {
             k.hash(&mut h);
@@ -231,15 +234,30 @@ fn shape(scope: &Scope<'_>, n: NodeId) -> u64 {
     h.finish()
 }
 
-fn tag_and_classes<'p>(scope: &Scope<'p>, n: NodeId) -> (&'p str, Vec<&'p str>) {
-    let page = scope.page;
-    let Some(e) = page.element(n) else {
-        return ("", Vec::new());
+/// The tag and the set of classes (sorted, each once); most elements have
+/// at most one class, and are hashed without a list.
+fn hash_tag_and_classes(scope: &Scope<'_>, n: NodeId, h: &mut impl Hasher) {
+    let Some(e) = scope.page.element(n) else {
+        return "".hash(h);
     };
-    let mut classes: Vec<&str> = e.classes().collect();
-    classes.sort_unstable();
-    classes.dedup();
-    (e.local_name(), classes)
+    e.local_name().hash(h);
+    let mut classes = e.classes();
+    match (classes.next(), classes.next()) {
+        (None, _) => 0usize.hash(h),
+        (Some(only), None) => {
+            1usize.hash(h);
+            only.hash(h);
+        }
+        (Some(a), Some(b)) => {
+            let mut all: Vec<&str> = [a, b].into_iter().chain(classes).collect();
+            all.sort_unstable();
+            all.dedup();
+            all.len().hash(h);
+            for c in all {
+                c.hash(h);
+            }
+        }
+    }
 }
 
 fn ranks(entries: &[Entry]) -> Vec<usize> {

@@ -2,7 +2,9 @@
 
 use crate::error::Error;
 use crate::page::tags::{is_inline, is_non_content};
-use crate::page::{NodeData, NodeId, Page};
+use foldhash::HashMap;
+
+use crate::page::{LocalName, NodeData, NodeId, Page};
 use crate::select::Selector;
 
 /// Elements never outlined even when rendered: they carry no structure a
@@ -16,12 +18,32 @@ fn is_skipped(tag: &str) -> bool {
 const LABEL_CLASSES: usize = 3;
 const LABEL_CHARS: usize = 32;
 
+/// Whether an HTML tag is skipped and whether it is inline, by interned
+/// name: a page has a few dozen tags and many thousands of elements.
+#[derive(Default)]
+struct TagKinds(HashMap<LocalName, (bool, bool)>);
+
+impl TagKinds {
+    fn of(&mut self, tag: &LocalName) -> (bool, bool) {
+        if let Some(&kind) = self.0.get(tag) {
+            return kind;
+        }
+        let kind = (is_skipped(tag), is_inline(tag));
+        self.0.insert(tag.clone(), kind);
+        kind
+    }
+}
+
 /// The part of a page an outline looks at: rendered, not excluded, not code.
 pub(super) struct Scope<'a> {
     pub page: &'a Page,
     excluded: Vec<bool>,
     /// Per node: has a non-whitespace text child.
     own_text: Vec<bool>,
+    /// Per node: gets its own place in the outline. Decided in one pass in
+    /// document order: the plan asks of each child again and again, and a
+    /// long list's items lie far apart in the page.
+    outlined: Vec<bool>,
 }
 
 impl<'a> Scope<'a> {
@@ -42,11 +64,17 @@ impl<'a> Scope<'a> {
                 own_text[p.index()] = true;
             }
         }
-        Ok(Scope {
+        let mut scope = Scope {
             page,
             excluded,
             own_text,
-        })
+            outlined: Vec::new(),
+        };
+        let mut kinds = TagKinds::default();
+        scope.outlined = (0..page.len() as u32)
+            .map(|i| scope.decide_outlined(NodeId::new(i), &mut kinds))
+            .collect();
+        Ok(scope)
     }
 
     /// An element the reader does not see or asked to leave out; its whole
@@ -58,16 +86,24 @@ impl<'a> Scope<'a> {
 
     /// An element that gets its own place in the outline.
     pub fn is_outlined(&self, n: NodeId) -> bool {
+        self.outlined[n.index()]
+    }
+
+    fn decide_outlined(&self, n: NodeId, kinds: &mut TagKinds) -> bool {
         let Some(e) = self.page.element(n) else {
             return false;
         };
-        if self.is_hidden(n) || (e.is_html() && is_skipped(e.local_name())) {
+        let (skipped, inline) = if e.is_html() {
+            kinds.of(&e.name.local)
+        } else {
+            (false, false)
+        };
+        if skipped || self.is_hidden(n) {
             return false;
         }
         // A link or emphasis inside running text is part of that text: the
         // parent's preview reads it, and a line of its own would split it.
-        if e.is_html()
-            && is_inline(e.local_name())
+        if inline
             && self
                 .page
                 .parent(n)
