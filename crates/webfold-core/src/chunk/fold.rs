@@ -27,11 +27,14 @@ use crate::select::UniqueSelectors;
 use crate::tokens::{self, Encoding};
 
 use super::FoldedPart;
-use super::kids::Kids;
+use super::kids::{self, Kids};
 
 /// Elements up to this many bytes per budget token are tokenized whole to
 /// see if they fit; HTML runs 2–5 bytes per token.
 const WHOLE_COUNT_FACTOR: u64 = 16;
+/// Elements weighed for opening with more kids than this are gathered
+/// (see [`Kids`]) rather than walked: opening them walks them once more.
+const WALKED_KIDS: usize = 256;
 /// Bytes tokenized to learn an element's tokens per byte.
 const SAMPLE_BYTES: usize = 64 * 1024;
 
@@ -180,6 +183,8 @@ pub(super) struct Folder<'a, 'p> {
     fits: HashMap<(NodeId, usize), Result<Fitted, usize>>,
     /// The kids of open elements and of those weighed for opening.
     kids: HashMap<NodeId, Rc<Kids>>,
+    /// What elements weighed and not gathered hold ([`kids::held`]).
+    held: HashMap<NodeId, (u64, usize)>,
 }
 
 impl<'a, 'p> Folder<'a, 'p> {
@@ -202,6 +207,7 @@ impl<'a, 'p> Folder<'a, 'p> {
             floor: None,
             fits: HashMap::new(),
             kids: HashMap::new(),
+            held: HashMap::new(),
         }
     }
 
@@ -395,9 +401,24 @@ impl<'a, 'p> Folder<'a, 'p> {
 
     /// Estimated tokens of `n` opened with all its children folded.
     fn open_cost(&mut self, n: NodeId, ratio: f64) -> f64 {
-        let kids = self.kids(n);
-        let text = self.sizes().own(n) + kids.text_bytes;
-        text as f64 * ratio + kids.runs as f64 * self.placeholder_cost(n)
+        let (page, sizes) = (self.page, self.sizes());
+        let known = match self.kids.get(&n) {
+            Some(kids) => Some((kids.text_bytes, kids.runs)),
+            None => match self.held.get(&n) {
+                Some(&held) => Some(held),
+                // Most elements weighed are never opened: walked, not
+                // gathered, unless they hold a long list.
+                None => kids::held(page, sizes, n, WALKED_KIDS).inspect(|&h| {
+                    self.held.insert(n, h);
+                }),
+            },
+        };
+        let (text, runs) = known.unwrap_or_else(|| {
+            let kids = self.kids(n);
+            (kids.text_bytes, kids.runs)
+        });
+        let text = sizes.own(n) + text;
+        text as f64 * ratio + runs as f64 * self.placeholder_cost(n)
     }
 
     fn openable(&self, n: NodeId) -> bool {

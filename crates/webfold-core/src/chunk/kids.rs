@@ -53,6 +53,36 @@ fn child(page: &Page, c: NodeId) -> Child {
     }
 }
 
+/// What `parent` shows open with every kid folded, besides its tags: the
+/// bytes of its text and its runs of kids (see [`Kids`]); `None` past
+/// `most` kids, for a list better gathered whole.
+pub(super) fn held(
+    page: &Page,
+    sizes: &Sizes,
+    parent: NodeId,
+    most: usize,
+) -> Option<(u64, usize)> {
+    let (mut text, mut runs, mut joins, mut kids) = (0, 0, false, 0);
+    for c in page.children(parent) {
+        match child(page, c) {
+            Child::Kid => {
+                kids += 1;
+                if kids > most {
+                    return None;
+                }
+                runs += usize::from(!joins);
+                joins = true;
+            }
+            Child::Gap => {}
+            Child::Text => {
+                text += sizes.subtree(page, c);
+                joins = false;
+            }
+        }
+    }
+    Some((text, runs))
+}
+
 impl Kids {
     pub fn of(page: &Page, sizes: &Sizes, parent: NodeId) -> Kids {
         let mut list = Vec::new();
