@@ -36,45 +36,30 @@ pub(super) struct Kids {
     pub runs: usize,
 }
 
-/// What a child is to folding: a kid, a gap a run of folded kids spans
-/// (whitespace, comments), or text that keeps runs apart.
-enum Child {
-    Kid,
-    Gap,
-    Text,
-}
-
-fn child(page: &Page, c: NodeId) -> Child {
-    match &page.node(c).data {
-        NodeData::Element(_) => Child::Kid,
-        NodeData::Comment(_) => Child::Gap,
-        NodeData::Text(t) if t.trim_ascii().is_empty() => Child::Gap,
-        _ => Child::Text,
-    }
-}
-
-/// What `parent` shows open with every kid folded, besides its tags: the
-/// bytes of its text and its runs of kids (see [`Kids`]); `None` past
-/// `most` kids, for a list better gathered whole.
-pub(super) fn held(
+/// Walks `parent`'s children, handing each kid to `kid` with whether it
+/// joins the kid before (only whitespace or comments between); `kid` stops
+/// the walk by answering false. Answers what the parent shows open with
+/// every kid folded, besides its tags: the bytes of its text, and its runs
+/// of kids that text keeps apart (one placeholder each); `None` if stopped.
+fn walk(
     page: &Page,
     sizes: &Sizes,
     parent: NodeId,
-    most: usize,
+    mut kid: impl FnMut(NodeId, bool) -> bool,
 ) -> Option<(u64, usize)> {
-    let (mut text, mut runs, mut joins, mut kids) = (0, 0, false, 0);
+    let (mut text, mut runs, mut joins) = (0, 0, false);
     for c in page.children(parent) {
-        match child(page, c) {
-            Child::Kid => {
-                kids += 1;
-                if kids > most {
+        match &page.node(c).data {
+            NodeData::Element(_) => {
+                if !kid(c, joins) {
                     return None;
                 }
                 runs += usize::from(!joins);
                 joins = true;
             }
-            Child::Gap => {}
-            Child::Text => {
+            NodeData::Comment(_) => {}
+            NodeData::Text(t) if t.trim_ascii().is_empty() => {}
+            _ => {
                 text += sizes.subtree(page, c);
                 joins = false;
             }
@@ -83,30 +68,35 @@ pub(super) fn held(
     Some((text, runs))
 }
 
+/// [`walk`]'s answer for an element weighed for opening; `None` past `most`
+/// kids, for a list better gathered whole.
+pub(super) fn held(
+    page: &Page,
+    sizes: &Sizes,
+    parent: NodeId,
+    most: usize,
+) -> Option<(u64, usize)> {
+    let mut kids = 0;
+    walk(page, sizes, parent, |_, _| {
+        kids += 1;
+        kids <= most
+    })
+}
+
 impl Kids {
     pub fn of(page: &Page, sizes: &Sizes, parent: NodeId) -> Kids {
         let mut list = Vec::new();
-        let (mut text_bytes, mut runs, mut joins) = (0, 0, false);
-        for c in page.children(parent) {
-            match child(page, c) {
-                Child::Kid => {
-                    runs += usize::from(!joins);
-                    list.push(Kid {
-                        id: c,
-                        subtree: sizes.subtree(page, c),
-                        own: sizes.own(c),
-                        joins_previous: joins,
-                        unit: Cell::new(None),
-                    });
-                    joins = true;
-                }
-                Child::Gap => {}
-                Child::Text => {
-                    text_bytes += sizes.subtree(page, c);
-                    joins = false;
-                }
-            }
-        }
+        let walked = walk(page, sizes, parent, |id, joins_previous| {
+            list.push(Kid {
+                id,
+                subtree: sizes.subtree(page, id),
+                own: sizes.own(id),
+                joins_previous,
+                unit: Cell::new(None),
+            });
+            true
+        });
+        let (text_bytes, runs) = walked.unwrap_or_default();
         let mut sized: Vec<(u64, u32)> = (list.iter().enumerate())
             .map(|(i, k)| (k.subtree, i as u32))
             .collect();
