@@ -110,9 +110,10 @@ struct Resolver<'p> {
     page: &'p Page,
     ids: HashSet<u32>,
     selectors: HashSet<(u32, String)>,
-    /// The snapshot `chunk --ref` builds (without a session) to read a ref
-    /// from, built once here instead of once a ref.
-    prepared: Option<Prepared>,
+    /// The snapshots `chunk --ref` builds (without a session) to read a ref
+    /// from, what a person sees and then Playwright's own, built once here
+    /// instead of once a ref.
+    prepared: Option<[Prepared; 2]>,
 }
 
 impl<'p> Resolver<'p> {
@@ -201,16 +202,20 @@ impl<'p> Resolver<'p> {
         }
         let page = self.page;
         let prepared = self.prepared.get_or_insert_with(|| {
-            snapshot::prepare(page, webfold_core::aria::Mode::Ai, URL, None)
-                .unwrap_or_else(|e| panic!("{what}: chunk --ref cannot build the snapshot: {e}"))
-                .0
+            [true, false].map(|seen_only| {
+                snapshot::prepare_for(page, (webfold_core::aria::Mode::Ai, seen_only), URL, None)
+                    .unwrap_or_else(|e| {
+                        panic!("{what}: chunk --ref cannot build the snapshot: {e}")
+                    })
+                    .0
+            })
         });
         for r in rest {
-            let line = prepared
-                .tree
-                .find_ref(r)
+            let (tree, line) = prepared
+                .iter()
+                .find_map(|p| Some((p, p.tree.find_ref(r)?)))
                 .unwrap_or_else(|| panic!("{what} printed [ref={r}], which chunk cannot find"));
-            let node = prepared.nodes[line]
+            let node = tree.nodes[line]
                 .unwrap_or_else(|| panic!("{what} printed [ref={r}] for a line with no element"));
             assert!(page.is_element(node), "{what}: ref {r} is not an element");
         }

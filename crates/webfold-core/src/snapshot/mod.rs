@@ -911,13 +911,17 @@ pub fn resolve_ref(
     if let Some(id) = session.and_then(|s| from_ref_table(page, aria_ref, url, s)) {
         return Ok(id);
     }
-    let mut scratch = session.cloned();
-    let (p, _) = prepare(page, Mode::Ai, url, scratch.as_mut())?;
-    let line = p
-        .tree
-        .find_ref(aria_ref)
-        .ok_or_else(|| Error::UnknownRef(aria_ref.to_string()))?;
-    p.nodes[line].ok_or_else(|| Error::UnknownRef(aria_ref.to_string()))
+    // The views print refs from the tree of what a person sees, the full
+    // snapshot from Playwright's own; both number one walk's elements, so
+    // a ref printed by either names the same element in each that has it.
+    for seen_only in [true, false] {
+        let mut scratch = session.cloned();
+        let (p, _) = prepare_for(page, (Mode::Ai, seen_only), url, scratch.as_mut())?;
+        if let Some(line) = p.tree.find_ref(aria_ref) {
+            return p.nodes[line].ok_or_else(|| Error::UnknownRef(aria_ref.to_string()));
+        }
+    }
+    Err(Error::UnknownRef(aria_ref.to_string()))
 }
 
 /// The ref the page's snapshot gives `node` (numbered as the session
@@ -928,10 +932,12 @@ pub fn ref_of(
     url: &str,
     session: Option<&SnapshotSession>,
 ) -> Option<String> {
-    let mut scratch = session.cloned();
-    let (p, _) = prepare(page, Mode::Ai, url, scratch.as_mut()).ok()?;
-    let line = p.nodes.iter().position(|&n| n == Some(node))?;
-    p.tree.lines[line].aria_ref.as_deref().map(String::from)
+    [true, false].into_iter().find_map(|seen_only| {
+        let mut scratch = session.cloned();
+        let (p, _) = prepare_for(page, (Mode::Ai, seen_only), url, scratch.as_mut()).ok()?;
+        let line = p.nodes.iter().position(|&n| n == Some(node))?;
+        p.tree.lines[line].aria_ref.as_deref().map(String::from)
+    })
 }
 
 /// The element a ref of the session's last snapshot names, read from that
@@ -1006,32 +1012,35 @@ mod ref_table_tests {
 
     const PAGE: &str = "<nav><a href=/a>A</a><a href=/b>B</a></nav>\
         <main><h1>Shop</h1><button>Buy</button><input aria-label=Qty></main>";
+    const URL: &str = "https://shop.example/";
+
+    /// The snapshot of `page` with `opts`, and the refs it prints in order.
+    fn refs_printed(
+        page: &Page,
+        opts: &SnapshotOptions,
+        session: Option<&mut SnapshotSession>,
+    ) -> (String, Vec<String>) {
+        let ctx = crate::contract::Ctx::default();
+        let text = snapshot(page, URL, &Scope::Page, opts, session, ctx)
+            .unwrap()
+            .text;
+        let refs = (text.split("[ref=").skip(1))
+            .filter_map(|s| Some(s.split(']').next()?.to_string()))
+            .collect();
+        (text, refs)
+    }
 
     #[test]
     fn refs_resolve_from_the_table_while_the_markup_is_unchanged() {
         let page = Page::parse(PAGE);
-        let url = "https://shop.example/";
+        let url = URL;
         let mut session = SnapshotSession::default();
         let opts = SnapshotOptions {
             full_snapshot: true,
             ..SnapshotOptions::default()
         };
-        let view = snapshot(
-            &page,
-            url,
-            &Scope::Page,
-            &opts,
-            Some(&mut session),
-            crate::contract::Ctx::default(),
-        )
-        .unwrap();
-        let refs: Vec<&str> = view
-            .text
-            .split("[ref=")
-            .skip(1)
-            .filter_map(|s| s.split(']').next())
-            .collect();
-        assert!(refs.len() >= 4, "{}", view.text);
+        let (text, refs) = refs_printed(&page, &opts, Some(&mut session));
+        assert!(refs.len() >= 4, "{text}");
         for r in &refs {
             let from_table = from_ref_table(&page, r, url, &session);
             let rebuilt = resolve_ref(&page, r, url, None).ok();
@@ -1040,11 +1049,32 @@ mod ref_table_tests {
         }
         // Another URL, or changed markup: the table does not apply.
         assert_eq!(
-            from_ref_table(&page, refs[0], "https://x.example/", &session),
+            from_ref_table(&page, &refs[0], "https://x.example/", &session),
             None
         );
         let edited = Page::parse(&PAGE.replace("Buy", "Buy now"));
-        assert_eq!(from_ref_table(&edited, refs[0], url, &session), None);
-        assert!(resolve_ref(&edited, refs[0], url, Some(&session)).is_ok());
+        assert_eq!(from_ref_table(&edited, &refs[0], url, &session), None);
+        assert!(resolve_ref(&edited, &refs[0], url, Some(&session)).is_ok());
+    }
+
+    /// A link named by its label whose text says it again: the view (what
+    /// a person sees) prints the text's element, Playwright's own form
+    /// folds it into the link. Every ref printed resolves all the same, and
+    /// back.
+    #[test]
+    fn refs_the_seen_tree_alone_prints_resolve() {
+        let page =
+            Page::parse("<a aria-label=Give href=/x>text <span><span>Give</span></span></a>");
+        let all_roles = SnapshotOptions {
+            interactive_only: false,
+            ..SnapshotOptions::default()
+        };
+        let (text, refs) = refs_printed(&page, &all_roles, None);
+        assert!(text.contains("generic"), "{text}");
+        assert_eq!(refs.len(), 2, "{text}");
+        for r in &refs {
+            let node = resolve_ref(&page, r, URL, None).unwrap();
+            assert_eq!(ref_of(&page, node, URL, None).as_deref(), Some(r.as_str()));
+        }
     }
 }
