@@ -6,7 +6,7 @@
 
 use super::tags::is_ua_display_none;
 use super::unseen;
-use super::{Node, NodeData};
+use super::{ElementData, Node, NodeData, local_name, ns};
 
 /// A layout box in CSS pixels, page coordinates.
 #[derive(Clone, Copy, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
@@ -230,15 +230,16 @@ pub(super) fn compute_static_visibility(nodes: &[Node]) -> Vec<StaticVisibility>
         let mut v = node.parent.map(|p| out[p.index()]).unwrap_or_default();
         v.inert |= node.inert;
         if let NodeData::Element(e) = &node.data {
-            let tag = e.local_name();
+            let attrs = Read::of(e);
+            let tag = &e.name.local;
             if e.is_html() {
-                if e.has_attr("hidden")
-                    && !matches!(e.attr("hidden"), Some(v) if v.eq_ignore_ascii_case("until-found"))
+                if attrs
+                    .hidden
+                    .is_some_and(|v| !v.eq_ignore_ascii_case("until-found"))
                     || is_ua_display_none(tag)
-                    || (tag == "dialog" && !e.has_attr("open"))
-                    || (tag == "input"
-                        && e.attr("type")
-                            .is_some_and(|t| t.eq_ignore_ascii_case("hidden")))
+                    || (*tag == local_name!("dialog") && !attrs.open)
+                    || (*tag == local_name!("input")
+                        && attrs.kind.is_some_and(|t| t.eq_ignore_ascii_case("hidden")))
                 {
                     v.display_none = true;
                 }
@@ -246,14 +247,14 @@ pub(super) fn compute_static_visibility(nodes: &[Node]) -> Vec<StaticVisibility>
                 if let Some(p) = node.parent
                     && let NodeData::Element(pe) = &nodes[p.index()].data
                     && pe.is_html()
-                    && pe.local_name() == "details"
+                    && pe.name.local == local_name!("details")
                     && !pe.has_attr("open")
-                    && !(tag == "summary" && is_first_summary(nodes, i))
+                    && !(*tag == local_name!("summary") && is_first_summary(nodes, i))
                 {
                     v.display_none = true;
                 }
             }
-            if let Some(style) = e.attr("style") {
+            if let Some(style) = attrs.style {
                 let style = InlineStyle::parse(style);
                 if style.get("display").as_deref() == Some("none") {
                     v.display_none = true;
@@ -264,17 +265,46 @@ pub(super) fn compute_static_visibility(nodes: &[Node]) -> Vec<StaticVisibility>
                     _ => {}
                 }
             }
-            if e.attr("aria-hidden")
+            if attrs
+                .aria_hidden
                 .is_some_and(|a| a.trim().eq_ignore_ascii_case("true"))
             {
                 v.aria_hidden = true;
             }
-        } else if let NodeData::Text(_) = node.data {
-            // Text inherits; nothing of its own.
         }
         out[i] = v;
     }
     out
+}
+
+/// The attributes static visibility reads, found in one pass over an
+/// element's (five lookups by name each walked them all, for every element
+/// of every page parsed).
+#[derive(Default)]
+struct Read<'a> {
+    hidden: Option<&'a str>,
+    open: bool,
+    kind: Option<&'a str>,
+    style: Option<&'a str>,
+    aria_hidden: Option<&'a str>,
+}
+
+impl<'a> Read<'a> {
+    fn of(e: &'a ElementData) -> Read<'a> {
+        let mut r = Read::default();
+        for a in e.attrs.iter().filter(|a| a.name.ns == ns!()) {
+            let value = Some(&*a.value);
+            match a.name.local {
+                local_name!("hidden") => r.hidden = r.hidden.or(value),
+                local_name!("open") => r.open = true,
+                local_name!("type") => r.kind = r.kind.or(value),
+                local_name!("style") => r.style = r.style.or(value),
+                local_name!("aria-hidden") => r.aria_hidden = r.aria_hidden.or(value),
+                _ => {}
+            }
+        }
+        r
+    }
 }
 
 fn is_first_summary(nodes: &[Node], i: usize) -> bool {
