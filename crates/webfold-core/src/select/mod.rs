@@ -7,6 +7,7 @@
 //! attributes; user-action states (`:hover`, `:focus`) never match a static page.
 
 mod element;
+mod keys;
 mod suggest;
 mod syntax;
 mod unique;
@@ -228,6 +229,7 @@ impl<'i> selectors::parser::Parser<'i> for SelectorParser {
 #[derive(Clone, Debug)]
 pub struct Selector {
     list: SelectorList<Simple>,
+    keys: keys::Keys,
     source: String,
 }
 
@@ -237,6 +239,7 @@ impl Selector {
         let mut parser = cssparser::Parser::new(source);
         SelectorList::parse(&SelectorParser, &mut parser, ParseRelative::No)
             .map(|list| Selector {
+                keys: keys::Keys::of(&list),
                 list,
                 source: source.to_string(),
             })
@@ -262,10 +265,30 @@ impl Selector {
     }
 
     fn matches_with(&self, page: &Page, id: NodeId, ctx: &mut MatchingContext<'_, Simple>) -> bool {
-        if !page.is_element(id) || page.node(id).inert {
+        let Some(e) = page.element(id) else {
             return false;
-        }
-        selectors::matching::matches_selector_list(&self.list, ElementRef::new(page, id), ctx)
+        };
+        !page.node(id).inert
+            && self.keys.may_match(e)
+            && selectors::matching::matches_selector_list(
+                &self.list,
+                ElementRef::new(page, id),
+                ctx,
+            )
+    }
+
+    /// [`Self::matches`] by the engine alone, without the keys' first pass.
+    #[cfg(test)]
+    fn matches_by_engine_alone(&self, page: &Page, id: NodeId) -> bool {
+        let mut caches = SelectorCaches::default();
+        let mut ctx = new_context(page, &mut caches);
+        page.is_element(id)
+            && !page.node(id).inert
+            && selectors::matching::matches_selector_list(
+                &self.list,
+                ElementRef::new(page, id),
+                &mut ctx,
+            )
     }
 }
 
