@@ -150,22 +150,85 @@ impl BlockCounts {
     }
 }
 
+/// Characters of `s` other than white space.
 pub(crate) fn count_chars(s: &str) -> u32 {
+    text_counts(s).chars
+}
+
+/// What a text node adds to its block's sums.
+struct TextCounts {
+    /// Characters other than white space.
+    chars: u32,
+    /// Commas, Latin and CJK and Arabic.
+    commas: u32,
+    /// ASCII digits.
+    digits: u32,
+}
+
+/// A text's counts. The bytes are read in one pass the compiler turns into
+/// vector code; a text with more than ASCII takes a second, for what
+/// Unicode counts as white space and commas beyond ASCII.
+fn text_counts(s: &str) -> TextCounts {
+    let b = s.as_bytes();
+    let (mut spaces, mut digits, mut commas) = (0u32, 0u32, 0u32);
+    for &c in b {
+        spaces += u32::from(c.is_ascii_whitespace());
+        digits += u32::from(c.is_ascii_digit());
+        commas += u32::from(c == b',');
+    }
     if s.is_ascii() {
-        s.bytes().filter(|b| !b.is_ascii_whitespace()).count() as u32
-    } else {
-        s.chars().filter(|c| !c.is_whitespace()).count() as u32
+        return TextCounts {
+            chars: b.len() as u32 - spaces,
+            commas,
+            digits,
+        };
+    }
+    let wide = wide_counts(b);
+    TextCounts {
+        chars: wide.chars - spaces - wide.spaces,
+        commas: commas + wide.commas,
+        digits,
     }
 }
 
-fn count_digits(s: &str) -> u32 {
-    s.bytes().filter(u8::is_ascii_digit).count() as u32
+/// What [`text_counts`] reads again in a text with more than ASCII.
+struct WideCounts {
+    /// Characters of any kind.
+    chars: u32,
+    /// White space beyond what ASCII's test counts (`char`'s takes in
+    /// U+000B too, and U+00A0, U+3000…).
+    spaces: u32,
+    /// Commas beyond ASCII's.
+    commas: u32,
 }
 
-fn count_commas(s: &str) -> u32 {
-    s.chars()
-        .filter(|c| matches!(c, ',' | '，' | '、' | '،' | '٬'))
-        .count() as u32
+/// [`WideCounts`] from UTF-8 bytes, without decoding them.
+fn wide_counts(b: &[u8]) -> WideCounts {
+    let mut wide = WideCounts {
+        chars: 0,
+        spaces: 0,
+        commas: 0,
+    };
+    for (i, &c) in b.iter().enumerate() {
+        wide.chars += u32::from(c & 0xc0 != 0x80);
+        if c != 0x0b && c < 0xc2 {
+            continue;
+        }
+        let at = |k: usize| b.get(i + k).copied().unwrap_or(0);
+        match (c, at(1), at(2)) {
+            (0x0b, ..)
+            | (0xc2, 0x85 | 0xa0, _)
+            | (0xe1, 0x9a, 0x80)
+            | (0xe2, 0x80, 0x80..=0x8a | 0xa8 | 0xa9 | 0xaf)
+            | (0xe2, 0x81, 0x9f)
+            | (0xe3, 0x80, 0x80) => wide.spaces += 1,
+            (0xd8, 0x8c, _) | (0xd9, 0xac, _) | (0xef, 0xbc, 0x8c) | (0xe3, 0x80, 0x81) => {
+                wide.commas += 1
+            }
+            _ => {}
+        }
+    }
+    wide
 }
 
 impl Stats {
@@ -217,14 +280,14 @@ impl Stats {
                         excluded[i] = true;
                         continue;
                     }
-                    let c = count_chars(t);
-                    if c == 0 {
+                    let counts = text_counts(t);
+                    if counts.chars == 0 {
                         continue;
                     }
                     let o = &mut own[i];
-                    o.chars = c;
-                    o.commas = count_commas(t);
-                    o.digits = count_digits(t);
+                    o.chars = counts.chars;
+                    o.commas = counts.commas;
+                    o.digits = counts.digits;
                     if p_link {
                         o.flags |= Own::IN_LINK;
                     }
@@ -371,5 +434,46 @@ impl Stats {
             }
         }
         Counts::default()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::text_counts;
+
+    /// The one pass counts what a character at a time did: white space as
+    /// ASCII sees it in an ASCII text, as Unicode does in any other.
+    #[test]
+    fn one_pass_counts_as_characters_do() {
+        let texts = [
+            "",
+            " \t\n",
+            "a, b, 12",
+            "vertical\u{b}tab",
+            "vertical\u{b}tab é",
+            "caf\u{e9} \u{a0}\u{2003}\u{3000}x\u{85}y",
+            "一、二，三،٬4",
+            "emoji 🙂🙂, 9",
+            "\u{1680}\u{2000}\u{200a}\u{200b}\u{2028}\u{2029}\u{202f}\u{205f}\u{2030}\u{3001}\u{3002}",
+            "ÂÃ\u{c2}\u{85}\u{e280}\u{ff0c}\u{ff0d}z",
+        ];
+        for t in texts {
+            let chars = if t.is_ascii() {
+                t.bytes().filter(|b| !b.is_ascii_whitespace()).count()
+            } else {
+                t.chars().filter(|c| !c.is_whitespace()).count()
+            };
+            let commas = t
+                .chars()
+                .filter(|c| matches!(c, ',' | '，' | '、' | '،' | '٬'))
+                .count();
+            let digits = t.bytes().filter(u8::is_ascii_digit).count();
+            let got = text_counts(t);
+            assert_eq!(
+                (got.chars, got.commas, got.digits),
+                (chars as u32, commas as u32, digits as u32),
+                "{t:?}"
+            );
+        }
     }
 }
