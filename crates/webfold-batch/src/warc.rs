@@ -331,8 +331,9 @@ impl<R: Read> BufRead for Counting<R> {
 enum State<R> {
     Plain(Counting<R>),
     /// Inside a gzip member (its decoder stops at the member's end, leaving
-    /// the file at the next one).
-    Member(BufReader<GzDecoder<Counting<R>>>),
+    /// the file at the next one). Boxed: the decoder's state is large,
+    /// and a file changes state once a record.
+    Member(Box<BufReader<GzDecoder<Counting<R>>>>),
     /// Between gzip members.
     Between(Counting<R>),
     /// Only while changing state.
@@ -378,7 +379,7 @@ impl<R: Read> Stream<R> {
                 if more {
                     self.member_start = r.pos;
                     self.within = 0;
-                    self.state = State::Member(BufReader::new(GzDecoder::new(r)));
+                    self.state = State::Member(Box::new(BufReader::new(GzDecoder::new(r))));
                 } else {
                     self.state = State::Between(r);
                 }
