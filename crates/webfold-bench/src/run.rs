@@ -77,6 +77,8 @@ struct Stats {
     times: Vec<Duration>,
     bytes: usize,
     out_tokens: usize,
+    /// Each page's output tokens.
+    page_tokens: Vec<usize>,
     token_ratios: Vec<f64>,
 }
 
@@ -87,8 +89,25 @@ impl Stats {
             times: vec![],
             bytes: 0,
             out_tokens: 0,
+            page_tokens: vec![],
             token_ratios: vec![],
         }
+    }
+
+    /// One page: its time, its HTML's bytes and raw tokens, what came out.
+    fn add(&mut self, d: Duration, html_bytes: usize, raw_tokens: f64, out: &str) {
+        let t = tokens::count(out, Encoding::O200kBase);
+        self.times.push(d);
+        self.bytes += html_bytes;
+        self.out_tokens += t;
+        self.page_tokens.push(t);
+        self.token_ratios.push(t as f64 / raw_tokens);
+    }
+
+    fn median_tokens(&self) -> usize {
+        let mut t = self.page_tokens.clone();
+        t.sort_unstable();
+        t.get(t.len() / 2).copied().unwrap_or(0)
     }
 
     fn mb_per_s(&self) -> f64 {
@@ -145,6 +164,9 @@ pub fn main(args: &[String]) -> anyhow::Result<()> {
     let mut ours: Vec<Stats> = views().iter().map(|v| Stats::new(v.name)).collect();
     let mut htmd_s = Stats::new("htmd (peer)");
     let mut fast_s = Stats::new("fast_html2md (peer)");
+    // The same peer given the page's URL: it then makes links that start
+    // with `/` absolute, as ours makes every link.
+    let mut fast_url_s = Stats::new("fast_html2md, url (peer)");
     let htmd_conv = htmd::HtmlToMarkdown::builder()
         .skip_tags(vec!["script", "style"])
         .build();
@@ -163,25 +185,16 @@ pub fn main(args: &[String]) -> anyhow::Result<()> {
                 let page = Page::parse(html);
                 (v.render)(&page, url.as_deref())
             });
-            s.times.push(d);
-            s.bytes += html.len();
-            let t = tokens::count(&out, enc);
-            s.out_tokens += t;
-            s.token_ratios.push(t as f64 / raw);
+            s.add(d, html.len(), raw, &out);
         }
         drop(page);
         let (out, d) = time(|| htmd_conv.convert(html).unwrap_or_default());
-        htmd_s.times.push(d);
-        htmd_s.bytes += html.len();
-        let t = tokens::count(&out, enc);
-        htmd_s.out_tokens += t;
-        htmd_s.token_ratios.push(t as f64 / raw);
+        htmd_s.add(d, html.len(), raw, &out);
         let (out, d) = time(|| html2md::rewrite_html(html, false));
-        fast_s.times.push(d);
-        fast_s.bytes += html.len();
-        let t = tokens::count(&out, enc);
-        fast_s.out_tokens += t;
-        fast_s.token_ratios.push(t as f64 / raw);
+        fast_s.add(d, html.len(), raw, &out);
+        let base = url.as_deref().and_then(|u| url::Url::parse(u).ok());
+        let (out, d) = time(|| html2md::rewrite_html_custom_with_url(html, &None, false, &base));
+        fast_url_s.add(d, html.len(), raw, &out);
     }
     eprintln!("\r{} pages done", docs.len());
 
@@ -190,6 +203,7 @@ pub fn main(args: &[String]) -> anyhow::Result<()> {
     rows.extend(ours.iter());
     rows.push(&htmd_s);
     rows.push(&fast_s);
+    rows.push(&fast_url_s);
     if json {
         let out: Vec<serde_json::Value> = rows
             .iter()
@@ -197,7 +211,7 @@ pub fn main(args: &[String]) -> anyhow::Result<()> {
                 serde_json::json!({
                     "view": s.name, "mb_per_s": s.mb_per_s(), "p50_ms": s.percentile_ms(0.5),
                     "p99_ms": s.percentile_ms(0.99), "out_tokens": s.out_tokens,
-                    "median_token_ratio": s.median_ratio(),
+                    "median_tokens": s.median_tokens(), "median_token_ratio": s.median_ratio(),
                 })
             })
             .collect();
@@ -214,31 +228,32 @@ pub fn main(args: &[String]) -> anyhow::Result<()> {
         raw_total
     );
     println!(
-        "{:<28} {:>8} {:>8} {:>8} {:>12} {:>14}",
-        "view", "MB/s", "p50 ms", "p99 ms", "out tokens", "median out/raw"
+        "{:<28} {:>8} {:>8} {:>8} {:>12} {:>13} {:>14}",
+        "view", "MB/s", "p50 ms", "p99 ms", "out tokens", "median tokens", "median out/raw"
     );
     for s in &rows {
         println!(
-            "{:<28} {:>8.1} {:>8.2} {:>8.2} {:>12} {:>14.3}",
+            "{:<28} {:>8.1} {:>8.2} {:>8.2} {:>12} {:>13} {:>14.3}",
             s.name,
             s.mb_per_s(),
             s.percentile_ms(0.5),
             s.percentile_ms(0.99),
             s.out_tokens,
+            s.median_tokens(),
             s.median_ratio()
         );
     }
     if let Some(md) = ours.iter().find(|s| s.name == "markdown") {
-        println!(
-            "\nmarkdown vs htmd: {:.2}x throughput, {:.2}x output tokens",
-            md.mb_per_s() / htmd_s.mb_per_s(),
-            md.out_tokens as f64 / htmd_s.out_tokens.max(1) as f64
-        );
-        println!(
-            "markdown vs fast_html2md: {:.2}x throughput, {:.2}x output tokens",
-            md.mb_per_s() / fast_s.mb_per_s(),
-            md.out_tokens as f64 / fast_s.out_tokens.max(1) as f64
-        );
+        println!();
+        for peer in [&htmd_s, &fast_s, &fast_url_s] {
+            println!(
+                "markdown vs {}: {:.2}x throughput, {:.2}x output tokens, {:.2}x the median page's",
+                peer.name.trim_end_matches(" (peer)"),
+                md.mb_per_s() / peer.mb_per_s(),
+                md.out_tokens as f64 / peer.out_tokens.max(1) as f64,
+                md.median_tokens() as f64 / peer.median_tokens().max(1) as f64
+            );
+        }
     }
     Ok(())
 }
