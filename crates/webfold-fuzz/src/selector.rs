@@ -3,9 +3,10 @@
 //!
 //! Invariants: parsing answers a selector or an error whose column lies in
 //! the selector; `querySelector` is the first of `querySelectorAll`; every
-//! match is an element the selector matches; each match's unique selector
-//! selects it alone; a miss's suggestions parse; chunk and outline's `exclude` answer
-//! within budget or with an error.
+//! match is an element the selector matches, and the engine alone matches
+//! the same (the keys that pass over elements first never drop one); each
+//! match's unique selector selects it alone; a miss's suggestions parse;
+//! chunk and outline's `exclude` answer within budget or with an error.
 
 use std::sync::OnceLock;
 
@@ -40,9 +41,24 @@ fn page() -> &'static Page {
     PAGE_ONCE.get_or_init(|| Page::parse(PAGE))
 }
 
+/// The same page in quirks mode (no doctype), where classes and ids match
+/// without regard to case, with some written in capitals.
+fn quirks_page() -> &'static Page {
+    static PAGE_ONCE: OnceLock<Page> = OnceLock::new();
+    PAGE_ONCE.get_or_init(|| {
+        let html = PAGE.replacen("<!DOCTYPE html>", "", 1);
+        Page::parse(&format!(
+            "{html}<p class=\"Mixed CASE\" ID=Upper Data-X=1>q</p>"
+        ))
+    })
+}
+
 pub fn check(bytes: &[u8]) {
     let source = String::from_utf8_lossy(bytes);
     check_selector(page(), &source);
+    if let Ok(sel) = Selector::parse(&source) {
+        matches(quirks_page(), &sel);
+    }
 }
 
 pub fn check_selector(page: &Page, source: &str) {
@@ -115,6 +131,16 @@ fn matches(page: &Page, sel: &Selector) {
         sel.source()
     );
     assert!(all.windows(2).all(|w| w[0] < w[1]), "not in document order");
+    let by_engine: Vec<_> = page
+        .descendants(webfold_core::NodeId::DOCUMENT)
+        .filter(|&n| sel.matches_by_engine_alone(page, n))
+        .collect();
+    assert_eq!(
+        all,
+        by_engine,
+        "{}: the keys changed what matches",
+        sel.source()
+    );
     let mut uniq = UniqueSelectors::new(page);
     for &id in &all {
         assert!(page.is_element(id) && sel.matches(page, id));

@@ -277,9 +277,11 @@ impl Selector {
             )
     }
 
-    /// [`Self::matches`] by the engine alone, without the keys' first pass.
-    #[cfg(test)]
-    fn matches_by_engine_alone(&self, page: &Page, id: NodeId) -> bool {
+    /// [`Self::matches`] by the engine alone, without the keys' first pass:
+    /// what the tests and fuzzers hold the keys to. Not behind a feature, as
+    /// [`Page::parse_with_html5ever_tokenizer`].
+    #[doc(hidden)]
+    pub fn matches_by_engine_alone(&self, page: &Page, id: NodeId) -> bool {
         let mut caches = SelectorCaches::default();
         let mut ctx = new_context(page, &mut caches);
         page.is_element(id)
