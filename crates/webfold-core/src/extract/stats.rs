@@ -441,10 +441,10 @@ impl Stats {
 mod tests {
     use super::text_counts;
 
-    /// The one pass counts what a character at a time did: white space as
-    /// ASCII sees it in an ASCII text, as Unicode does in any other.
+    /// The byte passes count what reading a character at a time did: white
+    /// space as ASCII sees it in an ASCII text, as Unicode does in any other.
     #[test]
-    fn one_pass_counts_as_characters_do() {
+    fn counts_match_a_character_at_a_time() {
         let texts = [
             "",
             " \t\n",

@@ -92,8 +92,8 @@ struct Tokenizer<'a, S> {
 
 /// The names last read, by a hash of their bytes. A page repeats a few dozen
 /// tag and attribute names thousands of times, and interning one (a keyed
-/// hash into the static table, else a lock on the dynamic one) costs ten
-/// times what finding it here does.
+/// hash into the static table, else a lock on the dynamic one) costs
+/// several times what finding it here does.
 struct Names(Box<[Option<LocalName>; NAME_SLOTS]>);
 
 const NAME_SLOTS: usize = 256;
@@ -268,7 +268,7 @@ impl<S: TokenSink> Tokenizer<'_, S> {
     /// A name from `start` to `end`: ASCII lowercased, NUL replaced.
     fn name(&mut self, start: usize, end: usize) -> LocalName {
         let raw = &self.input[start..end];
-        if raw.bytes().any(|b| b.wrapping_sub(b'A') < 26 || b == 0) {
+        if raw.bytes().any(|b| b.is_ascii_uppercase() || b == 0) {
             LocalName::from(raw.to_ascii_lowercase().replace('\0', "\u{fffd}"))
         } else {
             self.names.get(raw)

@@ -265,11 +265,18 @@ impl Selector {
     }
 
     fn matches_with(&self, page: &Page, id: NodeId, ctx: &mut MatchingContext<'_, Simple>) -> bool {
-        let Some(e) = page.element(id) else {
-            return false;
-        };
-        !page.node(id).inert
-            && self.keys.may_match(e)
+        page.element(id).is_some_and(|e| self.keys.may_match(e))
+            && self.engine_matches(page, id, ctx)
+    }
+
+    fn engine_matches(
+        &self,
+        page: &Page,
+        id: NodeId,
+        ctx: &mut MatchingContext<'_, Simple>,
+    ) -> bool {
+        page.is_element(id)
+            && !page.node(id).inert
             && selectors::matching::matches_selector_list(
                 &self.list,
                 ElementRef::new(page, id),
@@ -284,13 +291,7 @@ impl Selector {
     pub fn matches_by_engine_alone(&self, page: &Page, id: NodeId) -> bool {
         let mut caches = SelectorCaches::default();
         let mut ctx = new_context(page, &mut caches);
-        page.is_element(id)
-            && !page.node(id).inert
-            && selectors::matching::matches_selector_list(
-                &self.list,
-                ElementRef::new(page, id),
-                &mut ctx,
-            )
+        self.engine_matches(page, id, &mut ctx)
     }
 }
 
