@@ -2,6 +2,7 @@
 //! benchmark's own metric (the scorer test's floors guard the same figures),
 //! and its speed.
 
+use std::io::IsTerminal;
 use std::time::Instant;
 
 use webfold_core::Page;
@@ -14,7 +15,7 @@ pub fn main() -> anyhow::Result<()> {
     let (mut aeb, mut readability, mut traf) = (Vec::new(), Vec::new(), SnippetCounts::default());
     let (mut bytes, mut secs) = (0usize, 0f64);
     for (i, cp) in pages.iter().enumerate() {
-        if i % 50 == 0 {
+        if i % 50 == 0 && std::io::stderr().is_terminal() {
             eprint!("\r{i}/{}", pages.len());
         }
         let html = cp.html();

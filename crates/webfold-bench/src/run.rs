@@ -1,5 +1,6 @@
 //! The corpus run: time each view on each page, count tokens, compare peers.
 
+use std::io::IsTerminal;
 use std::time::{Duration, Instant};
 
 use webfold_core::extract::{self, ExtractOptions};
@@ -172,7 +173,7 @@ pub fn main(args: &[String]) -> anyhow::Result<()> {
         .build();
 
     for (i, (html, url)) in docs.iter().enumerate() {
-        if i % 50 == 0 {
+        if i % 50 == 0 && std::io::stderr().is_terminal() {
             eprint!("\r{i}/{}", docs.len());
         }
         let raw = raw_tokens[i].max(1) as f64;

@@ -4,6 +4,8 @@
 //! (`corpus/targets`, scored by `webfold_corpus::targets`). The test
 //! `webfold-core/tests/target_recall.rs` keeps floors on the same figures.
 
+use std::io::IsTerminal;
+
 use webfold_corpus::targets::{self, TargetView};
 
 const BUDGETS: [usize; 3] = [2000, 4000, 8000];
@@ -17,9 +19,11 @@ pub fn main(args: &[String]) -> anyhow::Result<()> {
         (TargetView::FocusedSnapshot, &FOCUSED_BUDGETS),
         (TargetView::FocusedCnt, &FOCUSED_BUDGETS),
     ];
+    // The page at hand, on a terminal only: a log or a pipe gets the table.
+    let progress = !json && std::io::stderr().is_terminal();
     let started = std::time::Instant::now();
     let recall = targets::recall(&runs, |page| {
-        if !json {
+        if progress {
             eprint!("\r\x1b[K{page}");
         }
     });
@@ -40,7 +44,9 @@ pub fn main(args: &[String]) -> anyhow::Result<()> {
         println!("{}", serde_json::json!({ "recall": cells }));
         return Ok(());
     }
-    eprintln!("\r\x1b[K");
+    if progress {
+        eprint!("\r\x1b[K");
+    }
     println!("{}", recall.table());
     for &(view, budgets) in &runs {
         for &b in budgets {

@@ -34,13 +34,15 @@ pub(super) fn preview(
         }
         match &page.node(n).data {
             NodeData::Element(e) => {
-                let block = !is_inline(e.local_name());
-                if scope.is_hidden(n) || is_shown(n) {
-                    pending_space |= block;
+                // Asked in order of cost: a long list's items, each with a
+                // line of its own, are passed over on the cheapest test, and
+                // their names are read only while a space is still open.
+                if is_shown(n) || scope.is_hidden(n) {
+                    pending_space = pending_space || !is_inline(e.local_name());
                     i = page.node(n).subtree_end.get();
                     continue;
                 }
-                if block {
+                if !is_inline(e.local_name()) {
                     pending_space = true;
                     open_blocks.push(n);
                 }
