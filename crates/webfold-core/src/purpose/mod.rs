@@ -162,11 +162,10 @@ impl Purposes {
         let (path_only, query) = path.split_once(['?', '#']).unwrap_or((path, ""));
         let mut out = Purposes::NONE;
         for segment in path_only.split('/') {
-            if segment
-                .split(['-', '_', '.', '+'])
-                .nth(SLUG_WORDS)
-                .is_none()
-            {
+            let joins = segment
+                .bytes()
+                .filter(|b| matches!(b, b'-' | b'_' | b'.' | b'+'));
+            if joins.take(SLUG_WORDS).count() < SLUG_WORDS {
                 out = out.union(Purposes::of(segment));
             }
         }
@@ -231,9 +230,17 @@ fn with_words<R>(text: &str, f: impl FnOnce(&str, &[Span]) -> R) -> R {
 fn split_into(text: &str, lower: &mut String, spans: &mut Vec<Span>) {
     lower.clear();
     spans.clear();
+    lower.reserve(text.len());
     let mut start: Option<usize> = None;
     for c in text.chars() {
-        if c.is_alphanumeric() || c == '\'' {
+        // ASCII first: most words of names and addresses are, and the
+        // Unicode tables cost more than the rest of the split.
+        if c.is_ascii_alphanumeric() || c == '\'' {
+            start.get_or_insert(lower.len());
+            lower.push(c.to_ascii_lowercase());
+            continue;
+        }
+        if !c.is_ascii() && c.is_alphanumeric() {
             start.get_or_insert(lower.len());
             lower.extend(c.to_lowercase());
             continue;
