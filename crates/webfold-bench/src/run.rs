@@ -111,6 +111,22 @@ impl Stats {
         t.get(t.len() / 2).copied().unwrap_or(0)
     }
 
+    /// The median over pages of this row's tokens over `other`'s on the
+    /// same page (pages where `other` printed nothing left out): how the
+    /// typical page compares, where the ratio of the two medians compares
+    /// two different pages.
+    fn median_page_ratio(&self, other: &Stats) -> f64 {
+        let mut r: Vec<f64> = self
+            .page_tokens
+            .iter()
+            .zip(&other.page_tokens)
+            .filter(|&(_, &o)| o > 0)
+            .map(|(&a, &o)| a as f64 / o as f64)
+            .collect();
+        r.sort_by(f64::total_cmp);
+        r.get(r.len() / 2).copied().unwrap_or(0.0)
+    }
+
     fn mb_per_s(&self) -> f64 {
         let secs: f64 = self.times.iter().map(Duration::as_secs_f64).sum();
         self.bytes as f64 / 1e6 / secs.max(1e-9)
@@ -248,11 +264,13 @@ pub fn main(args: &[String]) -> anyhow::Result<()> {
         println!();
         for peer in [&htmd_s, &fast_s, &fast_url_s] {
             println!(
-                "markdown vs {}: {:.2}x throughput, {:.2}x output tokens, {:.2}x the median page's",
+                "markdown vs {}: {:.2}x throughput, {:.2}x output tokens, {:.2}x the median page's, \
+                 page by page {:.2}x (median)",
                 peer.name.trim_end_matches(" (peer)"),
                 md.mb_per_s() / peer.mb_per_s(),
                 md.out_tokens as f64 / peer.out_tokens.max(1) as f64,
-                md.median_tokens() as f64 / peer.median_tokens().max(1) as f64
+                md.median_tokens() as f64 / peer.median_tokens().max(1) as f64,
+                md.median_page_ratio(peer)
             );
         }
     }
