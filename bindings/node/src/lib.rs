@@ -144,37 +144,42 @@ fn viewed<'env>(env: &'env Env, envelope: &Envelope) -> Result<Object<'env>> {
 fn js_string<'env>(env: &'env Env, text: &str) -> Result<JsString<'env>> {
     use encoding_rs::mem;
     thread_local! {
-        static UNITS: RefCell<Vec<u16>> = RefCell::default();
         static LATIN1: RefCell<Vec<u8>> = RefCell::default();
+        static UNITS: RefCell<Vec<u16>> = RefCell::default();
     }
     if mem::is_ascii(text.as_bytes()) {
         return env.create_string_latin1(text.as_bytes());
     }
+    // Neither form has more elements than the UTF-8 has bytes.
     if mem::is_str_latin1(text) {
-        return LATIN1.with_borrow_mut(|bytes| {
-            // Zeroed once as it grows, then only overwritten.
-            if bytes.len() < text.len() {
-                bytes.resize(text.len(), 0);
-            }
-            let n = mem::convert_utf8_to_latin1_lossy(text.as_bytes(), &mut bytes[..text.len()]);
-            let made = env.create_string_latin1(&bytes[..n]);
-            if bytes.capacity() > KEEP_UNITS {
-                *bytes = Vec::new();
-            }
-            made
+        return with_scratch(&LATIN1, text.len(), |bytes| {
+            let n = mem::convert_utf8_to_latin1_lossy(text.as_bytes(), bytes);
+            env.create_string_latin1(&bytes[..n])
         });
     }
-    UNITS.with_borrow_mut(|units| {
-        // A UTF-16 string has no more units than its UTF-8 has bytes.
-        if units.len() < text.len() {
-            units.resize(text.len(), 0);
+    with_scratch(&UNITS, text.len(), |units| {
+        let n = mem::convert_str_to_utf16(text, units);
+        env.create_string_utf16(&units[..n])
+    })
+}
+
+/// Calls `f` with `len` elements of the thread's buffer `key`, zeroed only
+/// as it grows, then only overwritten; a buffer grown past
+/// [`KEEP_UNITS`] is given back after.
+fn with_scratch<T: Copy + Default + 'static, R>(
+    key: &'static std::thread::LocalKey<RefCell<Vec<T>>>,
+    len: usize,
+    f: impl FnOnce(&mut [T]) -> R,
+) -> R {
+    key.with_borrow_mut(|buf| {
+        if buf.len() < len {
+            buf.resize(len, T::default());
         }
-        let n = mem::convert_str_to_utf16(text, &mut units[..text.len()]);
-        let made = env.create_string_utf16(&units[..n]);
-        if units.capacity() > KEEP_UNITS {
-            *units = Vec::new();
+        let out = f(&mut buf[..len]);
+        if buf.capacity() > KEEP_UNITS {
+            *buf = Vec::new();
         }
-        made
+        out
     })
 }
 
