@@ -584,6 +584,8 @@ impl TokenSink for DepthGuard {
     }
 }
 
+impl super::tokenize::Tokens for DepthGuard {}
+
 fn depth_guard() -> DepthGuard {
     let sink = Sink {
         nodes: RefCell::new(Arena::new()),
@@ -597,6 +599,15 @@ fn depth_guard() -> DepthGuard {
 }
 
 pub(super) fn parse_document(html: &str) -> Page {
+    if let Some(page) = super::direct::parse(html) {
+        return page;
+    }
+    parse_with_tree_builder(html)
+}
+
+/// Our tokenizer into html5ever's tree builder: every page
+/// [`super::direct`] declines.
+pub(super) fn parse_with_tree_builder(html: &str) -> Page {
     let guard = depth_guard();
     super::tokenize::tokenize(html, &guard);
     guard.tree.sink.finish()

@@ -10,6 +10,7 @@
 mod build;
 mod builder;
 pub mod capture;
+mod direct;
 mod layout;
 mod raw_text;
 mod serialize;

@@ -20,12 +20,50 @@ use html5ever::tendril::StrTendril;
 use html5ever::tokenizer::states::RawKind;
 use html5ever::tokenizer::{Doctype, Tag, TagKind, Token, TokenSink, TokenSinkResult};
 use html5ever::{Attribute, LocalName, QualName, ns};
+
+use super::Attr;
 use markup5ever::data::{C1_REPLACEMENTS, NAMED_ENTITIES};
 
 use super::raw_text::{self, RawText, is_space};
 
+/// A tree builder the tokenizer feeds: html5ever's `TokenSink`, which
+/// may take text as a slice of the page rather than as a tendril, a copy
+/// made only to be copied again into the page.
+pub(super) trait Tokens: TokenSink {
+    fn text(&self, text: &str) {
+        let _ = self.process_token(Token::CharacterTokens(StrTendril::from_slice(text)), 1);
+    }
+
+    /// A tag, with its attributes' values as the page keeps them.
+    fn tag(&self, tag: RawTag) -> TokenSinkResult<Self::Handle> {
+        let attrs = tag.attrs.into_iter();
+        let tag = Tag {
+            kind: tag.kind,
+            name: tag.name,
+            self_closing: tag.self_closing,
+            attrs: attrs
+                .map(|a| Attribute {
+                    name: a.name,
+                    value: StrTendril::from_slice(&a.value),
+                })
+                .collect(),
+            had_duplicate_attributes: false,
+        };
+        self.process_token(Token::TagToken(tag), 1)
+    }
+}
+
+/// A tag as read: html5ever's `Tag`, its attributes in the page's own
+/// form (a value made once, not a tendril copied again), each name once.
+pub(super) struct RawTag {
+    pub kind: TagKind,
+    pub name: LocalName,
+    pub self_closing: bool,
+    pub attrs: Vec<Attr>,
+}
+
 /// Tokenize `html` into `sink`, then tell it the input ended.
-pub(super) fn tokenize<S: TokenSink>(html: &str, sink: &S) {
+pub(super) fn tokenize<S: Tokens>(html: &str, sink: &S) {
     let html = without_cr(html);
     let mut t = Tokenizer {
         input: &html,
@@ -127,7 +165,7 @@ impl Names {
     }
 }
 
-impl<S: TokenSink> Tokenizer<'_, S> {
+impl<S: Tokens> Tokenizer<'_, S> {
     fn bytes(&self) -> &[u8] {
         self.input.as_bytes()
     }
@@ -192,13 +230,12 @@ impl<S: TokenSink> Tokenizer<'_, S> {
     }
 
     fn flush_text(&mut self) {
-        let tendril = match std::mem::replace(&mut self.text, Text::None) {
-            Text::None => return,
-            Text::Slice(s, e) => StrTendril::from_slice(&self.input[s..e]),
-            Text::Owned(o) if o.is_empty() => return,
-            Text::Owned(o) => StrTendril::from(o),
-        };
-        let _ = self.emit(Token::CharacterTokens(tendril));
+        match std::mem::replace(&mut self.text, Text::None) {
+            Text::None => {}
+            Text::Slice(s, e) => self.sink.text(&self.input[s..e]),
+            Text::Owned(o) if o.is_empty() => {}
+            Text::Owned(o) => self.sink.text(&o),
+        }
     }
 
     /// The data state, up to and including the next tag or other markup.
@@ -293,12 +330,11 @@ impl<S: TokenSink> Tokenizer<'_, S> {
             self.pos = end;
             return;
         }
-        let mut tag = Tag {
+        let mut tag = RawTag {
             kind,
             name: self.name(self.pos, end),
             self_closing: false,
             attrs: Vec::new(),
-            had_duplicate_attributes: false,
         };
         self.pos = end;
         loop {
@@ -335,7 +371,7 @@ impl<S: TokenSink> Tokenizer<'_, S> {
 
     /// An attribute whose name starts at the cursor; false if the input
     /// ends inside it.
-    fn attribute(&mut self, tag: &mut Tag) -> bool {
+    fn attribute(&mut self, tag: &mut RawTag) -> bool {
         // The first character is the name's whatever it is (even `=`).
         let first = self.input[self.pos..]
             .chars()
@@ -358,12 +394,11 @@ impl<S: TokenSink> Tokenizer<'_, S> {
                 None => return false,
             }
         } else {
-            StrTendril::new()
+            Box::default()
         };
-        if tag.attrs.iter().any(|a| a.name.local == name) {
-            tag.had_duplicate_attributes = true;
-        } else {
-            tag.attrs.push(Attribute {
+        // A name again: the first one stands.
+        if !tag.attrs.iter().any(|a| a.name.local == name) {
+            tag.attrs.push(Attr {
                 name: QualName::new(None, ns!(), name),
                 value,
             });
@@ -372,7 +407,7 @@ impl<S: TokenSink> Tokenizer<'_, S> {
     }
 
     /// After `=`: the value, quoted or not; `None` if the input ends first.
-    fn attribute_value(&mut self) -> Option<StrTendril> {
+    fn attribute_value(&mut self) -> Option<Box<str>> {
         self.skip_spaces();
         match self.peek()? {
             q @ (b'"' | b'\'') => {
@@ -383,7 +418,7 @@ impl<S: TokenSink> Tokenizer<'_, S> {
                 Some(self.value(start, end))
             }
             // `a=>`: an empty value; the `>` ends the tag.
-            b'>' => Some(StrTendril::new()),
+            b'>' => Some(Box::default()),
             _ => {
                 let start = self.pos;
                 let end = self.run_until(start, |b| is_space(b) || b == b'>');
@@ -398,19 +433,19 @@ impl<S: TokenSink> Tokenizer<'_, S> {
 
     /// An attribute value's text from `start` to `end`, with character
     /// references read and NUL replaced.
-    fn value(&self, start: usize, end: usize) -> StrTendril {
+    fn value(&self, start: usize, end: usize) -> Box<str> {
         let raw = &self.input[start..end];
         if memchr::memchr2(b'&', 0, raw.as_bytes()).is_none() {
-            return StrTendril::from_slice(raw);
+            return raw.into();
         }
-        StrTendril::from(decode(self.input, start, end, true))
+        decode(self.input, start, end, true).into_boxed_str()
     }
 
-    fn emit_tag(&mut self, tag: Tag) {
+    fn emit_tag(&mut self, tag: RawTag) {
         self.flush_text();
         // Raw text follows start tags only; it ends at the end tag of this name.
         let name = (tag.kind == TagKind::StartTag).then(|| tag.name.clone());
-        self.mode = match (self.emit(Token::TagToken(tag)), name) {
+        self.mode = match (self.sink.tag(tag), name) {
             (TokenSinkResult::RawData(kind), Some(name)) => Mode::Raw(kind, name),
             (TokenSinkResult::Plaintext, _) => Mode::Plaintext,
             _ => Mode::Data,
@@ -426,11 +461,17 @@ impl<S: TokenSink> Tokenizer<'_, S> {
             RawKind::Rawtext | RawKind::Rcdata => RawText::Rawtext,
         };
         let len = raw_text::text_end(rest.as_bytes(), how, name).unwrap_or(rest.len());
-        let text = match kind {
-            RawKind::Rcdata => decode(self.input, self.pos, self.pos + len, false),
-            _ => raw_text::normalize(&rest[..len]),
-        };
-        self.push_owned(&text);
+        match kind {
+            RawKind::Rcdata => {
+                let text = decode(self.input, self.pos, self.pos + len, false);
+                self.push_owned(&text);
+            }
+            // A script or style as it is, unless a NUL must be replaced.
+            _ if memchr::memchr(0, &rest.as_bytes()[..len]).is_none() => {
+                self.push_slice(self.pos, self.pos + len);
+            }
+            _ => self.push_owned(&raw_text::normalize(&rest[..len])),
+        }
         self.pos += len;
         if self.pos < self.input.len() {
             // At `</` and the name.
