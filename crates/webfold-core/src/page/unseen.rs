@@ -101,7 +101,7 @@ impl Rect {
 }
 
 /// What a node hands down to its children.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy, Debug, PartialEq)]
 struct Down {
     unseen: Option<Unseen>,
     opacity: f32,
@@ -132,16 +132,22 @@ const TOP: Down = Down {
 /// all, which [`Page::is_rendered`] answers).
 pub(crate) fn compute(page: &Page) -> Vec<Option<Unseen>> {
     let n = page.len();
-    let mut down = vec![TOP; n];
     let mut out: Vec<Option<Unseen>> = vec![None; n];
     let live = page.has_layout();
-    for i in 0..n {
+    // What the elements whose subtree the walk is in hand down, where it
+    // differs from what their parent does, each with its subtree's end: a
+    // static page's styles change it at few elements, and a node reads its
+    // parent's from the top.
+    let mut downs: Vec<(NodeId, Down)> = Vec::new();
+    for (i, node) in page.nodes().iter().enumerate() {
         let id = NodeId::new(i as u32);
-        let up = page.parent(id).map(|p| down[p.index()]).unwrap_or(TOP);
-        match &page.node(id).data {
+        while downs.last().is_some_and(|&(end, _)| end <= id) {
+            downs.pop();
+        }
+        let up = downs.last().map_or(TOP, |&(_, d)| d);
+        match &node.data {
             NodeData::Text(t) if !t.trim_ascii().is_empty() => {
                 out[i] = static_text(&up).or_else(|| live_text(page, id, &up));
-                down[i] = up;
             }
             NodeData::Element(e) => {
                 // A capture without paint facts (the extension's) still
@@ -153,12 +159,14 @@ pub(crate) fn compute(page: &Page) -> Vec<Option<Unseen>> {
                     static_element(e.attr("style"), &up)
                 };
                 out[i] = own;
-                down[i] = d;
+                if d != up {
+                    downs.push((node.subtree_end, d));
+                }
             }
-            _ => down[i] = up,
+            _ => {}
         }
     }
-    drop(down);
+    drop(downs);
     keep_screen_reader_names(page, &mut out);
     if live {
         covered(page, &mut out);
