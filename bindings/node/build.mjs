@@ -1,13 +1,14 @@
 // Builds the native addon with cargo and puts it beside index.js as
-// webfold.node. Release by default, as the test command builds everything;
-// WEBFOLD_PROFILE=dev reuses what a plain `cargo test` compiled.
+// webfold.node. The `dist` profile by default (release with fat LTO, what
+// the package ships); WEBFOLD_PROFILE=release reuses what a release build
+// compiled, WEBFOLD_PROFILE=dev what a plain `cargo test` compiled.
 import { execFileSync } from "node:child_process";
 import { copyFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 
 const here = dirname(fileURLToPath(import.meta.url));
-const profile = process.env.WEBFOLD_PROFILE ?? "release";
+const profile = process.env.WEBFOLD_PROFILE ?? "dist";
 // Without its debug sections, three quarters of the addon's size; the flag
 // reaches the addon's own link only, so nothing else is built again.
 const build = ["rustc", "--locked", "-p", "webfold-node", "--lib", "--profile", profile, "--", "-C", "strip=debuginfo"];
