@@ -7,14 +7,6 @@ use html5ever::{LocalName, local_name};
 use super::Open;
 use crate::page::Attr;
 
-pub(super) fn is_space(c: char) -> bool {
-    c.is_ascii_whitespace()
-}
-
-pub(super) fn is_space_byte(b: u8) -> bool {
-    b.is_ascii_whitespace()
-}
-
 /// The same attributes, in any order (names are unique within a tag).
 pub(super) fn same_attrs(have: &[Attr], tag: &[Attr]) -> bool {
     have.len() == tag.len()

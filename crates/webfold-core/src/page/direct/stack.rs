@@ -4,9 +4,7 @@ use html5ever::{LocalName, local_name};
 
 use super::names::{button_scope, cursory_implied_end, default_scope, same_attrs, special};
 use super::{Entry, Leave, Open, State, Step};
-use crate::page::build::MAX_TREE_DEPTH;
 use crate::page::tokenize::RawTag;
-use crate::page::{ElementData, NodeData};
 
 impl State {
     pub(super) fn current_is(&self, name: &LocalName) -> bool {
@@ -117,24 +115,8 @@ impl State {
                 return Err(Leave);
             };
             let e = self.element(old)?;
-            let (name, attrs) = (e.name.clone(), e.attrs.clone());
-            let parent = self.current_id()?;
-            if u32::from(self.nodes[parent as usize].depth) + 1 >= MAX_TREE_DEPTH - 12 {
-                return Err(Leave);
-            }
-            let local = name.local.clone();
-            let data = ElementData {
-                name,
-                attrs,
-                is_template: false,
-            };
-            let id = self.append(parent, NodeData::Element(Box::new(data)));
-            self.open.push(Open {
-                id,
-                name: local,
-                svg: false,
-            });
-            self.formatting[k] = Entry::Element(id);
+            let (name, attrs) = (e.name.clone(), e.attrs.to_vec());
+            self.formatting[k] = Entry::Element(self.insert(name, attrs, true)?);
         }
         Ok(())
     }

@@ -5,9 +5,7 @@ use html5ever::local_name;
 use html5ever::tokenizer::states::RawKind;
 use html5ever::tokenizer::{Doctype, TagKind, Token};
 
-use super::names::{
-    doctype_quirks, is_space, is_space_byte, svg_html_integration_point, table_outer,
-};
+use super::names::{doctype_quirks, svg_html_integration_point, table_outer};
 use super::{Flow, Leave, Mode, Open, State, Step, html_name};
 use crate::page::tokenize::RawTag;
 use crate::page::{Attr, ElementData, NodeData};
@@ -124,14 +122,14 @@ impl State {
         loop {
             match self.mode {
                 Mode::Initial | Mode::BeforeHtml | Mode::BeforeHead => {
-                    text = text.trim_start_matches(is_space);
+                    text = text.trim_ascii_start();
                     if text.is_empty() {
                         return Ok(());
                     }
                     self.anything_else_before_body()?;
                 }
                 Mode::InHead | Mode::AfterHead | Mode::InColumnGroup => {
-                    let rest = text.trim_start_matches(is_space);
+                    let rest = text.trim_ascii_start();
                     let id = self.current_id()?;
                     self.append_text(id, &text[..text.len() - rest.len()]);
                     text = rest;
@@ -162,7 +160,10 @@ impl State {
                 Mode::InTable | Mode::InTableBody | Mode::InRow => {
                     // Table text: spaces stay; anything else is fostered.
                     let o = self.current()?;
-                    if o.svg || !table_outer(&o.name) || !text.bytes().all(is_space_byte) {
+                    if o.svg
+                        || !table_outer(&o.name)
+                        || !text.bytes().all(|b| b.is_ascii_whitespace())
+                    {
                         return Err(Leave);
                     }
                     let id = o.id;
@@ -170,7 +171,7 @@ impl State {
                     return Ok(());
                 }
                 Mode::AfterBody | Mode::AfterAfterBody => {
-                    let rest = text.trim_start_matches(is_space);
+                    let rest = text.trim_ascii_start();
                     if rest.len() < text.len() {
                         self.reconstruct_formatting()?;
                         let id = self.current_id()?;
