@@ -68,39 +68,61 @@ fn is_alnum(c: Option<u8>) -> bool {
     c.is_some_and(|c| c.is_ascii_alphanumeric() || c >= 0x80)
 }
 
+/// The bytes that can be read as inline Markdown; every other byte of a
+/// text is copied as it is, without looking at its neighbours.
+const INLINE_MARKUP: [bool; 256] = {
+    let mut table = [false; 256];
+    let bytes = b"\\*~_`[]<&";
+    let mut i = 0;
+    while i < bytes.len() {
+        table[bytes[i] as usize] = true;
+        i += 1;
+    }
+    table
+};
+
 /// Escapes only what would be read as Markdown where it stands.
 fn push_minimal(out: &mut String, text: &str, ctx: TextContext) {
     let b = text.as_bytes();
-    let line_marker = if ctx.line_start {
-        line_start_escape(b)
-    } else {
-        None
-    };
     let mut last = 0;
-    for (i, &c) in b.iter().enumerate() {
-        let prev = if i == 0 { None } else { Some(b[i - 1]) };
-        let next = b.get(i + 1).copied();
-        let esc = match c {
-            b'\\' => next.is_none_or(|n| n.is_ascii_punctuation()),
-            // Delimiter runs need a non-space neighbour; a lone ` * ` is literal.
-            b'*' | b'~' => !(is_space(prev) && is_space(next)),
-            // `_` does not open or close inside a word (snake_case).
-            b'_' => !(is_alnum(prev) && is_alnum(next)),
-            b'`' => true,
-            b']' => true,
-            b'[' => ctx.in_brackets,
-            b'<' => next.is_none_or(|n| n.is_ascii_alphabetic() || matches!(n, b'/' | b'!' | b'?')),
-            b'&' => looks_like_entity(&b[i + 1..]),
-            b'|' => false,
-            _ => false,
-        } || line_marker == Some(i);
-        if esc {
+    // A block marker comes after digits at most, none of them inline markup.
+    if let Some(m) = ctx.line_start.then(|| line_start_escape(b)).flatten() {
+        out.push_str(&text[..m]);
+        out.push('\\');
+        last = m;
+    }
+    let mut from = last;
+    while let Some(k) = b[from..]
+        .iter()
+        .position(|&c| INLINE_MARKUP[usize::from(c)])
+    {
+        let i = from + k;
+        if inline_escape(b, i, ctx) {
             out.push_str(&text[last..i]);
             out.push('\\');
             last = i;
         }
+        from = i + 1;
     }
     out.push_str(&text[last..]);
+}
+
+/// Whether the inline markup byte at `i` would be read as Markdown.
+fn inline_escape(b: &[u8], i: usize, ctx: TextContext) -> bool {
+    let prev = i.checked_sub(1).map(|p| b[p]);
+    let next = b.get(i + 1).copied();
+    match b[i] {
+        b'\\' => next.is_none_or(|n| n.is_ascii_punctuation()),
+        // Delimiter runs need a non-space neighbour; a lone ` * ` is literal.
+        b'*' | b'~' => !(is_space(prev) && is_space(next)),
+        // `_` does not open or close inside a word (snake_case).
+        b'_' => !(is_alnum(prev) && is_alnum(next)),
+        b'`' | b']' => true,
+        b'[' => ctx.in_brackets,
+        b'<' => next.is_none_or(|n| n.is_ascii_alphabetic() || matches!(n, b'/' | b'!' | b'?')),
+        b'&' => looks_like_entity(&b[i + 1..]),
+        _ => false,
+    }
 }
 
 /// The index of the character to escape so that a line starting with `b` is not
@@ -186,9 +208,11 @@ pub(super) fn push_destination(out: &mut String, url: &str, mode: Escaping) {
         out.push_str("<>");
         return;
     }
+    // ASCII white space and controls, in one pass without early exit,
+    // which the compiler vectorizes.
     if url
         .bytes()
-        .any(|b| b.is_ascii_whitespace() || b.is_ascii_control())
+        .fold(false, |any, b| any | (b <= b' ' || b == 0x7f))
     {
         out.push('<');
         for c in url.chars() {
@@ -204,7 +228,8 @@ pub(super) fn push_destination(out: &mut String, url: &str, mode: Escaping) {
         out.push('>');
         return;
     }
-    let escape_all = mode == Escaping::Turndown || !balanced_parens(url);
+    let escape_all = mode == Escaping::Turndown
+        || memchr::memchr2(b'(', b')', url.as_bytes()).is_some() && !balanced_parens(url);
     if !escape_all && !url.starts_with('<') {
         out.push_str(url);
         return;
@@ -328,6 +353,15 @@ mod tests {
             "https://w/Rust_(lang)"
         );
         assert_eq!(dest("https://w/a)b", Escaping::Minimal), "https://w/a\\)b");
+        assert_eq!(
+            dest("http://x/\x0cy", Escaping::Minimal),
+            "<http://x/\x0cy>"
+        );
+        assert_eq!(
+            dest("http://x/\x7fy", Escaping::Minimal),
+            "<http://x/\x7fy>"
+        );
+        assert_eq!(dest("<http://x>", Escaping::Minimal), "\\<http://x>");
         let mut t = String::new();
         push_title(&mut t, "say \"hi\"\n   \n  now");
         assert_eq!(t, " \"say \\\"hi\\\"\nnow\"");

@@ -1,8 +1,9 @@
 //! Inline rules: flanking whitespace, emphasis, code spans, links, images.
 
 use std::borrow::Cow;
-use std::collections::hash_map::DefaultHasher;
-use std::hash::{Hash, Hasher};
+use std::hash::{BuildHasher, Hash};
+
+use foldhash::fast::FixedState;
 
 use crate::page::{ElementData, NodeData, NodeId};
 
@@ -569,9 +570,8 @@ impl<'a> Writer<'a> {
 const CARD_DEPTH: usize = 3;
 const CARD_NODES: u32 = 128;
 
-/// What [`Writer::printed_before`] remembers of a link or image.
+/// What [`Writer::printed_before`] remembers of a link or image: the same
+/// on every run, as the view must be.
 fn key_of(what: impl Hash) -> u64 {
-    let mut h = DefaultHasher::new();
-    what.hash(&mut h);
-    h.finish()
+    FixedState::with_seed(0).hash_one(what)
 }

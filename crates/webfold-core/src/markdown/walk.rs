@@ -11,8 +11,8 @@
 //! table cell) makes joins inside it see only its own content, as turndown's
 //! per-element `process` does.
 
+use foldhash::HashSet;
 use std::borrow::Cow;
-use std::collections::HashSet;
 
 use url::Url;
 
@@ -161,7 +161,7 @@ pub(super) fn convert(
         last_named_link: None,
         flat_depth: 0,
         last_br: (NONE, NONE),
-        links_printed: HashSet::new(),
+        links_printed: HashSet::default(),
     };
     w.enter_frames();
     w.walk();
@@ -675,20 +675,26 @@ pub(super) fn collapse_into(out: &mut String, raw: &str, trim_lead: bool, trim_t
     let mut i = 0;
     let mut last = 0;
     while i < b.len() {
-        if tags::collapsible(b[i]) {
-            let run_start = i;
-            while i < b.len() && tags::collapsible(b[i]) {
-                i += 1;
-            }
-            out.push_str(&raw[last..run_start]);
-            last = i;
-            let at_start = run_start == 0 && trim_lead;
-            let at_end = i == b.len() && trim_trail;
-            if !at_start && !at_end {
-                out.push(' ');
-            }
-        } else {
+        if !tags::collapsible(b[i]) {
             i += 1;
+            continue;
+        }
+        let run_start = i;
+        while i < b.len() && tags::collapsible(b[i]) {
+            i += 1;
+        }
+        let at_start = run_start == 0 && trim_lead;
+        let at_end = i == b.len() && trim_trail;
+        let kept = !at_start && !at_end;
+        // A lone space between words is already what the run becomes: it
+        // stays in the stretch copied whole.
+        if kept && i == run_start + 1 && b[run_start] == b' ' {
+            continue;
+        }
+        out.push_str(&raw[last..run_start]);
+        last = i;
+        if kept {
+            out.push(' ');
         }
     }
     out.push_str(&raw[last..]);
@@ -698,5 +704,25 @@ pub(super) fn collapse_into(out: &mut String, raw: &str, trim_lead: bool, trim_t
 fn clamp(offset: &mut usize, len: usize) {
     if *offset != NONE && *offset > len {
         *offset = len;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::collapse_into;
+
+    #[test]
+    fn whitespace_runs_collapse_to_one_space() {
+        let collapse = |raw: &str, lead: bool, trail: bool| {
+            let mut out = String::new();
+            collapse_into(&mut out, raw, lead, trail);
+            out
+        };
+        assert_eq!(collapse("a b  c\n d\t", false, false), "a b c d ");
+        assert_eq!(collapse(" a b ", true, true), "a b");
+        assert_eq!(collapse(" a\r\nb ", false, true), " a b");
+        assert_eq!(collapse(" ", true, false), "");
+        assert_eq!(collapse(" ", false, false), " ");
+        assert_eq!(collapse("", false, false), "");
     }
 }

@@ -146,8 +146,13 @@ pub(crate) fn compute(page: &Page) -> Vec<Option<Unseen>> {
         }
         let up = downs.last().map_or(TOP, |&(_, d)| d);
         match &node.data {
-            NodeData::Text(t) if !t.trim_ascii().is_empty() => {
-                out[i] = static_text(&up).or_else(|| live_text(page, id, &up));
+            NodeData::Text(t) => {
+                // Static HTML hides text only through what its elements
+                // hand down: most texts are decided without reading them.
+                let why = static_text(&up).or_else(|| live.then(|| live_text(page, id, &up))?);
+                if why.is_some() && !t.trim_ascii().is_empty() {
+                    out[i] = why;
+                }
             }
             NodeData::Element(e) => {
                 // A capture without paint facts (the extension's) still
