@@ -149,7 +149,10 @@ pub(crate) fn compute(page: &Page) -> Vec<Option<Unseen>> {
             NodeData::Text(t) => {
                 // Static HTML hides text only through what its elements
                 // hand down: most texts are decided without reading them.
-                let why = static_text(&up).or_else(|| live.then(|| live_text(page, id, &up))?);
+                let why = match static_text(&up) {
+                    None if live => live_text(page, id, &up),
+                    why => why,
+                };
                 if why.is_some() && !t.trim_ascii().is_empty() {
                     out[i] = why;
                 }
@@ -171,7 +174,6 @@ pub(crate) fn compute(page: &Page) -> Vec<Option<Unseen>> {
             _ => {}
         }
     }
-    drop(downs);
     keep_screen_reader_names(page, &mut out);
     if live {
         covered(page, &mut out);
